@@ -226,7 +226,12 @@ function isDefault(p: Plan, v: unknown): boolean {
 }
 
 function writeStruct(w: Writer, plan: StructPlan, obj: Record<string, unknown>): void {
-  for (const p of plan.fields) writeValue(w, p.kind, p, obj[p.name], plan.flexible);
+  for (const p of plan.fields) {
+    // A field left out of the message is written as Kafka's default for it (-1 for logAppendTimeMs, null for a
+    // nullable errorMessage), as Kafka's own generated classes do, not as the zero value of its type.
+    const v = obj[p.name];
+    writeValue(w, p.kind, p, v === undefined ? p.defaultValue() : v, plan.flexible);
+  }
   if (!plan.flexible) return;
   const present: Plan[] = [];
   for (const p of plan.tagged.values()) if (!isDefault(p, obj[p.name])) present.push(p);

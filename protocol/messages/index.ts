@@ -1,7 +1,79 @@
 // Every API krill speaks, by key. Handlers in src/handlers/ are checked against these ranges.
 import type { MessageDef } from '../schema.js';
+import { Produce } from './00-produce.js';
+import { Fetch } from './01-fetch.js';
+import { ListOffsets } from './02-list-offsets.js';
+import { Metadata } from './03-metadata.js';
+import { OffsetCommit } from './08-offset-commit.js';
+import { OffsetFetch } from './09-offset-fetch.js';
+import { FindCoordinator } from './10-find-coordinator.js';
+import { JoinGroup } from './11-join-group.js';
+import { Heartbeat } from './12-heartbeat.js';
+import { LeaveGroup } from './13-leave-group.js';
+import { SyncGroup } from './14-sync-group.js';
+import { DescribeGroups } from './15-describe-groups.js';
+import { ListGroups } from './16-list-groups.js';
+import { SaslHandshake } from './17-sasl-handshake.js';
 import { ApiVersions } from './18-api-versions.js';
+import { CreateTopics } from './19-create-topics.js';
+import { DeleteTopics } from './20-delete-topics.js';
+import { DeleteRecords } from './21-delete-records.js';
+import { InitProducerId } from './22-init-producer-id.js';
+import { OffsetForLeaderEpoch } from './23-offset-for-leader-epoch.js';
+import { AddPartitionsToTxn } from './24-add-partitions-to-txn.js';
+import { AddOffsetsToTxn } from './25-add-offsets-to-txn.js';
+import { EndTxn } from './26-end-txn.js';
+import { WriteTxnMarkers } from './27-write-txn-markers.js';
+import { TxnOffsetCommit } from './28-txn-offset-commit.js';
+import { DescribeConfigs } from './32-describe-configs.js';
+import { AlterConfigs } from './33-alter-configs.js';
+import { SaslAuthenticate } from './36-sasl-authenticate.js';
+import { CreatePartitions } from './37-create-partitions.js';
+import { DeleteGroups } from './42-delete-groups.js';
+import { IncrementalAlterConfigs } from './44-incremental-alter-configs.js';
+import { OffsetDelete } from './47-offset-delete.js';
+import { DescribeCluster } from './60-describe-cluster.js';
+import { DescribeProducers } from './61-describe-producers.js';
+import { DescribeTransactions } from './65-describe-transactions.js';
+import { ListTransactions } from './66-list-transactions.js';
 
-export const MESSAGES: readonly MessageDef[] = [ApiVersions];
+export const MESSAGES: readonly MessageDef[] = [
+  Produce,
+  Fetch,
+  ListOffsets,
+  Metadata,
+  OffsetCommit,
+  OffsetFetch,
+  FindCoordinator,
+  JoinGroup,
+  Heartbeat,
+  LeaveGroup,
+  SyncGroup,
+  DescribeGroups,
+  ListGroups,
+  SaslHandshake,
+  ApiVersions,
+  CreateTopics,
+  DeleteTopics,
+  DeleteRecords,
+  InitProducerId,
+  OffsetForLeaderEpoch,
+  AddPartitionsToTxn,
+  AddOffsetsToTxn,
+  EndTxn,
+  WriteTxnMarkers,
+  TxnOffsetCommit,
+  DescribeConfigs,
+  AlterConfigs,
+  SaslAuthenticate,
+  CreatePartitions,
+  DeleteGroups,
+  IncrementalAlterConfigs,
+  OffsetDelete,
+  DescribeCluster,
+  DescribeProducers,
+  DescribeTransactions,
+  ListTransactions,
+];
 
 export const MESSAGES_BY_KEY: ReadonlyMap<number, MessageDef> = new Map(MESSAGES.map((m) => [m.apiKey, m]));

@@ -1,0 +1,196 @@
+#!/usr/bin/python3
+"""librdkafka-side helper for the krill benchmark (bench/run.ts), using
+confluent-kafka-python, which wraps the system librdkafka (the same library
+kcat is built on).
+
+  rdkafka_client.py prepare BOOTSTRAP TOPIC...
+      Makes sure every TOPIC exists with exactly one partition that has a
+      leader, using a Metadata request from a producer handle (producers allow
+      broker-side auto-creation by default). Falls back to CreateTopics if the
+      topic still does not exist (krill supports it; the mock does not, but the
+      mock's topics are created up front by bench/mock-cluster).
+
+  rdkafka_client.py fetch BOOTSTRAP TOPIC EXPECTED_RECORDS RECORD_SIZE
+      Checks that the partition's high watermark equals EXPECTED_RECORDS (the
+      records the producer sent, offsets starting at 0 on a fresh broker),
+      then consumes EXPECTED_RECORDS records and times it.
+
+      librdkafka's mock cluster keeps only the last ~5 MB of each partition
+      (a hard-coded retention in rdkafka_mock.c), so the records available
+      may be fewer than the records produced. The consumer therefore reads the
+      retained range [low watermark, high watermark) as many times as needed
+      to consume EXPECTED_RECORDS records in total ("passes"). On krill the low
+      watermark is 0 and this is a single pass over the whole log.
+      Each pass is timed from assign() to the arrival of its last record; the
+      pause between passes (unassign, let the broker's held end-of-log fetch
+      return) is not timed, so passes cost the mock no more than one extra
+      request round trip each.
+
+Every command prints a single JSON object on stdout: {"ok": true, ...} or
+{"ok": false, "error": "..."}; the exit code is 0 either way unless Python
+itself fails.
+"""
+import json
+import sys
+import time
+
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
+
+
+class BenchFailure(Exception):
+    pass
+
+
+def emit(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def prepare(bootstrap, topics):
+    errors = []
+    producer = Producer({
+        "bootstrap.servers": bootstrap,
+        "allow.auto.create.topics": True,
+        "error_cb": lambda e: errors.append(str(e)),
+    })
+
+    def state(topic):
+        md = producer.list_topics(topic, timeout=5)
+        tm = md.topics.get(topic)
+        if tm is None or tm.error is not None:
+            return None, (str(tm.error) if tm is not None else "absent")
+        if 0 not in tm.partitions or tm.partitions[0].leader < 0:
+            return None, "partition 0 has no leader yet"
+        return len(tm.partitions), None
+
+    result = {}
+    for topic in topics:
+        deadline = time.monotonic() + 10
+        tried_create = False
+        while True:
+            try:
+                count, why = state(topic)
+            except KafkaException as e:
+                count, why = None, str(e)
+            if count is not None:
+                break
+            if not tried_create and time.monotonic() > deadline - 7:
+                tried_create = True
+                try_create_topic(bootstrap, topic)
+            if time.monotonic() > deadline:
+                raise BenchFailure("topic %s not available after 10 s: %s %s" % (topic, why, "; ".join(errors[-3:])))
+            time.sleep(0.05)
+        if count != 1:
+            raise BenchFailure("topic %s has %d partitions, the benchmark needs exactly 1" % (topic, count))
+        result[topic] = count
+    return {"ok": True, "partitions": result}
+
+
+def try_create_topic(bootstrap, topic):
+    from confluent_kafka.admin import AdminClient, NewTopic
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    futures = admin.create_topics([NewTopic(topic, num_partitions=1, replication_factor=1)],
+                                  operation_timeout=3, request_timeout=3)
+    for f in futures.values():
+        try:
+            f.result(timeout=5)
+        except Exception:
+            pass  # prepare() keeps polling Metadata and reports what it sees
+
+
+def fetch(bootstrap, topic, expected, size):
+    errors = []
+    consumer = Consumer({
+        "bootstrap.servers": bootstrap,
+        # confluent-kafka-python insists on a group id; it is never used for
+        # anything here (no subscribe(), no commits), so the consumer works
+        # against brokers without group coordination too.
+        "group.id": "krill-bench",
+        "enable.auto.commit": False,
+        "enable.auto.offset.store": False,
+        "enable.partition.eof": False,
+        # How long the broker may hold a Fetch at the end of the log. It only
+        # matters between passes (never while data is available); kept short
+        # so the untimed gap between passes stays short.
+        "fetch.wait.max.ms": 5,
+        "error_cb": lambda e: errors.append(str(e)),
+    })
+    try:
+        tp = TopicPartition(topic, 0)
+        lo, hi = consumer.get_watermark_offsets(tp, timeout=10, cached=False)
+        if hi != expected:
+            raise BenchFailure("count mismatch: produced %d records, but the partition's high watermark is %d"
+                               % (expected, hi))
+        if lo < 0 or lo >= hi:
+            raise BenchFailure("nothing to fetch: watermarks [%d, %d)" % (lo, hi))
+        window = hi - lo
+
+        def read_pass(start, want):
+            t0 = time.perf_counter()
+            consumer.assign([TopicPartition(topic, 0, start)])
+            next_offset = start
+            nbytes = 0
+            while next_offset - start < want:
+                batch = consumer.consume(min(want - (next_offset - start), 10000), 10.0)
+                if not batch:
+                    raise BenchFailure("fetch stalled at offset %d (no record for 10 s) %s"
+                                       % (next_offset, "; ".join(errors[-3:])))
+                for m in batch:
+                    err = m.error()
+                    if err is not None:
+                        raise BenchFailure("fetch error at offset %d: %s" % (next_offset, err))
+                # Records of one partition arrive in offset order: checking the
+                # first and last of each batch proves the batch is contiguous.
+                if batch[0].offset() != next_offset or batch[-1].offset() != next_offset + len(batch) - 1:
+                    raise BenchFailure("offset gap: expected %d..%d, got %d..%d"
+                                       % (next_offset, next_offset + len(batch) - 1,
+                                          batch[0].offset(), batch[-1].offset()))
+                nbytes += sum(len(m.value()) for m in batch)
+                next_offset += len(batch)
+            elapsed = time.perf_counter() - t0
+            consumer.unassign()
+            time.sleep(0.02)  # untimed: the held end-of-log fetch returns
+            if nbytes != want * size:
+                raise BenchFailure("payload size mismatch: %d bytes in %d records of %d bytes"
+                                   % (nbytes, want, size))
+            return elapsed, nbytes
+
+        read_pass(lo, 1)  # warm-up, untimed: connection to the leader, first fetch
+
+        consumed = 0
+        total_bytes = 0
+        seconds = 0.0
+        passes = 0
+        while consumed < expected:
+            want = min(window, expected - consumed)
+            elapsed, nbytes = read_pass(lo, want)
+            seconds += elapsed
+            total_bytes += nbytes
+            consumed += want
+            passes += 1
+        if consumed != expected:
+            raise BenchFailure("count mismatch: consumed %d, produced %d" % (consumed, expected))
+        return {"ok": True, "records": consumed, "bytes": total_bytes, "seconds": seconds,
+                "passes": passes, "low": lo, "high": hi}
+    finally:
+        consumer.close()
+
+
+def main(argv):
+    try:
+        if len(argv) >= 3 and argv[1] == "prepare":
+            emit(prepare(argv[2], argv[3:]))
+        elif len(argv) == 6 and argv[1] == "fetch":
+            emit(fetch(argv[2], argv[3], int(argv[4]), int(argv[5])))
+        else:
+            emit({"ok": False, "error": "usage: rdkafka_client.py prepare BOOTSTRAP TOPIC... | "
+                                        "fetch BOOTSTRAP TOPIC EXPECTED_RECORDS RECORD_SIZE"})
+    except BenchFailure as e:
+        emit({"ok": False, "error": str(e)})
+    except KafkaException as e:
+        emit({"ok": False, "error": "librdkafka: %s" % e})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,51 @@
+// DescribeConfigs (key 32): read topic or broker configuration, optionally with synonyms and documentation.
+// v1 is the KIP-896 baseline (config source and synonyms); v3 adds config type and documentation,
+// v4 goes flexible.
+import type { MessageDef } from '../schema.js';
+
+export const DescribeConfigs: MessageDef = {
+  apiKey: 32,
+  name: 'DescribeConfigs',
+  validVersions: '1-4',
+  flexibleVersions: '4+',
+  request: [
+    {
+      name: 'resources', type: '[]DescribeConfigsResource', versions: '0+', fields: [
+        { name: 'resourceType', type: 'int8', versions: '0+' },
+        { name: 'resourceName', type: 'string', versions: '0+' },
+        { name: 'configurationKeys', type: '[]string', versions: '0+', nullableVersions: '0+' },
+      ],
+    },
+    { name: 'includeSynonyms', type: 'bool', versions: '1+', default: false },
+    { name: 'includeDocumentation', type: 'bool', versions: '3+', default: false },
+  ],
+  response: [
+    { name: 'throttleTimeMs', type: 'int32', versions: '0+' },
+    {
+      name: 'results', type: '[]DescribeConfigsResult', versions: '0+', fields: [
+        { name: 'errorCode', type: 'int16', versions: '0+' },
+        { name: 'errorMessage', type: 'string', versions: '0+', nullableVersions: '0+' },
+        { name: 'resourceType', type: 'int8', versions: '0+' },
+        { name: 'resourceName', type: 'string', versions: '0+' },
+        {
+          name: 'configs', type: '[]DescribeConfigsResourceResult', versions: '0+', fields: [
+            { name: 'name', type: 'string', versions: '0+' },
+            { name: 'value', type: 'string', versions: '0+', nullableVersions: '0+' },
+            { name: 'readOnly', type: 'bool', versions: '0+' },
+            { name: 'configSource', type: 'int8', versions: '1+', default: -1 },
+            { name: 'isSensitive', type: 'bool', versions: '0+' },
+            {
+              name: 'synonyms', type: '[]DescribeConfigsSynonym', versions: '1+', fields: [
+                { name: 'name', type: 'string', versions: '1+' },
+                { name: 'value', type: 'string', versions: '1+', nullableVersions: '0+' },
+                { name: 'source', type: 'int8', versions: '1+' },
+              ],
+            },
+            { name: 'configType', type: 'int8', versions: '3+', default: 0 },
+            { name: 'documentation', type: 'string', versions: '3+', nullableVersions: '0+' },
+          ],
+        },
+      ],
+    },
+  ],
+};

@@ -1,0 +1,99 @@
+// The broker: configuration, the log manager, the handler registry and the listening socket.
+// start() opens the data dir (recovering logs), then listens; close() stops accepting, closes every
+// connection, and checkpoints the logs so the next start needs no recovery scan.
+
+import net from 'node:net';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { BrokerConfig, type Listener } from './config.js';
+import { HandlerRegistry } from './handlers/registry.js';
+import { HANDLERS } from './handlers/index.js';
+import { Connection } from './server/connection.js';
+import { LogManager } from './storage/log-manager.js';
+import { readOrCreateMetaProperties } from './storage/checkpoints.js';
+
+const CHECKPOINT_INTERVAL_MS = 60_000;
+
+export class Broker {
+  readonly registry = new HandlerRegistry(HANDLERS);
+  readonly connections = new Set<Connection>();
+  private server: net.Server | null = null;
+  private checkpointTimer: NodeJS.Timeout | null = null;
+  private boundPort = 0;
+
+  private constructor(
+    readonly config: BrokerConfig,
+    readonly log: Logger,
+    readonly dataDir: string,
+    readonly clusterId: string,
+    readonly logs: LogManager,
+  ) {}
+
+  static async start(config: BrokerConfig, log: Logger): Promise<Broker> {
+    const dataDir = path.resolve(config.dataDir);
+    const logs = LogManager.open({ dataDir, defaults: config.topicDefaults(), log });
+    const meta = readOrCreateMetaProperties(dataDir, config.nodeId);
+    const broker = new Broker(config, log, dataDir, meta.clusterId, logs);
+    try {
+      await broker.listen();
+    } catch (err) {
+      logs.close();
+      throw err;
+    }
+    broker.checkpointTimer = setInterval(() => broker.checkpoint(), CHECKPOINT_INTERVAL_MS);
+    broker.checkpointTimer.unref();
+    return broker;
+  }
+
+  get nodeId(): number {
+    return this.config.nodeId;
+  }
+
+  /** The listener with its real port (after binding to port 0). */
+  get listener(): Listener {
+    return { host: this.config.listener.host, port: this.boundPort };
+  }
+
+  /** The address clients are told to use in Metadata and DescribeCluster. */
+  get advertised(): Listener {
+    const adv = this.config.advertisedListener;
+    return this.config.string('advertised.listeners') === null ? this.listener : { host: adv.host, port: adv.port || this.boundPort };
+  }
+
+  private listen(): Promise<void> {
+    const { host, port } = this.config.listener;
+    return new Promise((resolve, reject) => {
+      const server = net.createServer((socket) => {
+        this.connections.add(new Connection(socket, this));
+      });
+      server.once('error', reject);
+      server.listen({ host, port }, () => {
+        server.off('error', reject);
+        server.on('error', (err) => this.log.error({ err }, 'listener error'));
+        this.boundPort = (server.address() as net.AddressInfo).port;
+        this.server = server;
+        resolve();
+      });
+    });
+  }
+
+  private checkpoint(): void {
+    try {
+      this.logs.checkpoint();
+    } catch (err) {
+      this.log.error({ err }, 'writing checkpoints failed');
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.checkpointTimer) clearInterval(this.checkpointTimer);
+    const server = this.server;
+    this.server = null;
+    if (server) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const c of this.connections) c.close();
+      await closed;
+    }
+    this.logs.close();
+  }
+}

@@ -1,0 +1,135 @@
+#!/usr/bin/env node
+// npx krill [--host H] [--port P] [--data-dir DIR] [--set key=value]... [--config server.properties] [--log-level L]
+// Prints one ready line on stdout; logs go to stderr. SIGTERM/SIGINT close cleanly with exit 0.
+// A bad argument, unknown config name or bad value exits with code 2 and says why.
+
+import fs from 'node:fs';
+import { BrokerConfig, ConfigError, parseProperties } from './config.js';
+import { LOG_LEVELS, createLogger } from './logger.js';
+import { Broker } from './broker.js';
+
+const USAGE = `usage: krill [--host H] [--port P] [--data-dir DIR] [--set key=value]... [--config server.properties] [--log-level L]
+
+  --host H          address to listen on (default 127.0.0.1)
+  --port P          port to listen on, 0 for any free port (default 9092)
+  --data-dir DIR    where logs are kept (default ./krill-data)
+  --set key=value   a Kafka broker config, by Kafka's name (repeatable)
+  --config FILE     a Kafka server.properties file
+  --log-level L     ${LOG_LEVELS.join(', ')} (default info)`;
+
+class UsageError extends Error {}
+
+function parseArgs(argv: string[]) {
+  const files: string[] = [];
+  const sets: [string, string][] = [];
+  let host: string | undefined;
+  let port: string | undefined;
+  let dataDir: string | undefined;
+  let logLevel = 'info';
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const eq = arg.indexOf('=');
+    const [flag, inline] = arg.startsWith('--') && eq > 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [arg, undefined];
+    const value = () => {
+      if (inline !== undefined) return inline;
+      const v = argv[++i];
+      if (v === undefined) throw new UsageError(`${flag} needs a value`);
+      return v;
+    };
+    switch (flag) {
+      case '--host': host = value(); break;
+      case '--port': port = value(); break;
+      case '--data-dir': dataDir = value(); break;
+      case '--config': files.push(value()); break;
+      case '--log-level': logLevel = value(); break;
+      case '--set': {
+        const kv = value();
+        const at = kv.indexOf('=');
+        if (at <= 0) throw new UsageError(`--set expects key=value, got '${kv}'`);
+        sets.push([kv.slice(0, at), kv.slice(at + 1)]);
+        break;
+      }
+      case '-h':
+      case '--help':
+        process.stdout.write(USAGE + '\n');
+        process.exit(0);
+      default:
+        throw new UsageError(`unknown argument '${arg}'`);
+    }
+  }
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+  if (port !== undefined && !/^\d+$/.test(port)) throw new UsageError(`--port must be a number, got '${port}'`);
+  return { files, sets, host, port, dataDir, logLevel };
+}
+
+function buildConfig(args: ReturnType<typeof parseArgs>): BrokerConfig {
+  const config = new BrokerConfig();
+  for (const file of args.files) {
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new ConfigError(`cannot read config file ${file}: ${(err as Error).message}`);
+    }
+    for (const [k, v] of Object.entries(parseProperties(text))) config.set(k, v);
+  }
+  for (const [k, v] of args.sets) config.set(k, v);
+  if (args.host !== undefined || args.port !== undefined) {
+    const l = config.listener;
+    const host = args.host ?? l.host;
+    config.set('listeners', `PLAINTEXT://${host.includes(':') ? `[${host}]` : host}:${args.port ?? l.port}`);
+  }
+  if (args.dataDir !== undefined) config.set('log.dirs', args.dataDir);
+  return config;
+}
+
+async function main(): Promise<void> {
+  let args: ReturnType<typeof parseArgs>;
+  let config: BrokerConfig;
+  try {
+    args = parseArgs(process.argv.slice(2));
+    config = buildConfig(args);
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof ConfigError) {
+      process.stderr.write(`krill: ${err.message}\n${err instanceof UsageError ? USAGE + '\n' : ''}`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const log = createLogger(args.logLevel);
+  let broker: Broker;
+  try {
+    broker = await Broker.start(config, log);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    process.stderr.write(`krill: cannot start: ${e.code === 'EADDRINUSE' ? `address ${config.listener.host}:${config.listener.port} is already in use` : e.message}\n`);
+    process.exit(e instanceof ConfigError ? 2 : 1);
+  }
+  const { host, port } = broker.listener;
+  process.stdout.write(`krill ready on ${host}:${port} (data: ${broker.dataDir}, cluster: ${broker.clusterId}, node: ${broker.nodeId})\n`);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    broker.close().then(
+      () => {
+        log.flush();
+        process.exit(0);
+      },
+      (err) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`krill: ${err?.stack ?? err}\n`);
+  process.exit(1);
+});

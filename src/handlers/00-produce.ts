@@ -1,0 +1,72 @@
+// Produce: advertised v0-11, served v3-11.
+// Like Kafka 4.0 (KIP-896), v0-2 stay advertised because older librdkafka refuses a broker whose Produce
+// minimum is above 0 (KAFKA-18659), and are answered with UNSUPPORTED_VERSION on every partition.
+// Behaviour: acks 0 (no response), 1 and -1 (this broker is the whole ISR); batches are validated and
+// appended as bytes (see log-validator.ts). A topic that does not exist is UNKNOWN_TOPIC_OR_PARTITION:
+// clients create topics through Metadata, as with Kafka.
+// Not yet: transactions and idempotent sequence checks (a later issue); transactionalId is ignored.
+import { ErrorCode, KafkaError, errorCodeOf } from '../../protocol/errors.js';
+import { defineHandler } from './registry.js';
+import { topicAppendConfig, validateRecords } from '../log-validator.js';
+import type { Message } from '../../protocol/codec.js';
+
+function partitionResult(index: number, errorCode: number, errorMessage: string | null = null) {
+  return { index, errorCode, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, recordErrors: [], errorMessage };
+}
+
+function errorResponse(req: Message, code: number) {
+  return {
+    responses: req.topicData.map((t: Message) => ({
+      name: t.name,
+      partitionResponses: t.partitionData.map((p: Message) => partitionResult(p.index, code)),
+    })),
+    throttleTimeMs: 0,
+  };
+}
+
+export default defineHandler({
+  apiKey: 0,
+  minVersion: 0,
+  maxVersion: 11,
+  advertisedBelowRange: true,
+  errorResponse,
+  handle({ broker, apiVersion }, req) {
+    if (apiVersion < 3) return errorResponse(req, ErrorCode.UNSUPPORTED_VERSION);
+    if (req.acks !== 0 && req.acks !== 1 && req.acks !== -1) return errorResponse(req, ErrorCode.INVALID_REQUIRED_ACKS);
+    const now = Date.now();
+    const responses = [];
+    for (const t of req.topicData) {
+      const topic = broker.logs.getTopic(t.name);
+      const cfg = topic ? topicAppendConfig(topic.configs) : null;
+      const partitionResponses = [];
+      for (const p of t.partitionData) {
+        const plog = topic && cfg ? broker.logs.partition(t.name, p.index) : undefined;
+        if (!plog || !cfg) {
+          partitionResponses.push(partitionResult(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.'));
+          continue;
+        }
+        try {
+          const { buf, batches } = validateRecords(p.records, cfg, now);
+          const { baseOffset } = plog.append(buf, batches);
+          partitionResponses.push({
+            index: p.index,
+            errorCode: ErrorCode.NONE,
+            baseOffset,
+            logAppendTimeMs: cfg.logAppendTime ? now : -1,
+            logStartOffset: plog.logStartOffset,
+            recordErrors: [],
+            errorMessage: null,
+          });
+        } catch (err) {
+          const code = errorCodeOf(err);
+          if (err instanceof KafkaError) broker.log.info({ topic: t.name, partition: p.index, code }, err.message);
+          else broker.log.error({ err, topic: t.name, partition: p.index }, 'append failed');
+          partitionResponses.push(partitionResult(p.index, code, (err as Error).message));
+        }
+      }
+      responses.push({ name: t.name, partitionResponses });
+    }
+    if (req.acks === 0) return null;
+    return { responses, throttleTimeMs: 0 };
+  },
+});

@@ -1,0 +1,208 @@
+// One client connection: splits the byte stream into size-prefixed frames, decodes each request,
+// runs its handler, and writes responses strictly in request order even when a later request
+// (a Produce behind a long-polling Fetch, say) finishes first. Clients pipeline several requests.
+//
+// Anything malformed closes this connection only: Kafka does the same for frames it cannot parse.
+
+import type { Socket } from 'node:net';
+import type { Logger } from 'pino';
+import { ProtocolError, Reader, Writer } from '../../protocol/primitives.js';
+import { decodeMessage, decodeRequestHeaderStart, encodeMessage, isFlexible, skipTaggedFields, type Message, type RequestHeader } from '../../protocol/codec.js';
+import { ErrorCode, KafkaError, errorName } from '../../protocol/errors.js';
+import type { Broker } from '../broker.js';
+import type { Handler } from '../handlers/registry.js';
+
+const API_VERSIONS_KEY = 18;
+
+interface Slot {
+  correlationId: number;
+  /** Response chunks once ready; null for "send nothing" (acks=0); undefined while pending. */
+  chunks: Buffer[] | null | undefined;
+}
+
+export class Connection {
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  private readonly queue: Slot[] = [];
+  private readonly abort = new AbortController();
+  private closed = false;
+  private readonly log: Logger;
+
+  constructor(private readonly socket: Socket, private readonly broker: Broker) {
+    this.log = broker.log.child({ client: `${socket.remoteAddress}:${socket.remotePort}` });
+    socket.setNoDelay(true);
+    socket.on('data', (chunk) => this.onData(chunk));
+    socket.on('error', (err) => this.log.debug({ err: err.message }, 'socket error'));
+    socket.on('close', () => this.onClose());
+    socket.on('drain', () => socket.resume());
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+
+  private onClose(): void {
+    this.closed = true;
+    this.abort.abort();
+    this.broker.connections.delete(this);
+  }
+
+  private fail(reason: string, detail?: Record<string, unknown>): void {
+    if (this.closed) return;
+    this.log.warn({ ...detail }, `closing connection: ${reason}`);
+    this.closed = true;
+    this.socket.destroy();
+  }
+
+  private onData(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    while (!this.closed && this.buffered >= 4) {
+      const head = this.chunks[0].length >= 4 ? this.chunks[0] : this.concatAll();
+      const size = head.readInt32BE(0);
+      const max = this.broker.config.int('socket.request.max.bytes');
+      if (size < 0 || size > max) {
+        this.fail(`frame of ${size} bytes exceeds socket.request.max.bytes (${max})`);
+        return;
+      }
+      if (this.buffered < 4 + size) return;
+      const all = this.chunks.length === 1 ? this.chunks[0] : this.concatAll();
+      const frame = all.subarray(4, 4 + size);
+      const rest = all.subarray(4 + size);
+      this.chunks = rest.length ? [rest] : [];
+      this.buffered = rest.length;
+      this.onFrame(frame);
+    }
+  }
+
+  private concatAll(): Buffer {
+    const all = Buffer.concat(this.chunks, this.buffered);
+    this.chunks = [all];
+    return all;
+  }
+
+  private onFrame(frame: Buffer): void {
+    const r = new Reader(frame);
+    let header: RequestHeader;
+    try {
+      header = decodeRequestHeaderStart(r);
+    } catch (err) {
+      this.fail('malformed request header', { err: (err as Error).message });
+      return;
+    }
+    const handler = this.broker.registry.get(header.apiKey);
+    if (!handler) {
+      this.fail(`unknown API key ${header.apiKey}`, { correlationId: header.correlationId });
+      return;
+    }
+    const version = header.apiVersion;
+    if (version < handler.minVersion || version > handler.maxVersion) {
+      if (header.apiKey === API_VERSIONS_KEY) {
+        // KIP-511: answer at v0 with the supported list so the client can pick a version.
+        const slot = this.enqueue(header.correlationId);
+        this.complete(slot, handler, 0, header, {
+          errorCode: ErrorCode.UNSUPPORTED_VERSION,
+          apiKeys: this.broker.registry.apiVersions(),
+        });
+        return;
+      }
+      this.fail(`unsupported version ${version} of ${handler.def.name}`, { correlationId: header.correlationId });
+      return;
+    }
+    let request: Message;
+    try {
+      if (isFlexible(handler.def, version)) skipTaggedFields(r);
+      request = decodeMessage(handler.def, 'request', version, r);
+    } catch (err) {
+      // ApiVersions is special: a newer client may send a request version whose body we cannot read.
+      if (header.apiKey === API_VERSIONS_KEY && err instanceof ProtocolError) {
+        const slot = this.enqueue(header.correlationId);
+        this.complete(slot, handler, 0, header, { errorCode: ErrorCode.INVALID_REQUEST, apiKeys: this.broker.registry.apiVersions() });
+        return;
+      }
+      this.fail(`malformed ${handler.def.name} v${version} request`, { err: (err as Error).message });
+      return;
+    }
+    const slot = this.enqueue(header.correlationId);
+    const ctx = { broker: this.broker, header, apiVersion: version, log: this.log, signal: this.abort.signal };
+    let result: Message | null | Promise<Message | null>;
+    try {
+      result = handler.handle(ctx, request);
+    } catch (err) {
+      this.onHandlerError(slot, handler, version, header, request, err);
+      return;
+    }
+    if (result instanceof Promise) {
+      result.then(
+        (body) => this.complete(slot, handler, version, header, body),
+        (err) => this.onHandlerError(slot, handler, version, header, request, err),
+      );
+    } else this.complete(slot, handler, version, header, result);
+  }
+
+  private onHandlerError(slot: Slot, handler: Handler, version: number, header: RequestHeader, request: Message, err: unknown): void {
+    const code = err instanceof KafkaError ? err.code : ErrorCode.UNKNOWN_SERVER_ERROR;
+    if (err instanceof KafkaError) this.log.info({ api: handler.def.name, error: errorName(code) }, err.message);
+    else this.log.error({ api: handler.def.name, err }, 'handler failed');
+    if (handler.errorResponse) {
+      try {
+        this.complete(slot, handler, version, header, handler.errorResponse(request, code, version));
+        return;
+      } catch (e) {
+        this.log.error({ err: e }, 'building the error response failed');
+      }
+    }
+    this.fail(`${handler.def.name} could not be answered`);
+  }
+
+  private enqueue(correlationId: number): Slot {
+    const slot: Slot = { correlationId, chunks: undefined };
+    this.queue.push(slot);
+    return slot;
+  }
+
+  private complete(slot: Slot, handler: Handler, version: number, header: RequestHeader, body: Message | null): void {
+    if (this.closed) return;
+    if (body === null) slot.chunks = null;
+    else {
+      try {
+        slot.chunks = this.encodeResponse(handler, version, header, body);
+      } catch (err) {
+        this.log.error({ err, api: handler.def.name }, 'encoding the response failed');
+        this.fail('response could not be encoded');
+        return;
+      }
+    }
+    this.flush();
+  }
+
+  private encodeResponse(handler: Handler, version: number, header: RequestHeader, body: Message): Buffer[] {
+    const w = new Writer();
+    const size = w.reserveInt32();
+    w.int32(header.correlationId);
+    // Response header v1 (tagged fields) for flexible versions, except ApiVersions which is always v0.
+    if (handler.apiKey !== API_VERSIONS_KEY && isFlexible(handler.def, version)) w.uvarint(0);
+    encodeMessage(handler.def, 'response', version, body, w);
+    size.buf.writeInt32BE(w.length - 4, size.at);
+    return w.finish();
+  }
+
+  private flush(): void {
+    let wrote = false;
+    let ok = true;
+    while (this.queue.length && this.queue[0].chunks !== undefined) {
+      const slot = this.queue.shift()!;
+      if (slot.chunks === null) continue;
+      if (!wrote) {
+        this.socket.cork();
+        wrote = true;
+      }
+      for (const c of slot.chunks!) ok = this.socket.write(c) && ok;
+    }
+    if (wrote) {
+      this.socket.uncork();
+      // Stop reading while the client is not reading its responses.
+      if (!ok) this.socket.pause();
+    }
+  }
+}

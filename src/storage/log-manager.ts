@@ -1,0 +1,341 @@
+// The data directory: every topic's partition logs plus the bookkeeping files. Layout:
+//
+//   <dataDir>/krill-topics.json                  topic metadata, replaced atomically:
+//       {"version":1,"topics":[{"name":"t","topicId":"<base64url of 16 bytes>","partitions":3,
+//                               "configs":{"segment.bytes":"1048576"}}]}
+//     ("configs" holds only the topic's overrides; defaults come from the broker config at open.)
+//   <dataDir>/<topic>-<partition>/                 a partition log (partition-log.ts, segment.ts), with
+//       partition.metadata                         "version: 0\ntopic_id: <base64url topic id>\n"
+//   <dataDir>/recovery-point-offset-checkpoint     checkpoints (checkpoints.ts)
+//   <dataDir>/log-start-offset-checkpoint
+//   <dataDir>/.kafka_cleanshutdown                 written by close(), removed by open()
+//   <dataDir>/meta.properties                      (checkpoints.ts; read/created by the broker)
+//
+// Creating a topic writes krill-topics.json first, then the partition directories; deleting one writes
+// krill-topics.json first, then renames each directory to <dir>.<id>-delete and removes it. At open,
+// "-delete" directories are removed, missing partition directories are created, a directory whose
+// partition.metadata names another topic id is a leftover of a deleted namesake and is wiped, and
+// directories of unknown topics are left alone (logged).
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { KafkaError } from '../../protocol/errors.js';
+import type { RecordTimestampsFn } from './batch-header.js';
+import {
+  CLEAN_SHUTDOWN_FILE, LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, randomKafkaUuid, readCheckpointFile,
+  writeCheckpointFile, writeFileAtomic, type CheckpointEntry,
+} from './checkpoints.js';
+import { PARTITION_METADATA_FILE, isDeletedDirName, parsePartitionDirName, partitionDirName } from './file-names.js';
+import { DEFAULT_LOG_CONFIG, PartitionLog, logConfigFromMap, type LogConfig, type StorageLogger } from './partition-log.js';
+
+export const TOPICS_FILE = 'krill-topics.json';
+
+export interface TopicInfo {
+  name: string;
+  /** 16 bytes. */
+  topicId: Buffer<ArrayBuffer>;
+  partitions: number;
+  /** Effective configs: broker defaults overlaid with the topic's overrides. */
+  configs: Record<string, string>;
+  /** Only the configs set on the topic itself (what is persisted). */
+  overrides: Record<string, string>;
+}
+
+export interface LogManagerOptions {
+  dataDir: string;
+  /** Broker-level defaults of topic configs, by topic config name (segment.bytes, segment.ms, ...). */
+  defaults?: Record<string, string>;
+  log?: StorageLogger;
+  /** Clock for segment.ms rolling; default Date.now. */
+  now?: () => number;
+  recordTimestamps?: RecordTimestampsFn;
+}
+
+interface PersistedTopic {
+  name: string;
+  topicId: string;
+  partitions: number;
+  configs: Record<string, string>;
+}
+
+interface TopicState {
+  info: TopicInfo;
+  logs: PartitionLog[];
+}
+
+function key(topic: string, partition: number): string {
+  return `${topic}\u0000${partition}`;
+}
+
+export function formatPartitionMetadata(topicId: Buffer): string {
+  return `version: 0\ntopic_id: ${topicId.toString('base64url')}\n`;
+}
+
+/** The topic id in a partition.metadata file, or null when absent/unreadable. */
+export function readPartitionMetadata(dir: string): Buffer | null {
+  try {
+    const text = fs.readFileSync(path.join(dir, PARTITION_METADATA_FILE), 'utf8');
+    const m = /^topic_id:\s*(\S+)\s*$/m.exec(text);
+    if (!m) return null;
+    const id = Buffer.from(m[1], 'base64url');
+    return id.length === 16 ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+export class LogManager {
+  private readonly byName = new Map<string, TopicState>();
+  private readonly byId = new Map<string, TopicState>();
+  private closed = false;
+
+  private constructor(
+    readonly dataDir: string,
+    private defaults: Record<string, string>,
+    private readonly options: LogManagerOptions,
+  ) {}
+
+  /** Creates dataDir if needed, loads topic metadata and opens (recovering) every partition log. */
+  static open(options: LogManagerOptions): LogManager {
+    const dataDir = path.resolve(options.dataDir);
+    fs.mkdirSync(dataDir, { recursive: true });
+    const mgr = new LogManager(dataDir, { ...(options.defaults ?? {}) }, options);
+    const log = options.log;
+
+    const cleanFile = path.join(dataDir, CLEAN_SHUTDOWN_FILE);
+    const cleanShutdown = fs.existsSync(cleanFile);
+    const recoveryPoints = mgr.readCheckpoint(RECOVERY_POINT_CHECKPOINT);
+    const startOffsets = mgr.readCheckpoint(LOG_START_OFFSET_CHECKPOINT);
+    const persisted = mgr.readTopicsFile();
+
+    const known = new Set<string>();
+    for (const t of persisted) for (let p = 0; p < t.partitions; p++) known.add(partitionDirName(t.name, p));
+    for (const entry of fs.readdirSync(dataDir, { withFileTypes: true })) {
+      if (!entry.isDirectory()) continue;
+      if (isDeletedDirName(entry.name)) {
+        fs.rmSync(path.join(dataDir, entry.name), { recursive: true, force: true });
+      } else if (parsePartitionDirName(entry.name) && !known.has(entry.name)) {
+        log?.warn({ dir: entry.name }, 'ignoring the directory of a partition no topic has');
+      }
+    }
+
+    try {
+      for (const t of persisted) {
+        const topicId = Buffer.from(t.topicId, 'base64url');
+        const info = mgr.topicInfo(t.name, topicId, t.partitions, t.configs);
+        const state: TopicState = { info, logs: [] };
+        mgr.byName.set(t.name, state);
+        mgr.byId.set(topicId.toString('hex'), state);
+        for (let p = 0; p < t.partitions; p++) {
+          const dir = path.join(dataDir, partitionDirName(t.name, p));
+          const stored = fs.existsSync(dir) ? readPartitionMetadata(dir) : null;
+          let clean = cleanShutdown;
+          if (fs.existsSync(dir) && stored && !stored.equals(topicId)) {
+            log?.warn({ dir }, 'partition directory belongs to an older topic of the same name; wiping it');
+            fs.rmSync(dir, { recursive: true, force: true });
+            clean = false;
+          }
+          const k = key(t.name, p);
+          state.logs.push(mgr.openLog(dir, info, {
+            recoveryPoint: recoveryPoints.get(k),
+            logStartOffset: startOffsets.get(k),
+            cleanShutdown: clean && recoveryPoints.has(k),
+          }));
+        }
+      }
+    } catch (err) {
+      mgr.closeLogs();
+      throw err;
+    }
+    // From here on a crash is not a clean shutdown.
+    fs.rmSync(cleanFile, { force: true });
+    return mgr;
+  }
+
+  private readCheckpoint(name: string): Map<string, number> {
+    const out = new Map<string, number>();
+    let entries: CheckpointEntry[] = [];
+    try {
+      entries = readCheckpointFile(path.join(this.dataDir, name));
+    } catch (err) {
+      // A broken checkpoint only costs a longer recovery.
+      this.options.log?.warn({ file: name, err: (err as Error).message }, 'ignoring an unreadable checkpoint file');
+    }
+    for (const e of entries) out.set(key(e.topic, e.partition), e.offset);
+    return out;
+  }
+
+  private readTopicsFile(): PersistedTopic[] {
+    const file = path.join(this.dataDir, TOPICS_FILE);
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+    const doc = JSON.parse(text) as { version?: number; topics?: PersistedTopic[] };
+    if (!Array.isArray(doc.topics)) throw new Error(`${file}: no "topics" array`);
+    for (const t of doc.topics) {
+      if (typeof t.name !== 'string' || typeof t.topicId !== 'string' || !Number.isInteger(t.partitions) || t.partitions < 1) {
+        throw new Error(`${file}: malformed topic entry ${JSON.stringify(t)}`);
+      }
+      if (Buffer.from(t.topicId, 'base64url').length !== 16) throw new Error(`${file}: topic ${t.name} has a malformed topicId`);
+      t.configs ??= {};
+    }
+    return doc.topics;
+  }
+
+  private writeTopicsFile(): void {
+    const topics: PersistedTopic[] = [...this.byName.values()].map(({ info }) => ({
+      name: info.name,
+      topicId: info.topicId.toString('base64url'),
+      partitions: info.partitions,
+      configs: info.overrides,
+    }));
+    writeFileAtomic(path.join(this.dataDir, TOPICS_FILE), JSON.stringify({ version: 1, topics }, null, 2) + '\n');
+  }
+
+  private topicInfo(name: string, topicId: Buffer<ArrayBuffer>, partitions: number, overrides: Record<string, string>): TopicInfo {
+    return { name, topicId, partitions, configs: { ...this.defaults, ...overrides }, overrides: { ...overrides } };
+  }
+
+  /** segment.bytes etc. for a topic: defaults, then overrides. */
+  logConfig(info: TopicInfo): LogConfig {
+    return logConfigFromMap(info.configs, DEFAULT_LOG_CONFIG);
+  }
+
+  private openLog(dir: string, info: TopicInfo, extra: { recoveryPoint?: number; logStartOffset?: number; cleanShutdown?: boolean }): PartitionLog {
+    const fresh = !fs.existsSync(dir);
+    const log = PartitionLog.open(dir, {
+      ...this.logConfig(info),
+      ...extra,
+      now: this.options.now,
+      log: this.options.log,
+      recordTimestamps: this.options.recordTimestamps,
+    });
+    if (fresh || !readPartitionMetadata(dir)?.equals(info.topicId)) {
+      writeFileAtomic(path.join(dir, PARTITION_METADATA_FILE), formatPartitionMetadata(info.topicId));
+    }
+    return log;
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new KafkaError('KAFKA_STORAGE_ERROR', 'the log manager is closed');
+  }
+
+  // --- topics ------------------------------------------------------------------------------------------
+
+  /**
+   * Creates a topic with `partitions` empty partition logs. `configs` are the topic's overrides (any
+   * string map; storage interprets segment.bytes, segment.ms and index.interval.bytes). Throws
+   * TOPIC_ALREADY_EXISTS / INVALID_PARTITIONS.
+   */
+  createTopic(name: string, partitions: number, configs: Record<string, string> = {}, topicId?: Buffer): TopicInfo {
+    this.ensureOpen();
+    if (this.byName.has(name)) throw new KafkaError('TOPIC_ALREADY_EXISTS', `Topic '${name}' already exists.`);
+    if (!Number.isInteger(partitions) || partitions < 1) throw new KafkaError('INVALID_PARTITIONS', `Invalid partition count ${partitions}.`);
+    let id = topicId ? Buffer.from(topicId) : undefined;
+    while (!id || this.byId.has(id.toString('hex'))) id = Buffer.from(randomKafkaUuid().bytes);
+    // Leftovers of a deleted namesake would otherwise be adopted.
+    for (let p = 0; p < partitions; p++) fs.rmSync(path.join(this.dataDir, partitionDirName(name, p)), { recursive: true, force: true });
+    const info = this.topicInfo(name, id, partitions, configs);
+    const state: TopicState = { info, logs: [] };
+    this.byName.set(name, state);
+    this.byId.set(id.toString('hex'), state);
+    try {
+      this.writeTopicsFile();
+    } catch (err) {
+      this.byName.delete(name);
+      this.byId.delete(id.toString('hex'));
+      throw err;
+    }
+    for (let p = 0; p < partitions; p++) {
+      state.logs.push(this.openLog(path.join(this.dataDir, partitionDirName(name, p)), info, { recoveryPoint: 0 }));
+    }
+    return info;
+  }
+
+  /** Removes a topic and its data. Throws UNKNOWN_TOPIC_OR_PARTITION when there is no such topic. */
+  deleteTopic(name: string): void {
+    this.ensureOpen();
+    const state = this.byName.get(name);
+    if (!state) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Topic '${name}' does not exist.`);
+    this.byName.delete(name);
+    this.byId.delete(state.info.topicId.toString('hex'));
+    this.writeTopicsFile();
+    for (const log of state.logs) log.delete();
+  }
+
+  getTopic(name: string): TopicInfo | undefined {
+    return this.byName.get(name)?.info;
+  }
+
+  getTopicById(id: Buffer): TopicInfo | undefined {
+    return this.byId.get(id.toString('hex'))?.info;
+  }
+
+  topics(): TopicInfo[] {
+    return [...this.byName.values()].map((s) => s.info);
+  }
+
+  partition(topic: string, partition: number): PartitionLog | undefined {
+    return this.byName.get(topic)?.logs[partition];
+  }
+
+  /** Changes a topic's overrides (replacing them) and applies the storage ones to its logs. */
+  setTopicConfigs(name: string, overrides: Record<string, string>): TopicInfo {
+    this.ensureOpen();
+    const state = this.byName.get(name);
+    if (!state) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Topic '${name}' does not exist.`);
+    state.info = this.topicInfo(name, state.info.topicId, state.info.partitions, overrides);
+    this.writeTopicsFile();
+    for (const log of state.logs) log.updateConfig(this.logConfig(state.info));
+    return state.info;
+  }
+
+  // --- durability --------------------------------------------------------------------------------------
+
+  /** Writes recovery-point-offset-checkpoint and log-start-offset-checkpoint for every open log. */
+  checkpoint(): void {
+    this.ensureOpen();
+    const recovery: CheckpointEntry[] = [];
+    const starts: CheckpointEntry[] = [];
+    for (const { info, logs } of this.byName.values()) {
+      logs.forEach((log, partition) => {
+        recovery.push({ topic: info.name, partition, offset: log.recoveryPoint });
+        starts.push({ topic: info.name, partition, offset: log.logStartOffset });
+      });
+    }
+    writeCheckpointFile(path.join(this.dataDir, RECOVERY_POINT_CHECKPOINT), recovery);
+    writeCheckpointFile(path.join(this.dataDir, LOG_START_OFFSET_CHECKPOINT), starts);
+  }
+
+  /** Closes every log (each flushes first); returns whether all closed cleanly. */
+  private closeLogs(): boolean {
+    let clean = true;
+    for (const { logs } of this.byName.values()) {
+      for (const log of logs) {
+        try {
+          log.close();
+        } catch (err) {
+          clean = false;
+          this.options.log?.warn({ dir: log.dir, err: (err as Error).message }, 'closing a log failed');
+        }
+      }
+    }
+    return clean;
+  }
+
+  /** Flushes and closes every log, writes the checkpoints and the clean-shutdown marker. Idempotent. */
+  close(): void {
+    if (this.closed) return;
+    const clean = this.closeLogs();
+    try {
+      this.checkpoint();
+    } finally {
+      this.closed = true;
+    }
+    if (clean) writeFileAtomic(path.join(this.dataDir, CLEAN_SHUTDOWN_FILE), '{"version":0,"brokerEpoch":-1}\n');
+  }
+}

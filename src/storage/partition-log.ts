@@ -1,0 +1,478 @@
+// The log of one partition: a directory of segments (see segment.ts for their files) ordered by base
+// offset, the last one active (receiving appends). Offsets are dense from logStartOffset to
+// logEndOffset - 1; the segment holding offset o is the one with the largest base offset <= o.
+// Besides segment files the directory holds partition.metadata (written by LogManager).
+//
+// Opening recovers: leftovers of interrupted operations are removed, then
+//   - after a crash (no clean-shutdown flag), every segment from the one holding the recovery point on is
+//     scanned in full (complete header, magic 2, size within the file, CRC32C, increasing offsets), cut at
+//     the first bad batch, and its indexes rebuilt; segments after a cut one are deleted;
+//   - after a clean shutdown, only the active segment's tail (from its last offset index entry) is checked;
+//   - segments before the recovery point are trusted, their indexes rebuilt only when missing or broken.
+// A rolled segment is fsynced in the background and the recovery point then moves to the next segment's
+// base offset; close() fsyncs everything and sets the recovery point to the log end offset.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { KafkaError } from '../../protocol/errors.js';
+import { HEADER_SIZE, writeInt64, type RecordTimestampsFn } from './batch-header.js';
+import { TEMP_SUFFIXES, parseSegmentFileName } from './file-names.js';
+import { Segment, fsyncDir, type SegmentAppendBatch, type SegmentConfig } from './segment.js';
+
+export interface LogConfig {
+  /** segment.bytes: roll when an append would take the active segment past this size. */
+  segmentBytes: number;
+  /** segment.ms: roll when the active segment started receiving data longer ago than this. */
+  segmentMs: number;
+  /** index.interval.bytes: bytes of log between index entries. */
+  indexIntervalBytes: number;
+}
+
+export const DEFAULT_LOG_CONFIG: Readonly<LogConfig> = Object.freeze({
+  segmentBytes: 1073741824,
+  segmentMs: 604800000,
+  indexIntervalBytes: 4096,
+});
+
+/** Picks the configs storage needs out of a topic config map (Kafka names), over `base`. */
+export function logConfigFromMap(configs: Record<string, string | undefined>, base: LogConfig = DEFAULT_LOG_CONFIG): LogConfig {
+  const num = (name: string, fallback: number, min: number): number => {
+    const raw = configs[name];
+    if (raw === undefined || raw === null || String(raw).trim() === '') return fallback;
+    const n = Number(raw);
+    return Number.isFinite(n) && n >= min ? Math.floor(n) : fallback;
+  };
+  return {
+    segmentBytes: Math.min(num('segment.bytes', base.segmentBytes, 14), 0x7fffffff),
+    segmentMs: num('segment.ms', base.segmentMs, 1),
+    indexIntervalBytes: num('index.interval.bytes', base.indexIntervalBytes, 0),
+  };
+}
+
+/** The subset of a pino logger storage uses. */
+export interface StorageLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+export interface PartitionLogOptions extends Partial<LogConfig> {
+  /** Offset below which the log is known to be fsynced (from the checkpoint); default 0 = scan everything. */
+  recoveryPoint?: number;
+  /** Log start offset from the checkpoint; default: the first segment's base offset. */
+  logStartOffset?: number;
+  /** The previous close was clean: skip recovery scans except the active segment's tail. */
+  cleanShutdown?: boolean;
+  /** Clock for segment.ms rolling; default Date.now. */
+  now?: () => number;
+  log?: StorageLogger;
+  /** Record timestamps of compressed batches, for exact offsetForTimestamp/maxTimestampOffset answers. */
+  recordTimestamps?: RecordTimestampsFn;
+}
+
+/** A batch inside the buffer given to append() (the shape log-validator's BatchInfo has). */
+export interface AppendBatchInfo {
+  position: number;
+  size: number;
+  lastOffsetDelta: number;
+  recordCount: number;
+  maxTimestamp: number;
+}
+
+export interface ReadResult {
+  records: Buffer[];
+  highWatermark: number;
+  logStartOffset: number;
+}
+
+const INT32_MAX = 0x7fffffff;
+
+export class PartitionLog {
+  /** Callbacks run after every append and on close (Fetch long polls); they stay until removed. */
+  readonly waiters = new Set<() => void>();
+  private segments: Segment[];
+  private _logStartOffset: number;
+  private _recoveryPoint: number;
+  private closed = false;
+  private flushing: Promise<void> = Promise.resolve();
+  private readonly unflushed = new Set<Segment>();
+  private readonly segmentConfig: SegmentConfig;
+
+  private constructor(
+    readonly dir: string,
+    public config: LogConfig,
+    private readonly options: PartitionLogOptions,
+    segmentConfig: SegmentConfig,
+    segments: Segment[],
+    logStartOffset: number,
+    recoveryPoint: number,
+  ) {
+    this.segmentConfig = segmentConfig;
+    this.segments = segments;
+    this._logStartOffset = logStartOffset;
+    this._recoveryPoint = recoveryPoint;
+  }
+
+  /** Opens (creating if needed) and recovers the log in `dir`. Synchronous. */
+  static open(dir: string, options: PartitionLogOptions = {}): PartitionLog {
+    const config: LogConfig = {
+      segmentBytes: options.segmentBytes ?? DEFAULT_LOG_CONFIG.segmentBytes,
+      segmentMs: options.segmentMs ?? DEFAULT_LOG_CONFIG.segmentMs,
+      indexIntervalBytes: options.indexIntervalBytes ?? DEFAULT_LOG_CONFIG.indexIntervalBytes,
+    };
+    const now = options.now ?? Date.now;
+    // Segments read the interval through this shared object, so updateConfig() reaches them.
+    const segmentConfig: SegmentConfig = { indexIntervalBytes: config.indexIntervalBytes, now, recordTimestamps: options.recordTimestamps };
+    fs.mkdirSync(dir, { recursive: true });
+    const log = options.log;
+
+    const logs = new Set<number>();
+    const others: { name: string; baseOffset: number }[] = [];
+    for (const name of fs.readdirSync(dir)) {
+      if (TEMP_SUFFIXES.some((s) => name.endsWith(s))) {
+        fs.rmSync(path.join(dir, name), { force: true, recursive: true });
+        continue;
+      }
+      const parsed = parseSegmentFileName(name);
+      if (!parsed) continue;
+      if (parsed.kind === 'log') logs.add(parsed.baseOffset);
+      else others.push({ name, baseOffset: parsed.baseOffset });
+    }
+    for (const o of others) {
+      if (!logs.has(o.baseOffset)) fs.rmSync(path.join(dir, o.name), { force: true });
+    }
+    const bases = [...logs].sort((a, b) => a - b);
+
+    let segments: Segment[];
+    if (bases.length === 0) {
+      segments = [Segment.create(dir, Math.max(0, options.logStartOffset ?? 0), segmentConfig)];
+    } else {
+      segments = bases.map((b, i) => Segment.open(dir, b, segmentConfig, i + 1 < bases.length ? bases[i + 1] : null));
+      segments[segments.length - 1].setActive(true);
+      segments = PartitionLog.recover(dir, segments, options, log);
+    }
+
+    const active = segments[segments.length - 1];
+    const logEnd = active.nextOffset;
+    let logStart = Math.max(options.logStartOffset ?? 0, segments[0].baseOffset);
+    if (logStart > logEnd) logStart = logEnd;
+    const recoveryPoint = Math.min(options.recoveryPoint ?? 0, logEnd);
+    return new PartitionLog(dir, config, options, segmentConfig, segments, logStart, recoveryPoint);
+  }
+
+  private static recover(dir: string, segments: Segment[], options: PartitionLogOptions, log: StorageLogger | undefined): Segment[] {
+    const last = segments.length - 1;
+    const recoveryPoint = options.recoveryPoint ?? 0;
+    let firstToScan = 0;
+    if (options.cleanShutdown) firstToScan = last;
+    else for (let i = 0; i < segments.length; i++) if (segments[i].baseOffset <= recoveryPoint) firstToScan = i;
+    for (let i = 0; i < firstToScan; i++) {
+      if (segments[i].checkTrusted()) log?.warn({ dir, segment: segments[i].baseOffset }, 'rebuilt missing or broken index files');
+    }
+    let keep = segments.length;
+    for (let i = firstToScan; i <= last; i++) {
+      const seg = segments[i];
+      let result = options.cleanShutdown ? seg.tailScan() : null;
+      if (!result) {
+        if (options.cleanShutdown) log?.warn({ dir, segment: seg.baseOffset }, 'index files unusable after a clean shutdown; rebuilding them');
+        result = seg.recover();
+      }
+      if (result.truncatedBytes > 0) {
+        log?.warn({ dir, segment: seg.baseOffset, truncatedBytes: result.truncatedBytes, reason: result.problem }, 'truncated invalid bytes at the end of the log');
+      }
+      if (i < last && (result.truncatedBytes > 0 || seg.nextOffset > segments[i + 1].baseOffset)) {
+        // Everything after a cut is suspect (Kafka deletes it too).
+        for (const later of segments.slice(i + 1)) {
+          log?.warn({ dir, segment: later.baseOffset }, 'deleting a segment that follows a truncated one');
+          later.delete();
+        }
+        keep = i + 1;
+        break;
+      }
+    }
+    const kept = segments.slice(0, keep);
+    // An empty segment in the middle holds nothing: drop it (the first one stays: it anchors the start).
+    const result = kept.filter((seg, i) => {
+      if (i === 0 || i === kept.length - 1 || seg.size > 0) return true;
+      seg.delete();
+      return false;
+    });
+    result[result.length - 1].setActive(true);
+    return result;
+  }
+
+  // --- state -------------------------------------------------------------------------------------------
+
+  get logStartOffset(): number {
+    return this._logStartOffset;
+  }
+
+  get logEndOffset(): number {
+    return this.active.nextOffset;
+  }
+
+  /** Single broker: everything appended is committed. */
+  get highWatermark(): number {
+    return this.logEndOffset;
+  }
+
+  /** Offset below which the log is known to be fsynced. */
+  get recoveryPoint(): number {
+    return this._recoveryPoint;
+  }
+
+  /** Total bytes of all segments' .log files. */
+  get size(): number {
+    let n = 0;
+    for (const s of this.segments) n += s.size;
+    return n;
+  }
+
+  /** Base offsets of the segments, oldest first. */
+  segmentBaseOffsets(): number[] {
+    return this.segments.map((s) => s.baseOffset);
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  private get active(): Segment {
+    return this.segments[this.segments.length - 1];
+  }
+
+  /** Changes segment.bytes / segment.ms / index.interval.bytes for future appends. */
+  updateConfig(config: Partial<LogConfig>): void {
+    this.config = { ...this.config, ...config };
+    this.segmentConfig.indexIntervalBytes = this.config.indexIntervalBytes;
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `log ${path.basename(this.dir)} is closed`);
+  }
+
+  // --- append ------------------------------------------------------------------------------------------
+
+  /**
+   * Assigns offsets from logEndOffset (writing each batch's baseOffset into `buf` in place), rolls the
+   * active segment when needed, and appends every batch in one write. `batches` must be contiguous in
+   * `buf`, in order.
+   */
+  append(buf: Buffer, batches: AppendBatchInfo[]): { baseOffset: number; lastOffset: number } {
+    this.ensureOpen();
+    const baseOffset = this.logEndOffset;
+    if (batches.length === 0) return { baseOffset, lastOffset: baseOffset - 1 };
+    const start = batches[0].position;
+    let expected = start;
+    let next = baseOffset;
+    const segBatches: SegmentAppendBatch[] = [];
+    for (const b of batches) {
+      if (b.position !== expected) throw new KafkaError('CORRUPT_MESSAGE', 'batches to append are not contiguous');
+      if (b.size < HEADER_SIZE || b.position + b.size > buf.length) throw new KafkaError('CORRUPT_MESSAGE', 'batch extends past the buffer');
+      if (b.lastOffsetDelta < 0) throw new KafkaError('CORRUPT_MESSAGE', `negative lastOffsetDelta ${b.lastOffsetDelta}`);
+      const last = next + b.lastOffsetDelta;
+      segBatches.push({ position: b.position - start, size: b.size, lastOffset: last, maxTimestamp: b.maxTimestamp });
+      next = last + 1;
+      expected += b.size;
+    }
+    const bytes = buf.subarray(start, expected);
+    const lastOffset = next - 1;
+    if (this.shouldRoll(bytes.length, lastOffset)) this.roll();
+    // Offsets are written only now: the CRC does not cover baseOffset.
+    let offset = baseOffset;
+    for (const b of batches) {
+      writeInt64(buf, b.position, offset);
+      offset += b.lastOffsetDelta + 1;
+    }
+    this.active.append(bytes, segBatches);
+    this.notify();
+    return { baseOffset, lastOffset };
+  }
+
+  private shouldRoll(bytes: number, lastOffset: number): boolean {
+    const seg = this.active;
+    if (seg.size === 0) return false;
+    if (seg.size + bytes > this.config.segmentBytes) return true;
+    if (seg.size + bytes > INT32_MAX) return true;
+    if (this.segmentConfig.now() - seg.createdAt > this.config.segmentMs) return true;
+    return lastOffset - seg.baseOffset > INT32_MAX;
+  }
+
+  /** Starts a new active segment at logEndOffset (no-op when the active one is empty). */
+  roll(): void {
+    this.ensureOpen();
+    const old = this.active;
+    if (old.size === 0) return;
+    const base = old.nextOffset;
+    old.onBecomeInactive();
+    const seg = Segment.create(this.dir, base, this.segmentConfig);
+    this.segments.push(seg);
+    this.unflushed.add(old);
+    this.flushing = this.flushing
+      .then(async () => {
+        if (this.closed) return;
+        await old.flushAsync();
+        fsyncDir(this.dir);
+        this.unflushed.delete(old);
+        if (!this.closed) this._recoveryPoint = Math.max(this._recoveryPoint, base);
+      })
+      .catch((err) => {
+        if (!this.closed) this.options.log?.warn({ dir: this.dir, err: (err as Error).message }, 'background flush of a rolled segment failed');
+      });
+    this.options.log?.info({ dir: this.dir, segment: base }, 'rolled new log segment');
+  }
+
+  private notify(): void {
+    if (this.waiters.size === 0) return;
+    for (const w of [...this.waiters]) {
+      try {
+        w();
+      } catch {
+        // a waiter's failure is its own business
+      }
+    }
+  }
+
+  // --- read --------------------------------------------------------------------------------------------
+
+  private segmentIndexFor(offset: number): number {
+    let lo = 0;
+    let hi = this.segments.length - 1;
+    let found = 0;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.segments[mid].baseOffset <= offset) {
+        found = mid;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return found;
+  }
+
+  /**
+   * Batches from the one holding fetchOffset, whole, up to maxBytes in total (the first one whole even
+   * when larger, if minOneBatch: KIP-74). The first batch may start below fetchOffset. Throws
+   * OFFSET_OUT_OF_RANGE outside [logStartOffset, logEndOffset]; at logEndOffset the answer is empty.
+   */
+  read(fetchOffset: number, maxBytes: number, minOneBatch = true): ReadResult {
+    this.ensureOpen();
+    const logEnd = this.logEndOffset;
+    if (fetchOffset < this._logStartOffset || fetchOffset > logEnd) {
+      throw new KafkaError(
+        'OFFSET_OUT_OF_RANGE',
+        `Fetch offset ${fetchOffset} is out of range for ${path.basename(this.dir)}: log start offset ${this._logStartOffset}, log end offset ${logEnd}`,
+      );
+    }
+    const records: Buffer[] = [];
+    let remaining = Math.max(0, maxBytes);
+    let first = true;
+    for (let i = this.segmentIndexFor(fetchOffset); fetchOffset < logEnd && i < this.segments.length; i++) {
+      const seg = this.segments[i];
+      const position = first ? seg.translateOffset(fetchOffset) : 0;
+      if (position < 0 || position >= seg.size) continue;
+      const chunk = seg.read(position, remaining, first && minOneBatch);
+      if (chunk.length === 0) break;
+      records.push(chunk);
+      remaining -= chunk.length;
+      first = false;
+      if (position + chunk.length < seg.size || remaining <= 0) break;
+    }
+    return { records, highWatermark: this.highWatermark, logStartOffset: this._logStartOffset };
+  }
+
+  // --- timestamps --------------------------------------------------------------------------------------
+
+  /** The first offset (>= logStartOffset) whose record timestamp is >= ts, with that timestamp; null if none. */
+  offsetForTimestamp(ts: number): { offset: number; timestamp: number } | null {
+    this.ensureOpen();
+    for (let i = this.segmentIndexFor(this._logStartOffset); i < this.segments.length; i++) {
+      const found = this.segments[i].findOffsetByTimestamp(ts, this._logStartOffset);
+      if (found) return found;
+    }
+    return null;
+  }
+
+  /** The record with the largest timestamp (the first on ties), or null when no record has one. */
+  maxTimestampOffset(): { offset: number; timestamp: number } | null {
+    this.ensureOpen();
+    let best: Segment | null = null;
+    for (let i = this.segmentIndexFor(this._logStartOffset); i < this.segments.length; i++) {
+      const seg = this.segments[i];
+      if (seg.maxTimestamp >= 0 && (!best || seg.maxTimestamp > best.maxTimestamp)) best = seg;
+    }
+    return best ? best.maxTimestampAndOffset() : null;
+  }
+
+  // --- deletion ----------------------------------------------------------------------------------------
+
+  /**
+   * Advances logStartOffset to `offset` (DeleteRecords/retention) and deletes segments wholly below it.
+   * Returns the new log start offset. Throws OFFSET_OUT_OF_RANGE past logEndOffset.
+   */
+  deleteRecordsBefore(offset: number): number {
+    this.ensureOpen();
+    const logEnd = this.logEndOffset;
+    if (offset > logEnd || offset < 0) {
+      throw new KafkaError('OFFSET_OUT_OF_RANGE', `Cannot delete records before ${offset}: log end offset is ${logEnd}`);
+    }
+    if (offset <= this._logStartOffset) return this._logStartOffset;
+    this._logStartOffset = offset;
+    if (offset === logEnd && this.active.size > 0) this.roll();
+    while (this.segments.length > 1 && this.segments[1].baseOffset <= offset) {
+      const seg = this.segments.shift()!;
+      this.unflushed.delete(seg);
+      seg.delete();
+    }
+    return offset;
+  }
+
+  // --- durability and lifecycle ------------------------------------------------------------------------
+
+  /** fsyncs every segment not yet known durable; the recovery point becomes logEndOffset. */
+  flush(): void {
+    this.ensureOpen();
+    for (const seg of this.unflushed) seg.flush();
+    this.unflushed.clear();
+    this.active.flush();
+    fsyncDir(this.dir);
+    this._recoveryPoint = this.logEndOffset;
+  }
+
+  /** Waits for background flushes of rolled segments (tests, orderly shutdown). */
+  async flushed(): Promise<void> {
+    await this.flushing;
+  }
+
+  /** Flushes, records the active segment's max timestamp in its time index, closes descriptors, wakes waiters. */
+  close(): void {
+    if (this.closed) return;
+    try {
+      this.active.onBecomeInactive();
+      this.active.setActive(true);
+      this.flush();
+    } finally {
+      this.closed = true;
+      for (const seg of this.segments) seg.close();
+      this.notify();
+    }
+  }
+
+  /** Closes without flushing and removes the directory (renamed to <dir>.<id>-delete first). */
+  delete(): void {
+    if (!this.closed) {
+      this.closed = true;
+      for (const seg of this.segments) seg.close();
+      this.notify();
+    }
+    const doomed = `${this.dir}.${randomBytes(8).toString('hex')}-delete`;
+    try {
+      fs.renameSync(this.dir, doomed);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    fs.rmSync(doomed, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,523 @@
+// A log segment: <base>.log + <base>.index + <base>.timeindex in a partition directory, where <base> is
+// the 20-digit zero-padded first offset the segment may hold (see file-names.ts).
+//
+// <base>.log holds magic-2 record batches back to back, exactly as they travel on the wire (with the
+// baseOffset the log assigned written in; see batch-header.ts for the 61-byte header). Nothing else is
+// in the file: no per-file header, no padding, so its size is the sum of its batch sizes, and a batch
+// torn by a crash is recognised by an incomplete header, a size past the end of the file, a magic other
+// than 2 or a CRC32C mismatch. The two index files are described in offset-index.ts and time-index.ts.
+//
+// Appends go through fs.writeSync on the .log's descriptor: once the call returns, the bytes are in the
+// page cache and survive a kill -9 of the process (Kafka's default too, which does not fsync per write);
+// flush() fsyncs for power-loss durability. Reads are positional fs.readSync into fresh Buffers.
+// Descriptors are opened lazily; inactive (rolled) segments keep theirs in a process-wide LRU bounded by
+// setMaxOpenInactiveSegments() so that thousands of old segments do not exhaust the fd limit.
+
+import fs from 'node:fs';
+import { KafkaError } from '../../protocol/errors.js';
+import { HEADER_SIZE, LOG_OVERHEAD, crcValid, firstRecordAtOrAfter, headerProblem, readHeader, readInt64, type RecordTimestampsFn } from './batch-header.js';
+import { segmentFilePath } from './file-names.js';
+import { OffsetIndex } from './offset-index.js';
+import { TimeIndex } from './time-index.js';
+
+export interface SegmentConfig {
+  indexIntervalBytes: number;
+  now: () => number;
+  /** Decodes record timestamps of compressed batches (for exact offsetForTimestamp answers). */
+  recordTimestamps?: RecordTimestampsFn;
+}
+
+/** A batch inside the bytes given to Segment.append; position is relative to those bytes. */
+export interface SegmentAppendBatch {
+  position: number;
+  size: number;
+  lastOffset: number;
+  maxTimestamp: number;
+}
+
+export interface ScanResult {
+  /** Bytes cut from the end of the .log because they did not form valid batches. */
+  truncatedBytes: number;
+  /** Why the scan stopped early, when it did. */
+  problem: string | null;
+}
+
+// --- process-wide LRU of inactive segments holding open descriptors --------------------------------
+
+let maxOpenInactive = 256;
+const openInactive = new Map<Segment, true>();
+
+/** Bounds the number of rolled segments that keep their descriptors open (default 256). */
+export function setMaxOpenInactiveSegments(n: number): void {
+  maxOpenInactive = Math.max(1, n);
+  evictInactive();
+}
+
+function evictInactive(): void {
+  while (openInactive.size > maxOpenInactive) {
+    const oldest = openInactive.keys().next().value as Segment;
+    openInactive.delete(oldest);
+    oldest.releaseDescriptors();
+  }
+}
+
+function readFully(fd: number, buf: Buffer, offset: number, length: number, position: number): number {
+  let done = 0;
+  while (done < length) {
+    const n = fs.readSync(fd, buf, offset + done, length - done, position + done);
+    if (n === 0) break;
+    done += n;
+  }
+  return done;
+}
+
+/** A sliding read window over [0, end) of a file, for walking batch headers without a read per header. */
+class Window {
+  buf: Buffer = Buffer.alloc(0);
+  private start = 0;
+  private len = 0;
+
+  constructor(
+    private readonly fd: number,
+    private readonly end: number,
+    private readonly chunk: number,
+  ) {}
+
+  /** Offset into buf at which [pos, pos + n) of the file is available, or -1 when past the end. */
+  at(pos: number, n: number): number {
+    if (pos < 0 || pos + n > this.end) return -1;
+    if (pos >= this.start && pos + n <= this.start + this.len) return pos - this.start;
+    const want = Math.min(Math.max(this.chunk, n), this.end - pos);
+    if (this.buf.length < want) this.buf = Buffer.allocUnsafe(Math.max(want, Math.min(this.chunk, this.end - pos)));
+    this.start = pos;
+    this.len = readFully(this.fd, this.buf, 0, want, pos);
+    return this.len >= n ? 0 : -1;
+  }
+}
+
+export class Segment {
+  readonly logPath: string;
+  readonly index: OffsetIndex;
+  readonly timeIndex: TimeIndex;
+  /** Bytes in the .log. */
+  size = 0;
+  /** One past the last offset held (the base offset when empty). */
+  nextOffset: number;
+  /** Wall-clock time the segment started receiving data (segment.ms rolls are measured from it). */
+  createdAt: number;
+  private maxTs: number | undefined;
+  private maxTsOffset = -1;
+  private bytesSinceLastIndexEntry = 0;
+  private fd: number | null = null;
+  private active = false;
+  private indexesChecked = false;
+  private closed = false;
+
+  private constructor(
+    readonly dir: string,
+    readonly baseOffset: number,
+    private readonly config: SegmentConfig,
+  ) {
+    this.logPath = segmentFilePath(dir, baseOffset, 'log');
+    this.index = new OffsetIndex(segmentFilePath(dir, baseOffset, 'index'), baseOffset);
+    this.timeIndex = new TimeIndex(segmentFilePath(dir, baseOffset, 'timeindex'), baseOffset);
+    this.nextOffset = baseOffset;
+    this.createdAt = config.now();
+  }
+
+  /** A new, empty, active segment (any files of that name are emptied). */
+  static create(dir: string, baseOffset: number, config: SegmentConfig): Segment {
+    const seg = new Segment(dir, baseOffset, config);
+    fs.closeSync(fs.openSync(seg.logPath, 'w'));
+    fs.closeSync(fs.openSync(seg.index.path, 'w'));
+    fs.closeSync(fs.openSync(seg.timeIndex.path, 'w'));
+    seg.maxTs = -1;
+    seg.indexesChecked = true;
+    seg.setActive(true);
+    return seg;
+  }
+
+  /**
+   * An existing segment, not yet read: size from stat, nextOffset = nextBase (the next segment's base
+   * offset) until a scan says otherwise. Call recover(), tailScan() or checkTrusted() next.
+   */
+  static open(dir: string, baseOffset: number, config: SegmentConfig, nextBase: number | null): Segment {
+    const seg = new Segment(dir, baseOffset, config);
+    seg.size = fs.statSync(seg.logPath).size;
+    seg.nextOffset = nextBase ?? baseOffset;
+    return seg;
+  }
+
+  get isActive(): boolean {
+    return this.active;
+  }
+
+  setActive(active: boolean): void {
+    this.active = active;
+    if (active) openInactive.delete(this);
+    else if (this.fd !== null) this.touch();
+  }
+
+  private touch(): void {
+    if (this.active || this.closed) return;
+    openInactive.delete(this);
+    openInactive.set(this, true);
+    evictInactive();
+  }
+
+  private handle(): number {
+    if (this.closed) throw new KafkaError('KAFKA_STORAGE_ERROR', `segment ${this.logPath} is closed`);
+    this.touch();
+    this.fd ??= fs.openSync(this.logPath, 'a+');
+    return this.fd;
+  }
+
+  /** Closes the descriptors (they reopen on next use). */
+  releaseDescriptors(): void {
+    if (this.fd !== null) {
+      const fd = this.fd;
+      this.fd = null;
+      fs.closeSync(fd);
+    }
+    this.index.close();
+    this.timeIndex.close();
+  }
+
+  // --- loading and recovery --------------------------------------------------------------------------
+
+  /**
+   * Full scan of the .log from position 0, verifying every batch (complete header, magic 2, size within
+   * the file, CRC32C, offsets increasing); truncates the file at the first bad batch (when truncate) and
+   * rebuilds both indexes from the batches kept.
+   */
+  recover(opts: { verifyCrc: boolean; truncate: boolean } = { verifyCrc: true, truncate: true }): ScanResult {
+    this.index.reset();
+    this.timeIndex.reset();
+    this.maxTs = -1;
+    this.maxTsOffset = -1;
+    this.bytesSinceLastIndexEntry = 0;
+    const startNext = this.nextOffset;
+    this.nextOffset = this.baseOffset;
+    const result = this.scanFrom(0, opts.verifyCrc, opts.truncate, false);
+    if (!opts.truncate && result.problem) this.nextOffset = Math.max(this.nextOffset, startNext);
+    this.indexesChecked = true;
+    this.createdAt = this.firstBatchTime();
+    if (!this.active) this.timeIndex.maybeAppend(this.maxTs!, this.maxTsOffset);
+    return result;
+  }
+
+  /**
+   * After a clean shutdown: checks both indexes in full, then scans (with CRC) only from the last offset
+   * index entry to the end of the file. Returns null when the indexes were unusable, in which case the
+   * caller should recover() instead.
+   */
+  tailScan(): ScanResult | null {
+    if (!this.index.sane() || !this.timeIndex.sane()) return null;
+    if (this.index.validate(this.size) || this.timeIndex.validate()) return null;
+    const last = this.index.lastEntry();
+    let start = 0;
+    if (last) {
+      const fd = this.handle();
+      const head = Buffer.alloc(HEADER_SIZE);
+      if (readFully(fd, head, 0, HEADER_SIZE, last.position) !== HEADER_SIZE) return null;
+      const h = readHeader(head, 0);
+      if (headerProblem(h) || h.baseOffset + h.lastOffsetDelta !== last.offset) return null;
+      start = last.position;
+      this.nextOffset = h.baseOffset;
+    } else {
+      this.nextOffset = this.baseOffset;
+    }
+    const lastTime = this.timeIndex.lastEntry();
+    this.maxTs = lastTime ? lastTime.timestamp : -1;
+    this.maxTsOffset = lastTime ? lastTime.offset : -1;
+    this.bytesSinceLastIndexEntry = 0;
+    // The batch at `start` is already indexed: it is counted, not indexed again.
+    const result = this.scanFrom(start, true, true, last !== null);
+    this.indexesChecked = true;
+    this.createdAt = this.firstBatchTime();
+    return result;
+  }
+
+  /**
+   * A segment before the recovery point: trusted, but its indexes are rebuilt (without truncating the
+   * log) when missing or not made of whole entries. Full index validation happens on first use.
+   */
+  checkTrusted(): boolean {
+    if (this.index.sane() && this.timeIndex.sane()) return false;
+    this.recover({ verifyCrc: false, truncate: false });
+    return true;
+  }
+
+  /** Validates the indexes once (lazily, for trusted segments); rebuilds them when they fail. */
+  private ensureIndexes(): void {
+    this.touch();
+    if (this.indexesChecked) return;
+    this.indexesChecked = true;
+    const problem = this.index.validate(this.size) ?? this.timeIndex.validate(this.active ? undefined : this.nextOffset);
+    if (problem) this.recover({ verifyCrc: false, truncate: false });
+  }
+
+  private firstBatchTime(): number {
+    const now = this.config.now();
+    if (this.size < HEADER_SIZE) return now;
+    const head = Buffer.alloc(HEADER_SIZE);
+    if (readFully(this.handle(), head, 0, HEADER_SIZE, 0) !== HEADER_SIZE) return now;
+    const ts = readHeader(head, 0).maxTimestamp;
+    return ts >= 0 && ts <= now ? ts : now;
+  }
+
+  /**
+   * Walks batches from `start`, indexing them (interval rule) and tracking nextOffset and the max
+   * timestamp; at the first invalid batch, truncates the .log (and index entries past it) if asked.
+   */
+  private scanFrom(start: number, verifyCrc: boolean, truncate: boolean, firstIsIndexed: boolean): ScanResult {
+    const fd = this.handle();
+    const fileSize = fs.fstatSync(fd).size;
+    const win = new Window(fd, fileSize, 1 << 20);
+    let pos = start;
+    let problem: string | null = null;
+    while (pos < fileSize) {
+      let at = win.at(pos, HEADER_SIZE);
+      if (at < 0) {
+        problem = `incomplete batch header at position ${pos}`;
+        break;
+      }
+      const h = readHeader(win.buf, at);
+      problem = headerProblem(h);
+      if (!problem && pos + h.size > fileSize) problem = `batch at position ${pos} (${h.size} bytes) runs past the end of the file (${fileSize})`;
+      if (!problem && h.baseOffset < this.nextOffset) problem = `batch at position ${pos} has base offset ${h.baseOffset}, below ${this.nextOffset}`;
+      const lastOffset = h.baseOffset + h.lastOffsetDelta;
+      if (!problem && lastOffset - this.baseOffset > 0x7fffffff) problem = `offset ${lastOffset} does not fit segment ${this.baseOffset}`;
+      if (!problem && verifyCrc) {
+        at = win.at(pos, h.size);
+        if (at < 0 || !crcValid(win.buf, at, h.size)) problem = `CRC mismatch in the batch at position ${pos}`;
+      }
+      if (problem) break;
+      this.indexBatch(pos, h.size, lastOffset, h.maxTimestamp, !(firstIsIndexed && pos === start));
+      this.nextOffset = lastOffset + 1;
+      pos += h.size;
+    }
+    let truncatedBytes = 0;
+    if (problem && truncate) {
+      truncatedBytes = fileSize - pos;
+      fs.ftruncateSync(fd, pos);
+      this.index.truncateToPosition(pos);
+      this.timeIndex.truncateTo(this.nextOffset);
+      this.size = pos;
+    } else {
+      this.size = fileSize;
+    }
+    return { truncatedBytes, problem };
+  }
+
+  private indexBatch(position: number, size: number, lastOffset: number, maxTimestamp: number, write = true): void {
+    if (maxTimestamp > this.maxTs!) {
+      this.maxTs = maxTimestamp;
+      this.maxTsOffset = lastOffset;
+    }
+    if (write && this.bytesSinceLastIndexEntry > this.config.indexIntervalBytes) {
+      this.index.append(lastOffset, position);
+      this.timeIndex.maybeAppend(this.maxTs!, this.maxTsOffset);
+      this.bytesSinceLastIndexEntry = 0;
+    }
+    this.bytesSinceLastIndexEntry += size;
+  }
+
+  // --- appending ---------------------------------------------------------------------------------------
+
+  /**
+   * Appends `bytes` (whole batches with offsets already assigned, described by `batches`) in one write,
+   * then updates the indexes. On a failed write the file is cut back to its previous size.
+   */
+  append(bytes: Buffer, batches: SegmentAppendBatch[]): void {
+    const fd = this.handle();
+    this.ensureMaxTimestamp();
+    if (this.size === 0) this.createdAt = this.config.now();
+    const start = this.size;
+    try {
+      let done = 0;
+      while (done < bytes.length) done += fs.writeSync(fd, bytes, done, bytes.length - done);
+    } catch (err) {
+      try {
+        fs.ftruncateSync(fd, start);
+      } catch {
+        // the error below is what matters
+      }
+      throw new KafkaError('KAFKA_STORAGE_ERROR', `write to ${this.logPath} failed: ${(err as Error).message}`);
+    }
+    this.size += bytes.length;
+    for (const b of batches) {
+      this.indexBatch(start + b.position, b.size, b.lastOffset, b.maxTimestamp);
+      this.nextOffset = b.lastOffset + 1;
+    }
+  }
+
+  /** Called when the segment stops being the active one: records its max timestamp in the time index. */
+  onBecomeInactive(): void {
+    this.ensureMaxTimestamp();
+    if (this.maxTs! >= 0) this.timeIndex.maybeAppend(this.maxTs!, this.maxTsOffset);
+    this.setActive(false);
+  }
+
+  // --- reading -----------------------------------------------------------------------------------------
+
+  /** Up to `length` bytes of the .log from `position` (fewer at the end of the segment). */
+  readBytes(position: number, length: number): Buffer {
+    const n = Math.max(0, Math.min(length, this.size - position));
+    const buf = Buffer.allocUnsafe(n);
+    if (n === 0) return buf;
+    const got = readFully(this.handle(), buf, 0, n, position);
+    return got === n ? buf : buf.subarray(0, got);
+  }
+
+  /**
+   * Whole batches from `position` fitting in maxBytes; with minOneBatch the first batch is returned
+   * whole even when larger (KIP-74). Empty when nothing fits or position is at the end.
+   */
+  read(position: number, maxBytes: number, minOneBatch: boolean): Buffer {
+    const avail = this.size - position;
+    if (avail <= 0) return Buffer.alloc(0);
+    const buf = this.readBytes(position, Math.max(Math.min(maxBytes, avail), minOneBatch ? Math.min(HEADER_SIZE, avail) : 0));
+    let end = 0;
+    while (end + LOG_OVERHEAD <= buf.length) {
+      const size = LOG_OVERHEAD + buf.readInt32BE(end + 8);
+      if (size < HEADER_SIZE) throw new KafkaError('CORRUPT_MESSAGE', `invalid batch size ${size} at position ${position + end} of ${this.logPath}`);
+      if (end + size > buf.length) break;
+      end += size;
+    }
+    if (end > 0) return buf.subarray(0, end);
+    if (!minOneBatch || buf.length < LOG_OVERHEAD) return Buffer.alloc(0);
+    const size = LOG_OVERHEAD + buf.readInt32BE(8);
+    if (size < HEADER_SIZE) throw new KafkaError('CORRUPT_MESSAGE', `invalid batch size ${size} at position ${position} of ${this.logPath}`);
+    return this.readBytes(position, size);
+  }
+
+  /** The whole batch starting at `position`. */
+  readBatch(position: number): Buffer {
+    const head = this.readBytes(position, LOG_OVERHEAD);
+    if (head.length < LOG_OVERHEAD) throw new KafkaError('CORRUPT_MESSAGE', `no batch at position ${position} of ${this.logPath}`);
+    return this.readBytes(position, LOG_OVERHEAD + head.readInt32BE(8));
+  }
+
+  /**
+   * Byte position of the batch holding `offset` (the first batch whose last offset is >= offset), found
+   * from the offset index and a scan of batch headers; -1 when no batch of this segment reaches it.
+   */
+  translateOffset(offset: number): number {
+    this.ensureIndexes();
+    return this.findBatch(this.index.lookup(Math.max(offset, this.baseOffset)).position, (base, last) => last >= offset);
+  }
+
+  /** Position of the first batch at or after `start` for which match(baseOffset, lastOffset, maxTimestamp) holds; -1 if none. */
+  private findBatch(start: number, match: (base: number, last: number, maxTs: number) => boolean): number {
+    this.ensureIndexes();
+    const win = new Window(this.handle(), this.size, 1 << 16);
+    let pos = start;
+    for (;;) {
+      const at = win.at(pos, HEADER_SIZE);
+      if (at < 0) return -1;
+      const base = readInt64(win.buf, at);
+      const size = LOG_OVERHEAD + win.buf.readInt32BE(at + 8);
+      const last = base + win.buf.readInt32BE(at + 23);
+      if (match(base, last, readInt64(win.buf, at + 35))) return pos;
+      if (size < HEADER_SIZE) throw new KafkaError('CORRUPT_MESSAGE', `invalid batch size ${size} at position ${pos} of ${this.logPath}`);
+      pos += size;
+    }
+  }
+
+  private ensureMaxTimestamp(): void {
+    this.touch();
+    if (this.maxTs !== undefined) return;
+    this.ensureIndexes();
+    if (this.maxTs !== undefined) return;
+    const last = this.timeIndex.lastEntry();
+    this.maxTs = last ? last.timestamp : -1;
+    this.maxTsOffset = last ? last.offset : -1;
+  }
+
+  /** The largest batch max timestamp in the segment (-1 when none). */
+  get maxTimestamp(): number {
+    this.ensureMaxTimestamp();
+    return this.maxTs!;
+  }
+
+  /**
+   * The first record with timestamp >= ts and offset >= startOffset: time index lookup, offset index
+   * lookup, then a scan of batch headers and the records of the first batch that can hold it.
+   */
+  findOffsetByTimestamp(ts: number, startOffset = this.baseOffset): { offset: number; timestamp: number } | null {
+    if (this.maxTimestamp < ts) return null;
+    const fromTime = this.timeIndex.lookup(ts);
+    let pos = this.index.lookup(Math.max(fromTime.offset, startOffset)).position;
+    for (;;) {
+      pos = this.findBatch(pos, (_b, last, maxTs) => maxTs >= ts && last >= startOffset);
+      if (pos < 0) return null;
+      const batch = this.readBatch(pos);
+      const found = firstRecordAtOrAfter(batch, ts, startOffset, this.config.recordTimestamps);
+      if (found) return found;
+      pos += batch.length;
+    }
+  }
+
+  /** The record with the segment's largest timestamp (the first one, on ties), or null when none has one. */
+  maxTimestampAndOffset(): { offset: number; timestamp: number } | null {
+    const ts = this.maxTimestamp;
+    if (ts < 0) return null;
+    const pos = this.translateOffset(this.maxTsOffset);
+    if (pos >= 0) {
+      const found = firstRecordAtOrAfter(this.readBatch(pos), ts, this.baseOffset, this.config.recordTimestamps);
+      if (found) return found;
+    }
+    return { offset: this.maxTsOffset, timestamp: ts };
+  }
+
+  // --- durability and lifecycle ------------------------------------------------------------------------
+
+  /** fsync of the .log and both indexes. */
+  flush(): void {
+    fs.fsyncSync(this.handle());
+    this.index.flush();
+    this.timeIndex.flush();
+  }
+
+  /** fsync through fresh descriptors, off the event loop; files that vanished meanwhile are skipped. */
+  async flushAsync(): Promise<void> {
+    for (const p of [this.logPath, this.index.path, this.timeIndex.path]) {
+      let fh: fs.promises.FileHandle | null = null;
+      try {
+        fh = await fs.promises.open(p, 'r');
+        await fh.sync();
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      } finally {
+        await fh?.close();
+      }
+    }
+  }
+
+  close(): void {
+    if (this.closed) return;
+    openInactive.delete(this);
+    this.releaseDescriptors();
+    this.closed = true;
+  }
+
+  /** Closes and removes the three files. */
+  delete(): void {
+    this.close();
+    for (const p of [this.logPath, this.index.path, this.timeIndex.path]) fs.rmSync(p, { force: true });
+  }
+}
+
+/** fsync of a directory (new or removed entries), ignoring platforms that refuse it. */
+export function fsyncDir(dir: string): void {
+  let fd: number | null = null;
+  try {
+    fd = fs.openSync(dir, 'r');
+    fs.fsyncSync(fd);
+  } catch {
+    // not supported everywhere (e.g. Windows); best effort
+  } finally {
+    if (fd !== null) fs.closeSync(fd);
+  }
+}

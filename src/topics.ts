@@ -1,0 +1,70 @@
+// Topic administration shared by Metadata (auto-create), CreateTopics and Produce: Kafka's naming rules
+// and the checks that turn a request into KafkaErrors with Kafka's codes.
+
+import { KafkaError } from '../protocol/errors.js';
+import { ConfigError, checkTopicConfig } from './config.js';
+import type { Broker } from './broker.js';
+
+const LEGAL = /^[a-zA-Z0-9._-]+$/;
+const MAX_NAME_LENGTH = 249;
+/**
+ * Kafka sets no hard limit, but one request asking for millions of partitions would stall a single
+ * broker creating directories; krill refuses more than this per topic.
+ */
+export const MAX_PARTITIONS_PER_TOPIC = 10_000;
+
+/** Kafka's Topic.validate: non-empty, at most 249 chars of [a-zA-Z0-9._-], not '.' or '..'. */
+export function validateTopicName(name: string | null | undefined): asserts name is string {
+  if (!name) throw new KafkaError('INVALID_TOPIC_EXCEPTION', 'Topic name is illegal, it can\'t be empty');
+  if (name === '.' || name === '..') throw new KafkaError('INVALID_TOPIC_EXCEPTION', `Topic name cannot be "${name}"`);
+  if (name.length > MAX_NAME_LENGTH) {
+    throw new KafkaError('INVALID_TOPIC_EXCEPTION', `Topic name is illegal, it can't be longer than ${MAX_NAME_LENGTH} characters`);
+  }
+  if (!LEGAL.test(name)) {
+    throw new KafkaError('INVALID_TOPIC_EXCEPTION', `Topic name "${name}" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'`);
+  }
+}
+
+export interface TopicRequest {
+  name: string;
+  numPartitions: number;
+  replicationFactor: number;
+  configs: Record<string, string | null>;
+}
+
+/** Checks a topic creation request as Kafka's controller does; returns the effective partition count and configs. */
+export function checkNewTopic(broker: Broker, req: TopicRequest): { partitions: number; configs: Record<string, string> } {
+  validateTopicName(req.name);
+  if (broker.logs.getTopic(req.name)) throw new KafkaError('TOPIC_ALREADY_EXISTS', `Topic '${req.name}' already exists.`);
+  const partitions = req.numPartitions === -1 ? broker.config.int('num.partitions') : req.numPartitions;
+  if (!Number.isInteger(partitions) || partitions <= 0) {
+    throw new KafkaError('INVALID_PARTITIONS', 'Number of partitions was set to an invalid non-positive value.');
+  }
+  if (partitions > MAX_PARTITIONS_PER_TOPIC) {
+    throw new KafkaError('INVALID_PARTITIONS', `Number of partitions ${partitions} is above krill's limit of ${MAX_PARTITIONS_PER_TOPIC} per topic.`);
+  }
+  const rf = req.replicationFactor === -1 ? broker.config.int('default.replication.factor') : req.replicationFactor;
+  if (rf <= 0) throw new KafkaError('INVALID_REPLICATION_FACTOR', 'Replication factor must be larger than 0, or -1 to use the default value.');
+  if (rf > 1) {
+    throw new KafkaError('INVALID_REPLICATION_FACTOR', `Unable to replicate the partition ${rf} time(s): The target replication factor of ${rf} cannot be reached because only 1 broker(s) are registered.`);
+  }
+  const configs: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.configs)) {
+    try {
+      configs[name] = checkTopicConfig(name, value);
+    } catch (err) {
+      if (err instanceof ConfigError) throw new KafkaError('INVALID_CONFIG', err.message);
+      throw err;
+    }
+  }
+  const maxBytes = configs['max.message.bytes'];
+  if (maxBytes !== undefined && Number(maxBytes) < 0) throw new KafkaError('INVALID_CONFIG', 'max.message.bytes must be at least 0');
+  return { partitions, configs };
+}
+
+/** Creates a topic named in Metadata or Produce when auto.create.topics.enable allows it. */
+export function autoCreateTopic(broker: Broker, name: string): void {
+  const { partitions, configs } = checkNewTopic(broker, { name, numPartitions: -1, replicationFactor: -1, configs: {} });
+  broker.logs.createTopic(name, partitions, configs);
+  broker.log.info({ topic: name, partitions }, 'auto-created topic');
+}

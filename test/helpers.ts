@@ -1,0 +1,83 @@
+// Shared test helpers: a real krill on a real TCP port, torn down after each suite.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import net from 'node:net';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { startBroker, type RunningBroker, type StartOptions } from '../src/index.js';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const CLI = path.join(ROOT, 'dist', 'src', 'cli.js');
+
+export async function withBroker(options: StartOptions = {}): Promise<RunningBroker> {
+  return startBroker({ port: 0, host: '127.0.0.1', ...options });
+}
+
+export function tempDir(prefix = 'krill-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export interface CliBroker {
+  proc: ChildProcess;
+  port: number;
+  bootstrap: string;
+  dataDir: string;
+  readyLine: string;
+  stderr: () => string;
+  /** Resolves with the exit code (or signal name). */
+  exited: Promise<number | string>;
+}
+
+/** Starts the built CLI (dist/src/cli.js) and waits for its ready line. */
+export function spawnCli(args: string[], opts: { timeoutMs?: number } = {}): Promise<CliBroker> {
+  const proc = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  const exited = new Promise<number | string>((resolve) => proc.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  proc.stderr!.on('data', (d) => (err += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`krill did not become ready: ${err}`));
+    }, opts.timeoutMs ?? 15_000);
+    proc.stdout!.on('data', (d) => {
+      out += d;
+      const m = /krill ready on ([^\s]+):(\d+) \(data: (.*?), cluster/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ proc, port: Number(m[2]), bootstrap: `127.0.0.1:${m[2]}`, dataDir: m[3], readyLine: out.trim(), stderr: () => err, exited });
+      }
+    });
+    exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`krill exited with ${code} before ready: ${err}`));
+    });
+  });
+}
+
+/** Sends one raw frame and returns the raw response frame (without its size prefix), or null on close. */
+export function rawRequest(port: number, frame: Buffer, timeoutMs = 5000): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(port, '127.0.0.1');
+    let buf = Buffer.alloc(0);
+    const timer = setTimeout(() => {
+      sock.destroy();
+      reject(new Error('raw request timed out'));
+    }, timeoutMs);
+    sock.on('connect', () => sock.write(frame));
+    sock.on('data', (d) => {
+      buf = Buffer.concat([buf, d]);
+      if (buf.length >= 4 && buf.length >= 4 + buf.readInt32BE(0)) {
+        clearTimeout(timer);
+        sock.destroy();
+        resolve(buf.subarray(4, 4 + buf.readInt32BE(0)));
+      }
+    });
+    sock.on('error', () => {});
+    sock.on('close', () => {
+      clearTimeout(timer);
+      resolve(null);
+    });
+  });
+}
