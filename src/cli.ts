@@ -105,8 +105,6 @@ async function main(): Promise<void> {
     process.stderr.write(`krill: cannot start: ${e.code === 'EADDRINUSE' ? `address ${config.listener.host}:${config.listener.port} is already in use` : e.message}\n`);
     process.exit(e instanceof ConfigError ? 2 : 1);
   }
-  const { host, port } = broker.listener;
-  process.stdout.write(`krill ready on ${host}:${port} (data: ${broker.dataDir}, cluster: ${broker.clusterId}, node: ${broker.nodeId})\n`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -127,6 +125,10 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // Only now say ready: a supervisor may signal as soon as it reads this line, and before the handlers
+  // above exist SIGTERM/SIGINT would kill the process outright instead of closing cleanly.
+  const { host, port } = broker.listener;
+  process.stdout.write(`krill ready on ${host}:${port} (data: ${broker.dataDir}, cluster: ${broker.clusterId}, node: ${broker.nodeId})\n`);
 }
 
 main().catch((err) => {

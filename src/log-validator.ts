@@ -45,6 +45,12 @@ export function validateRecords(records: Buffer | null, cfg: TopicAppendConfig, 
     });
     buf = Buffer.concat(parts);
     batches = scanBatches(buf);
+    // Like Kafka's UnifiedLog.append, check the size again: recompression may have grown the batch.
+    for (const b of batches) {
+      if (b.size > cfg.maxMessageBytes) {
+        throw new KafkaError('MESSAGE_TOO_LARGE', `The record batch is ${b.size} bytes after recompression, larger than max.message.bytes (${cfg.maxMessageBytes})`);
+      }
+    }
   }
   if (cfg.logAppendTime) for (const b of batches) setLogAppendTime(buf, b.position, now);
   return { buf, batches };

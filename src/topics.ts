@@ -25,6 +25,19 @@ export function validateTopicName(name: string | null | undefined): asserts name
   }
 }
 
+/**
+ * Kafka's Topic.hasCollisionChars/unifyCollisionChars: '.' and '_' map to the same metric name, so Kafka's
+ * controller refuses a topic whose name equals an existing one's once '.' is read as '_' ("a.b" vs "a_b").
+ */
+export function collidingTopic(broker: Broker, name: string): string | undefined {
+  if (!/[._]/.test(name)) return undefined;
+  const unified = name.replace(/\./g, '_');
+  for (const t of broker.logs.topics()) {
+    if (t.name !== name && t.name.replace(/\./g, '_') === unified) return t.name;
+  }
+  return undefined;
+}
+
 export interface TopicRequest {
   name: string;
   numPartitions: number;
@@ -36,6 +49,8 @@ export interface TopicRequest {
 export function checkNewTopic(broker: Broker, req: TopicRequest): { partitions: number; configs: Record<string, string> } {
   validateTopicName(req.name);
   if (broker.logs.getTopic(req.name)) throw new KafkaError('TOPIC_ALREADY_EXISTS', `Topic '${req.name}' already exists.`);
+  const collision = collidingTopic(broker, req.name);
+  if (collision !== undefined) throw new KafkaError('INVALID_TOPIC_EXCEPTION', `Topic '${req.name}' collides with existing topic: ${collision}`);
   const partitions = req.numPartitions === -1 ? broker.config.int('num.partitions') : req.numPartitions;
   if (!Number.isInteger(partitions) || partitions <= 0) {
     throw new KafkaError('INVALID_PARTITIONS', 'Number of partitions was set to an invalid non-positive value.');

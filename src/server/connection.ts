@@ -27,9 +27,11 @@ export class Connection {
   private readonly abort = new AbortController();
   private closed = false;
   private readonly log: Logger;
+  private readonly maxFrameBytes: number;
 
   constructor(private readonly socket: Socket, private readonly broker: Broker) {
     this.log = broker.log.child({ client: `${socket.remoteAddress}:${socket.remotePort}` });
+    this.maxFrameBytes = broker.config.int('socket.request.max.bytes');
     socket.setNoDelay(true);
     socket.on('data', (chunk) => this.onData(chunk));
     socket.on('error', (err) => this.log.debug({ err: err.message }, 'socket error'));
@@ -60,7 +62,7 @@ export class Connection {
     while (!this.closed && this.buffered >= 4) {
       const head = this.chunks[0].length >= 4 ? this.chunks[0] : this.concatAll();
       const size = head.readInt32BE(0);
-      const max = this.broker.config.int('socket.request.max.bytes');
+      const max = this.maxFrameBytes;
       if (size < 0 || size > max) {
         this.fail(`frame of ${size} bytes exceeds socket.request.max.bytes (${max})`);
         return;

@@ -1,0 +1,33 @@
+// FindCoordinator: v0-6.
+// Behaviour: on a single broker every group's coordinator is this broker. Transaction coordinators
+// (keyType 1) do not exist yet: those keys get COORDINATOR_NOT_AVAILABLE, which clients treat as retriable.
+// Version notes: v4+ batches several keys per request (KIP-699); earlier versions carry one key.
+// librdkafka only enables LZ4 for brokers that advertise this API, so it matters beyond groups.
+import { ErrorCode } from '../../protocol/errors.js';
+import { defineHandler } from './registry.js';
+import type { Broker } from '../broker.js';
+
+const GROUP = 0;
+
+function locate(broker: Broker, keyType: number) {
+  const { host, port } = broker.advertised;
+  if (keyType !== GROUP) {
+    return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: 'krill has no transaction coordinator yet', nodeId: -1, host: '', port: -1 };
+  }
+  return { errorCode: ErrorCode.NONE, errorMessage: null, nodeId: broker.nodeId, host, port };
+}
+
+export default defineHandler({
+  apiKey: 10,
+  minVersion: 0,
+  maxVersion: 6,
+  handle({ broker, apiVersion }, req) {
+    if (apiVersion >= 4) {
+      return {
+        throttleTimeMs: 0,
+        coordinators: req.coordinatorKeys.map((key: string) => ({ key, ...locate(broker, req.keyType) })),
+      };
+    }
+    return { throttleTimeMs: 0, ...locate(broker, req.keyType) };
+  },
+});
