@@ -30,7 +30,7 @@ export default defineHandler({
   maxVersion: 11,
   advertisedBelowRange: true,
   errorResponse,
-  handle({ broker, apiVersion }, req) {
+  handle({ broker, apiVersion, closeConnection }, req) {
     if (apiVersion < 3) return errorResponse(req, ErrorCode.UNSUPPORTED_VERSION);
     if (req.acks !== 0 && req.acks !== 1 && req.acks !== -1) return errorResponse(req, ErrorCode.INVALID_REQUIRED_ACKS);
     const now = Date.now();
@@ -66,7 +66,12 @@ export default defineHandler({
       }
       responses.push({ name: t.name, partitionResponses });
     }
-    if (req.acks === 0) return null;
+    if (req.acks === 0) {
+      // The producer reads no response, so Kafka closes the connection to make it refresh its metadata.
+      const failed = responses.some((t) => t.partitionResponses.some((p) => p.errorCode !== ErrorCode.NONE));
+      if (failed) closeConnection('an acks=0 produce failed');
+      return null;
+    }
     return { responses, throttleTimeMs: 0 };
   },
 });

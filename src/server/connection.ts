@@ -18,6 +18,8 @@ interface Slot {
   correlationId: number;
   /** Response chunks once ready; null for "send nothing" (acks=0); undefined while pending. */
   chunks: Buffer[] | null | undefined;
+  /** Set by a handler that wants the connection closed once earlier responses are out. */
+  closeReason?: string;
 }
 
 export class Connection {
@@ -126,7 +128,12 @@ export class Connection {
       return;
     }
     const slot = this.enqueue(header.correlationId);
-    const ctx = { broker: this.broker, header, apiVersion: version, log: this.log, signal: this.abort.signal };
+    const ctx = {
+      broker: this.broker, header, apiVersion: version, log: this.log, signal: this.abort.signal,
+      closeConnection: (reason: string) => {
+        slot.closeReason = reason;
+      },
+    };
     let result: Message | null | Promise<Message | null>;
     try {
       result = handler.handle(ctx, request);
@@ -194,6 +201,13 @@ export class Connection {
     let ok = true;
     while (this.queue.length && this.queue[0].chunks !== undefined) {
       const slot = this.queue.shift()!;
+      if (slot.closeReason !== undefined) {
+        if (wrote) this.socket.uncork();
+        this.log.warn(`closing connection: ${slot.closeReason}`);
+        this.closed = true;
+        this.socket.destroySoon(); // after the earlier responses are written
+        return;
+      }
       if (slot.chunks === null) continue;
       if (!wrote) {
         this.socket.cork();

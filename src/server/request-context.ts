@@ -10,4 +10,6 @@ export interface RequestContext {
   log: Logger;
   /** Aborted when the client's connection closes, so long polls stop waiting for nobody. */
   signal: AbortSignal;
+  /** Close the connection after the responses queued before this request (Kafka's closeConnection). */
+  closeConnection(reason: string): void;
 }

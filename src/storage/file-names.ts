@@ -74,6 +74,11 @@ export function isDeletedDirName(name: string): boolean {
 }
 
 /** "<topic>-<partition>.<uniqueId>-delete", the name a partition directory is renamed to before removal. */
+/**
+ * The name a partition directory is renamed to before removal. Like Kafka, the topic part is shortened so
+ * the whole name stays within the 255-byte file-name limit (topic names may be 249 characters).
+ */
 export function deletedDirName(topic: string, partition: number, uniqueId: string): string {
-  return `${partitionDirName(topic, partition)}.${uniqueId}${DELETE_DIR_SUFFIX}`;
+  const suffix = `-${partition}.${uniqueId}${DELETE_DIR_SUFFIX}`;
+  return `${topic.slice(0, Math.max(0, 255 - suffix.length))}${suffix}`;
 }

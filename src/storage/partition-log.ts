@@ -17,7 +17,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { KafkaError } from '../../protocol/errors.js';
 import { HEADER_SIZE, writeInt64, type RecordTimestampsFn } from './batch-header.js';
-import { TEMP_SUFFIXES, parseSegmentFileName } from './file-names.js';
+import { TEMP_SUFFIXES, deletedDirName, parsePartitionDirName, parseSegmentFileName } from './file-names.js';
 import { Segment, fsyncDir, type SegmentAppendBatch, type SegmentConfig } from './segment.js';
 
 export interface LogConfig {
@@ -466,7 +466,11 @@ export class PartitionLog {
       for (const seg of this.segments) seg.close();
       this.notify();
     }
-    const doomed = `${this.dir}.${randomBytes(8).toString('hex')}-delete`;
+    const parsed = parsePartitionDirName(path.basename(this.dir));
+    const unique = randomBytes(8).toString('hex');
+    const doomed = parsed
+      ? path.join(path.dirname(this.dir), deletedDirName(parsed.topic, parsed.partition, unique))
+      : `${this.dir}.${unique}-delete`;
     try {
       fs.renameSync(this.dir, doomed);
     } catch (err) {

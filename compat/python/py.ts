@@ -1,0 +1,47 @@
+// Runs one of the compat/python/*.py drivers with Debian's /usr/bin/python3 (where the Debian packages
+// python3-confluent-kafka and python3-kafka live) and parses its one JSON line.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describeRun, run } from '../util.js';
+
+export const PYTHON = '/usr/bin/python3';
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+
+export async function py<T = any>(script: string, command: string, args: object, timeoutMs = 45_000): Promise<T> {
+  // A clean environment for Debian's python: no pyenv/virtualenv variables leaking in.
+  const env: NodeJS.ProcessEnv = { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1' };
+  const r = await run(PYTHON, [path.join(HERE, script), command], { input: JSON.stringify(args), timeoutMs, env });
+  const line = r.stdout.trim().split('\n').pop() ?? '';
+  let parsed: any;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    throw new Error(`${script} ${command}: no JSON on stdout\n${describeRun(r)}`);
+  }
+  if (r.code !== 0 || parsed.exception) {
+    throw new Error(`${script} ${command} failed: ${parsed.exception ?? ''}\n${parsed.traceback ?? ''}\n${describeRun(r)}`);
+  }
+  return parsed as T;
+}
+
+export const b64 = (s: string | Buffer | null): string | null => (s === null ? null : Buffer.from(s).toString('base64'));
+export const unb64 = (s: string | null): string | null => (s === null ? null : Buffer.from(s, 'base64').toString('latin1'));
+
+export interface PyRecord {
+  key: string | null;
+  value: string | null;
+  headers?: [string, string | null][] | null;
+  timestamp?: number | null;
+  partition?: number | null;
+}
+
+/** A record as sent to a driver: bytes as base64. */
+export function encodeRecord(r: PyRecord) {
+  return {
+    key: b64(r.key === null ? null : Buffer.from(r.key, 'latin1')),
+    value: b64(r.value === null ? null : Buffer.from(r.value, 'latin1')),
+    headers: r.headers ? r.headers.map(([k, v]) => [k, v === null ? null : b64(Buffer.from(v, 'latin1'))]) : r.headers,
+    timestamp: r.timestamp ?? null,
+    partition: r.partition ?? null,
+  };
+}

@@ -1,0 +1,181 @@
+// The built CLI (dist/src/cli.js; run `npx tsc -p .` first) and the embedded startBroker() lifecycle.
+import { afterAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { CLI, spawnCli, tempDir, type CliBroker } from '../helpers.js';
+import { TestClient } from '../server/client.js';
+import { API, metadataBody, uniqueTopic } from '../server/kafka.js';
+import { startBroker } from '../../src/index.js';
+
+const dirs: string[] = [];
+function dir(): string {
+  const d = tempDir('krill-cli-');
+  dirs.push(d);
+  return d;
+}
+afterAll(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+/** Runs the CLI to completion (for argument errors). */
+function runCli(args: string[], timeoutMs = 10_000): Promise<{ code: number | string; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (d) => (stdout += d));
+    proc.stderr.on('data', (d) => (stderr += d));
+    const t = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`krill did not exit: ${stdout} ${stderr}`));
+    }, timeoutMs);
+    proc.on('exit', (code, signal) => {
+      clearTimeout(t);
+      resolve({ code: code ?? signal ?? -1, stdout, stderr });
+    });
+  });
+}
+
+async function stop(b: CliBroker, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | string> {
+  b.proc.kill(signal);
+  return b.exited;
+}
+
+describe('krill CLI', () => {
+  it('prints the ready line and listens on the port it names (--port 0)', async () => {
+    const d = dir();
+    const b = await spawnCli(['--port', '0', '--data-dir', d, '--set', 'node.id=5']);
+    try {
+      expect(b.readyLine).toMatch(/^krill ready on 127\.0\.0\.1:(\d+) \(data: (.+), cluster: ([A-Za-z0-9_-]+), node: 5\)$/);
+      expect(b.port).toBeGreaterThan(0);
+      expect(b.port).not.toBe(9092);
+      expect(path.resolve(b.dataDir)).toBe(path.resolve(d));
+      const c = await TestClient.connect(b.port);
+      const md = await c.request(API.Metadata, 12, metadataBody(12, null));
+      c.close();
+      expect(md.brokers).toEqual([{ nodeId: 5, host: '127.0.0.1', port: b.port, rack: null }]);
+      const clusterId = /cluster: ([^,]+),/.exec(b.readyLine)![1];
+      expect(md.clusterId).toBe(clusterId);
+    } finally {
+      expect(await stop(b)).toBe(0);
+    }
+  });
+
+  it('an unknown --set name exits 2 naming it', async () => {
+    const r = await runCli(['--port', '0', '--data-dir', dir(), '--set', 'foo.bar=1']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('foo.bar');
+    expect(r.stdout).not.toContain('krill ready');
+  });
+
+  it('a bad value exits 2 naming the config', async () => {
+    const r = await runCli(['--port', '0', '--data-dir', dir(), '--set', 'num.partitions=abc']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('num.partitions');
+    expect(r.stderr).toContain('abc');
+  });
+
+  it('an unknown argument exits 2 with the usage', async () => {
+    const r = await runCli(['--bogus']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--bogus');
+    expect(r.stderr).toContain('usage: krill');
+  });
+
+  it('a bad config in a --config file exits 2', async () => {
+    const d = dir();
+    const file = path.join(d, 'bad.properties');
+    fs.writeFileSync(file, 'auto.create.topics.enable=maybe\n');
+    const r = await runCli(['--port', '0', '--data-dir', d, '--config', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('auto.create.topics.enable');
+    const missing = await runCli(['--port', '0', '--data-dir', d, '--config', path.join(d, 'nope.properties')]);
+    expect(missing.code).toBe(2);
+  });
+
+  it('honours a --config properties file (num.partitions=4), with --set applied after it', async () => {
+    const d = dir();
+    const file = path.join(d, 'server.properties');
+    fs.writeFileSync(file, [
+      '# a Kafka server.properties',
+      'num.partitions=4',
+      'node.id: 9',
+      'auto.create.topics.enable = true',
+      '',
+    ].join('\n'));
+    const b = await spawnCli(['--port', '0', '--data-dir', d, '--config', file, '--set', 'node.id=11']);
+    try {
+      expect(b.readyLine).toMatch(/node: 11\)$/);
+      const c = await TestClient.connect(b.port);
+      const name = uniqueTopic('cfgfile');
+      const md = await c.request(API.Metadata, 9, metadataBody(9, [name]));
+      c.close();
+      expect(md.topics[0].errorCode).toBe(0);
+      expect(md.topics[0].partitions).toHaveLength(4);
+      expect(md.controllerId).toBe(11);
+    } finally {
+      expect(await stop(b)).toBe(0);
+    }
+  });
+
+  it('SIGTERM exits 0 after a clean shutdown', async () => {
+    const d = dir();
+    const b = await spawnCli(['--port', '0', '--data-dir', d]);
+    const c = await TestClient.connect(b.port);
+    await c.request(API.Metadata, 9, metadataBody(9, [uniqueTopic('term')]));
+    expect(await stop(b, 'SIGTERM')).toBe(0);
+    c.close();
+    expect(fs.existsSync(path.join(d, '.kafka_cleanshutdown'))).toBe(true);
+  });
+
+  it('SIGINT exits 0', async () => {
+    const b = await spawnCli(['--port', '0', '--data-dir', dir()]);
+    expect(await stop(b, 'SIGINT')).toBe(0);
+  });
+
+  it('a signal sent the moment the ready line appears still closes cleanly (handlers exist before it)', async () => {
+    const d = dir();
+    for (let i = 0; i < 6; i++) {
+      const b = await spawnCli(['--port', '0', '--data-dir', d]);
+      expect(await stop(b, i % 2 ? 'SIGINT' : 'SIGTERM')).toBe(0);
+    }
+  }, 20_000);
+
+  it('a port in use is reported and exits non-zero', async () => {
+    const b = await spawnCli(['--port', '0', '--data-dir', dir()]);
+    try {
+      const r = await runCli(['--port', String(b.port), '--data-dir', dir()]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('already in use');
+    } finally {
+      await stop(b);
+    }
+  });
+});
+
+describe('embedded startBroker()', () => {
+  it('without dataDir uses a temporary folder and removes it on close', async () => {
+    const b = await startBroker({ port: 0, host: '127.0.0.1' });
+    const c = await TestClient.connect(b.port);
+    await c.request(API.Metadata, 9, metadataBody(9, [uniqueTopic('tmp')]));
+    c.close();
+    expect(fs.existsSync(b.dataDir)).toBe(true);
+    await b.close();
+    expect(fs.existsSync(b.dataDir)).toBe(false);
+    await b.close(); // idempotent
+  });
+
+  it('with dataDir keeps the folder and its data', async () => {
+    const d = dir();
+    const name = uniqueTopic('keep');
+    const b = await startBroker({ port: 0, host: '127.0.0.1', dataDir: d });
+    expect(path.resolve(b.dataDir)).toBe(path.resolve(d));
+    const c = await TestClient.connect(b.port);
+    await c.request(API.Metadata, 9, metadataBody(9, [name]));
+    c.close();
+    await b.close();
+    expect(fs.existsSync(d)).toBe(true);
+    expect(fs.existsSync(path.join(d, `${name}-0`))).toBe(true);
+  });
+});

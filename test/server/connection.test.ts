@@ -1,0 +1,226 @@
+// The connection layer on a live broker: acks=0, pipelining and response order, framing, and what closes
+// a connection (only that one).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import net from 'node:net';
+import { withBroker } from '../helpers.js';
+import { TestClient, decodeResponse, encodeRequest } from './client.js';
+import { API, createTopic, fetchBody, fetchOne, metadataBody, produceBody, recordsOf, uniqueTopic, values } from './kafka.js';
+import { buildBatch } from '../../protocol/record-batch.js';
+import type { RunningBroker } from '../../src/index.js';
+
+let broker: RunningBroker;
+let client: TestClient;
+beforeAll(async () => {
+  broker = await withBroker({ config: { 'socket.request.max.bytes': '1000' } });
+  client = await TestClient.connect(broker.port);
+});
+afterAll(async () => {
+  client.close();
+  await broker.close();
+});
+
+/** Resolves when the socket closes, or with 'open' after ms. */
+function closedWithin(sock: net.Socket, ms: number): Promise<'closed' | 'open'> {
+  return new Promise((resolve) => {
+    if (sock.destroyed) return resolve('closed');
+    const t = setTimeout(() => resolve('open'), ms);
+    sock.once('close', () => {
+      clearTimeout(t);
+      resolve('closed');
+    });
+  });
+}
+
+function connectRaw(): Promise<{ sock: net.Socket; frames: Buffer[] }> {
+  return new Promise((resolve, reject) => {
+    const frames: Buffer[] = [];
+    let buf = Buffer.alloc(0);
+    const sock = net.connect(broker.port, '127.0.0.1', () => resolve({ sock, frames }));
+    sock.on('data', (d) => {
+      buf = Buffer.concat([buf, d]);
+      while (buf.length >= 4 && buf.length >= 4 + buf.readInt32BE(0)) {
+        frames.push(buf.subarray(4, 4 + buf.readInt32BE(0)));
+        buf = buf.subarray(4 + buf.readInt32BE(0));
+      }
+    });
+    sock.once('error', reject);
+  });
+}
+
+async function stillServes(): Promise<void> {
+  const c = await TestClient.connect(broker.port);
+  const res = await c.request(API.ApiVersions, 3, { clientSoftwareName: 'x', clientSoftwareVersion: '1' });
+  c.close();
+  expect(res.errorCode).toBe(0);
+}
+
+describe('acks=0', () => {
+  it('gets no response, the data is there, and the next request gets its own response', async () => {
+    const topic = uniqueTopic('acks0');
+    await createTopic(client, topic);
+    const c = await TestClient.connect(broker.port);
+    try {
+      c.fireAndForget(API.Produce, 9, produceBody(topic, 0, buildBatch(values(2, 'zero-')), 0));
+      c.fireAndForget(API.Produce, 3, produceBody(topic, 0, buildBatch(values(1, 'three-')), 0));
+      // request() checks that the response carries this request's correlation id, not the produce's
+      const md = await c.request(API.Metadata, 9, metadataBody(9, [topic], false));
+      expect(md.topics[0].errorCode).toBe(0);
+      const p = await fetchOne(c, topic, 0, 0);
+      expect(p.highWatermark).toBe(3);
+      expect(recordsOf(p.records).map((r) => r.value)).toEqual(['zero-0', 'zero-1', 'three-0']);
+    } finally {
+      c.close();
+    }
+  });
+
+  // Kafka closes the connection when an acks=0 produce fails, so that the producer notices and refreshes
+  // its metadata (KafkaApis.handleProduceRequest).
+  it('an acks=0 produce that fails closes the connection, as Kafka does', async () => {
+    const c = await TestClient.connect(broker.port);
+    try {
+      c.fireAndForget(API.Produce, 9, produceBody(uniqueTopic('never-created'), 0, buildBatch(values(1)), 0));
+      // no response may be sent for the produce; the connection is closed instead
+      expect(await c.sendRaw(encodeRequest(API.ApiVersions, 0, {}, 99))).toBeNull();
+    } finally {
+      c.close();
+    }
+  });
+});
+
+describe('pipelining', () => {
+  it('answers five pipelined requests in request order, a long-polling Fetch first', async () => {
+    const idle = uniqueTopic('idle');
+    const target = uniqueTopic('target');
+    await createTopic(client, idle);
+    await createTopic(client, target);
+    const c = await TestClient.connect(broker.port);
+    try {
+      const frames = [
+        encodeRequest(API.Fetch, 12, fetchBody(12, idle, [{ partition: 0, fetchOffset: 0 }], { maxWaitMs: 500, minBytes: 1 }), 101),
+        encodeRequest(API.Metadata, 12, metadataBody(12, [target], false), 102),
+        encodeRequest(API.Produce, 9, produceBody(target, 0, buildBatch(values(2))), 103),
+        encodeRequest(API.Metadata, 1, { topics: null }, 104),
+        encodeRequest(API.Produce, 11, produceBody(target, 0, buildBatch(values(3))), 105),
+      ];
+      // all written before any response is read; responses resolve in arrival order
+      const pending = frames.map((f) => c.sendRaw(f));
+      const got = await Promise.all(pending);
+      expect(got.map((f) => f!.readInt32BE(0))).toEqual([101, 102, 103, 104, 105]);
+      const fetch = decodeResponse(API.Fetch, 12, got[0]!).body;
+      expect(fetch.responses[0].partitions[0].errorCode).toBe(0);
+      expect(recordsOf(fetch.responses[0].partitions[0].records)).toEqual([]);
+      expect(decodeResponse(API.Metadata, 12, got[1]!).body.topics[0].name).toBe(target);
+      expect(decodeResponse(API.Produce, 9, got[2]!).body.responses[0].partitionResponses[0]).toMatchObject({ errorCode: 0, baseOffset: 0 });
+      expect(decodeResponse(API.Metadata, 1, got[3]!).body.topics.map((t: any) => t.name)).toContain(target);
+      expect(decodeResponse(API.Produce, 11, got[4]!).body.responses[0].partitionResponses[0]).toMatchObject({ errorCode: 0, baseOffset: 2 });
+    } finally {
+      c.close();
+    }
+  }, 8000);
+
+  it('handles frames split byte by byte and several frames in one write', async () => {
+    const { sock, frames } = await connectRaw();
+    try {
+      const a = encodeRequest(API.ApiVersions, 3, { clientSoftwareName: 'a', clientSoftwareVersion: '1' }, 11);
+      for (const byte of a) {
+        sock.write(Buffer.from([byte]));
+        await new Promise((r) => setImmediate(r));
+      }
+      sock.write(Buffer.concat([
+        encodeRequest(API.ApiVersions, 0, {}, 12),
+        encodeRequest(API.Metadata, 1, { topics: null }, 13),
+        encodeRequest(API.DescribeCluster, 0, { includeClusterAuthorizedOperations: false }, 14),
+      ]));
+      for (let i = 0; i < 100 && frames.length < 4; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(frames.map((f) => f.readInt32BE(0))).toEqual([11, 12, 13, 14]);
+    } finally {
+      sock.destroy();
+    }
+  });
+});
+
+describe('what closes a connection', () => {
+  it('a frame over socket.request.max.bytes closes that connection only', async () => {
+    const other = await TestClient.connect(broker.port);
+    const { sock } = await connectRaw();
+    try {
+      const big = encodeRequest(API.Metadata, 9, metadataBody(9, Array.from({ length: 40 }, (_, i) => `topic-with-a-long-name-${i}`)), 1);
+      expect(big.length - 4).toBeGreaterThan(1000);
+      const closed = closedWithin(sock, 3000);
+      sock.write(big.subarray(0, 8)); // the size prefix alone is enough
+      expect(await closed).toBe('closed');
+      const res = await other.request(API.Metadata, 1, { topics: null });
+      expect(Array.isArray(res.topics)).toBe(true);
+      // a request just under the limit is served
+      const ok = await other.request(API.Metadata, 9, metadataBody(9, Array.from({ length: 10 }, (_, i) => `ok-${i}`), false));
+      expect(ok.topics).toHaveLength(10);
+    } finally {
+      other.close();
+      sock.destroy();
+    }
+  });
+
+  it('a negative frame size closes the connection', async () => {
+    const { sock } = await connectRaw();
+    const closed = closedWithin(sock, 3000);
+    const b = Buffer.alloc(8);
+    b.writeInt32BE(-1, 0);
+    sock.write(b);
+    expect(await closed).toBe('closed');
+    await stillServes();
+  });
+
+  it('garbage closes the connection; the broker keeps serving others', async () => {
+    const { sock } = await connectRaw();
+    const closed = closedWithin(sock, 3000);
+    const g = Buffer.alloc(54, 0xff);
+    g.writeInt32BE(50, 0);
+    sock.write(g);
+    expect(await closed).toBe('closed');
+    await stillServes();
+  });
+
+  it('an unknown API key closes the connection without a response', async () => {
+    const { sock, frames } = await connectRaw();
+    const closed = closedWithin(sock, 3000);
+    const f = encodeRequest(API.ApiVersions, 0, {}, 9);
+    f.writeInt16BE(9999, 4);
+    sock.write(f);
+    expect(await closed).toBe('closed');
+    expect(frames).toEqual([]);
+    await stillServes();
+  });
+
+  it('an unsupported version of an API other than ApiVersions closes the connection', async () => {
+    const c = await TestClient.connect(broker.port);
+    const frame = encodeRequest(API.Metadata, 12, metadataBody(12, null), 5);
+    frame.writeInt16BE(13, 6);
+    expect(await c.sendRaw(frame)).toBeNull();
+    const c2 = await TestClient.connect(broker.port);
+    const fetch3 = encodeRequest(API.Fetch, 4, fetchBody(4, 'x', [{ partition: 0, fetchOffset: 0 }]), 6);
+    fetch3.writeInt16BE(3, 6);
+    expect(await c2.sendRaw(fetch3)).toBeNull();
+    await stillServes();
+  });
+
+  it('a truncated request body closes the connection', async () => {
+    const c = await TestClient.connect(broker.port);
+    const full = encodeRequest(API.Metadata, 9, metadataBody(9, ['abc', 'def']), 5);
+    const cut = Buffer.from(full.subarray(0, full.length - 6));
+    cut.writeInt32BE(cut.length - 4, 0);
+    expect(await c.sendRaw(cut)).toBeNull();
+    await stillServes();
+  });
+
+  it('a client closing mid long-poll does not disturb the broker', async () => {
+    const topic = uniqueTopic('abandon');
+    await createTopic(client, topic);
+    const c = await TestClient.connect(broker.port);
+    c.fireAndForget(API.Fetch, 12, fetchBody(12, topic, [{ partition: 0, fetchOffset: 0 }], { maxWaitMs: 30_000, minBytes: 1 }));
+    await new Promise((r) => setTimeout(r, 20));
+    c.close();
+    const res = await client.request(API.Produce, 9, produceBody(topic, 0, buildBatch(values(1))));
+    expect(res.responses[0].partitionResponses[0].errorCode).toBe(0);
+    await stillServes();
+  });
+});
