@@ -11,7 +11,7 @@ COPY bench ./bench
 # zstd-napi is the one runtime dependency with an install step.
 RUN npm ci --no-audit --no-fund --ignore-scripts \
  && npm rebuild zstd-napi \
- && npx tsc -p tsconfig.json \
+ && npm run build \
  && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
@@ -22,5 +22,5 @@ COPY package.json ./
 VOLUME /data
 EXPOSE 9092
 # Listen on every interface inside the container; tell clients to come back through localhost.
-ENTRYPOINT ["node", "dist/src/cli.js", "--host", "0.0.0.0", "--port", "9092", "--data-dir", "/data"]
+ENTRYPOINT ["node", "dist/krill.mjs", "--host", "0.0.0.0", "--port", "9092", "--data-dir", "/data"]
 CMD ["--set", "advertised.listeners=PLAINTEXT://localhost:9092"]

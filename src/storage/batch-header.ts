@@ -11,7 +11,7 @@
 // The CRC does not cover baseOffset, batchLength, partitionLeaderEpoch or magic, so the log can write
 // baseOffset in place when it assigns offsets.
 
-import { crc32c } from '@node-rs/crc32';
+import { verifyBatchCrc } from '../../protocol/record-batch.js';
 
 export const HEADER_SIZE = 61;
 /** Bytes before batchLength's end: the smallest read that tells a batch's size. */
@@ -68,7 +68,7 @@ export function headerProblem(h: BatchHeader): string | null {
 
 /** Whether the CRC32C stored in the batch at buf[pos, pos+size) matches its bytes [21, size). */
 export function crcValid(buf: Buffer, pos: number, size: number): boolean {
-  return crc32c(buf.subarray(pos + 21, pos + size)) >>> 0 === buf.readUInt32BE(pos + 17);
+  return verifyBatchCrc(buf, pos, size);
 }
 
 /** Per-record timestamps of a whole batch, for batches the log cannot read itself (compressed ones). */
