@@ -3,7 +3,10 @@
 // compression.type demands another codec than the producer used. Offsets are assigned by the log.
 
 import { KafkaError } from '../protocol/errors.js';
-import { scanBatches, setLogAppendTime, recompress, type BatchInfo } from '../protocol/record-batch.js';
+import { scanBatches, setLogAppendTime, setPartitionLeaderEpoch, recompress, type BatchInfo } from '../protocol/record-batch.js';
+
+/** A single broker leads every partition from its creation on: the leader epoch is always 0. */
+export const LEADER_EPOCH = 0;
 import { codecFromName } from '../protocol/compression/index.js';
 
 export interface TopicAppendConfig {
@@ -52,6 +55,10 @@ export function validateRecords(records: Buffer | null, cfg: TopicAppendConfig, 
       }
     }
   }
-  if (cfg.logAppendTime) for (const b of batches) setLogAppendTime(buf, b.position, now);
+  for (const b of batches) {
+    // As Kafka's leader does; the field is outside the CRC, so this is a plain in-place write.
+    setPartitionLeaderEpoch(buf, b.position, LEADER_EPOCH);
+    if (cfg.logAppendTime) setLogAppendTime(buf, b.position, now);
+  }
   return { buf, batches };
 }

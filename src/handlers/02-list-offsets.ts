@@ -7,6 +7,7 @@
 // difference until transactions exist.
 import { ErrorCode, KafkaError, errorCodeOf } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
+import { LEADER_EPOCH } from '../log-validator.js';
 import type { Message } from '../../protocol/codec.js';
 import type { PartitionLog } from '../storage/partition-log.js';
 
@@ -38,7 +39,7 @@ export default defineHandler({
         name: t.name,
         partitions: t.partitions.map((p: Message) => {
           const log = broker.logs.partition(t.name, p.partitionIndex);
-          const base = { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE, timestamp: -1, offset: -1, leaderEpoch: 0 };
+          const base = { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE, timestamp: -1, offset: -1, leaderEpoch: LEADER_EPOCH };
           if (!log) return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, leaderEpoch: -1 };
           try {
             return { ...base, ...lookup(log, p.timestamp) };

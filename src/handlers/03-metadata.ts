@@ -8,6 +8,7 @@
 // authorized operations (v8+) are reported as "not requested" (-2^31) since there are no ACLs yet.
 import { ErrorCode, KafkaError, errorCodeOf } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
+import { LEADER_EPOCH } from '../log-validator.js';
 import { autoCreateTopic, validateTopicName } from '../topics.js';
 import type { Broker } from '../broker.js';
 import type { TopicInfo } from '../storage/log-manager.js';
@@ -26,7 +27,7 @@ export function describeTopic(broker: Broker, topic: TopicInfo) {
       errorCode: ErrorCode.NONE,
       partitionIndex: p,
       leaderId: id,
-      leaderEpoch: 0,
+      leaderEpoch: LEADER_EPOCH,
       replicaNodes: [id],
       isrNodes: [id],
       offlineReplicas: [],

@@ -241,7 +241,7 @@ describe('Broker-side rewrites', () => {
     expect((await fetchOne(client, topic, 0, 0)).highWatermark).toBe(0);
   });
 
-  it('compression.type=producer stores the producer bytes unchanged (bar the assigned base offset)', async () => {
+  it('compression.type=producer stores the producer bytes unchanged (bar base offset and leader epoch)', async () => {
     const topic = uniqueTopic('prod');
     await createTopic(client, topic, 1, { 'compression.type': 'producer' });
     await produceOk(client, topic, 0, values(3));
@@ -254,6 +254,10 @@ describe('Broker-side rewrites', () => {
     const bytes = f.records.subarray(stored.position, stored.position + stored.size);
     expect(bytes.length).toBe(sent.length);
     expect(bytes.readBigInt64BE(0)).toBe(3n);
-    expect(bytes.subarray(8).equals(sent.subarray(8))).toBe(true);
+    expect(sent.readInt32BE(12)).toBe(-1); // the producer leaves partitionLeaderEpoch unset ...
+    expect(bytes.readInt32BE(12)).toBe(0); // ... and the leader stamps its epoch, outside the CRC
+    expect(bytes.subarray(8, 12).equals(sent.subarray(8, 12))).toBe(true);
+    expect(bytes.subarray(16).equals(sent.subarray(16))).toBe(true);
+    expect(verifyBatchCrc(bytes, 0, bytes.length)).toBe(true);
   });
 });
