@@ -47,10 +47,11 @@ export function writeFileAtomic(file: string, content: string | Buffer): void {
     fs.closeSync(fd);
   }
   fs.renameSync(tmp, file);
-  syncDir(path.dirname(file));
+  fsyncDir(path.dirname(file));
 }
 
-function syncDir(dir: string): void {
+/** fsync of a directory (new or removed entries), ignoring platforms that refuse it. */
+export function fsyncDir(dir: string): void {
   let fd: number | null = null;
   try {
     fd = fs.openSync(dir, 'r');
@@ -59,6 +60,16 @@ function syncDir(dir: string): void {
     // best effort (not supported on every platform)
   } finally {
     if (fd !== null) fs.closeSync(fd);
+  }
+}
+
+/** A file's text, or null when it does not exist. */
+export function readTextIfExists(file: string): string | null {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
   }
 }
 
@@ -91,13 +102,8 @@ export function writeCheckpointFile(file: string, entries: CheckpointEntry[]): v
 
 /** The entries of a checkpoint file; [] when it does not exist. Throws when it is malformed. */
 export function readCheckpointFile(file: string): CheckpointEntry[] {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw err;
-  }
+  const text = readTextIfExists(file);
+  if (text === null) return [];
   return parseCheckpoint(text);
 }
 
@@ -135,13 +141,8 @@ function parseProps(text: string): Record<string, string> {
 }
 
 export function readMetaProperties(dataDir: string): MetaProperties | null {
-  let text: string;
-  try {
-    text = fs.readFileSync(path.join(dataDir, META_PROPERTIES), 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
+  const text = readTextIfExists(path.join(dataDir, META_PROPERTIES));
+  if (text === null) return null;
   const raw = parseProps(text);
   const version = Number(raw['version'] ?? '0');
   const clusterId = raw['cluster.id'];

@@ -23,7 +23,7 @@ import { KafkaError } from '../../protocol/errors.js';
 import type { RecordTimestampsFn } from './batch-header.js';
 import {
   CLEAN_SHUTDOWN_FILE, LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, randomKafkaUuid, readCheckpointFile,
-  writeCheckpointFile, writeFileAtomic, type CheckpointEntry,
+  readTextIfExists, writeCheckpointFile, writeFileAtomic, type CheckpointEntry,
 } from './checkpoints.js';
 import { PARTITION_METADATA_FILE, isDeletedDirName, parsePartitionDirName, partitionDirName } from './file-names.js';
 import { DEFAULT_LOG_CONFIG, PartitionLog, logConfigFromMap, type LogConfig, type StorageLogger } from './partition-log.js';
@@ -167,13 +167,8 @@ export class LogManager {
 
   private readTopicsFile(): PersistedTopic[] {
     const file = path.join(this.dataDir, TOPICS_FILE);
-    let text: string;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw err;
-    }
+    const text = readTextIfExists(file);
+    if (text === null) return [];
     const doc = JSON.parse(text) as { version?: number; topics?: PersistedTopic[] };
     if (!Array.isArray(doc.topics)) throw new Error(`${file}: no "topics" array`);
     for (const t of doc.topics) {

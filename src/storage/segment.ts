@@ -509,15 +509,4 @@ export class Segment {
   }
 }
 
-/** fsync of a directory (new or removed entries), ignoring platforms that refuse it. */
-export function fsyncDir(dir: string): void {
-  let fd: number | null = null;
-  try {
-    fd = fs.openSync(dir, 'r');
-    fs.fsyncSync(fd);
-  } catch {
-    // not supported everywhere (e.g. Windows); best effort
-  } finally {
-    if (fd !== null) fs.closeSync(fd);
-  }
-}
+export { fsyncDir } from './checkpoints.js';
