@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from './random.js';
 import { KafkaError } from '../../protocol/errors.js';
-import { HEADER_SIZE, writeInt64, type RecordTimestampsFn } from './batch-header.js';
+import { HEADER_SIZE, LOG_OVERHEAD, readInt64, writeInt64, type RecordTimestampsFn } from './batch-header.js';
 import { TEMP_SUFFIXES, deletedDirName, parsePartitionDirName, parseSegmentFileName } from './file-names.js';
 import { Segment, fsyncDir, type SegmentAppendBatch, type SegmentConfig } from './segment.js';
 
@@ -97,6 +97,11 @@ export class PartitionLog {
   private flushing: Promise<void> = Promise.resolve();
   private readonly unflushed = new Set<Segment>();
   private readonly segmentConfig: SegmentConfig;
+  /**
+   * Where the last read ended: consumers fetch sequentially, so the next fetch usually starts exactly there
+   * and needs no index lookup or header scan. Segments only grow at their end, so a batch boundary stays valid.
+   */
+  private readHint: { segment: Segment; offset: number; position: number } | null = null;
 
   private constructor(
     readonly dir: string,
@@ -368,15 +373,18 @@ export class PartitionLog {
     const records: Buffer[] = [];
     let remaining = Math.max(0, maxBytes);
     let first = true;
+    const hint = this.readHint;
     for (let i = this.segmentIndexFor(fetchOffset); fetchOffset < logEnd && i < this.segments.length; i++) {
       const seg = this.segments[i];
-      const position = first ? seg.translateOffset(fetchOffset) : 0;
+      let position = 0;
+      if (first) position = hint && hint.segment === seg && hint.offset === fetchOffset ? hint.position : seg.translateOffset(fetchOffset);
       if (position < 0 || position >= seg.size) continue;
       const chunk = seg.read(position, remaining, first && minOneBatch);
       if (chunk.length === 0) break;
       records.push(chunk);
       remaining -= chunk.length;
       first = false;
+      this.readHint = { segment: seg, offset: nextOffsetAfter(chunk), position: position + chunk.length };
       if (position + chunk.length < seg.size || remaining <= 0) break;
     }
     return { records, highWatermark: this.highWatermark, logStartOffset: this._logStartOffset };
@@ -479,4 +487,15 @@ export class PartitionLog {
     }
     fs.rmSync(doomed, { recursive: true, force: true });
   }
+}
+
+/** The offset after the last batch in a run of whole batches. */
+function nextOffsetAfter(batches: Buffer): number {
+  let pos = 0;
+  let last = 0;
+  while (pos + HEADER_SIZE <= batches.length) {
+    last = pos;
+    pos += LOG_OVERHEAD + batches.readInt32BE(pos + 8);
+  }
+  return readInt64(batches, last) + batches.readInt32BE(last + 23) + 1;
 }
