@@ -475,6 +475,17 @@ interface StartSample {
   rssKb: number | null;
 }
 
+/** How long the bare runtime takes to start and exit here: the floor under krill's start time. */
+function nodeBaselineMs(): number {
+  const runs: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const t0 = performance.now();
+    spawnSync(process.execPath, ['-e', '0']);
+    runs.push(performance.now() - t0);
+  }
+  return median(runs);
+}
+
 async function measureKrillStart(): Promise<StartSample> {
   let lastErr: Error | null = null;
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -764,6 +775,10 @@ async function main(): Promise<void> {
     details.push(
       `start, krill: runs ${krillStarts.map((s) => s.startMs.toFixed(1)).join(', ')} ms` +
         (readies.length ? `; ready line printed after ${median(readies).toFixed(1)} ms (median)` : ''),
+    );
+    details.push(
+      `start, node itself: \`node -e 0\` takes ${nodeBaselineMs().toFixed(1)} ms (median) in this environment` +
+        (process.env.NODE_EXTRA_CA_CERTS ? '; NODE_EXTRA_CA_CERTS is set, which makes node load extra CA certificates at start' : ''),
     );
   }
 
