@@ -26,8 +26,9 @@
 //   keeps only the last ~5 MB of a partition (hard-coded in rdkafka_mock.c), so fetching N records from
 //   it means re-reading the retained range several times (seek back = assign again), which only an
 //   in-process client can do without paying a process start per pass. The consumer is identical
-//   against both servers, and both are read in passes over the same number of records (fetchWindow:
-//   what fits in ~4.5 MB, inside the mock's retention), so the access pattern is identical. Each pass is
+//   against both servers, and both are read in passes over the same last records of the partition
+//   (fetchWindow: what fits in ~4.5 MB, inside the mock's retention), so the access pattern, including the
+//   consumer's read-ahead up to the end of the log, is identical. Each pass is
 //   timed from assign() to its last record; see rdkafka_client.py for the details.
 //   Counts are verified: after producing N records the partition's high watermark must be N, and the
 //   consumer must receive exactly the expected contiguous offsets with the expected payload sizes;
