@@ -7,8 +7,8 @@ COPY package.json package-lock.json tsconfig.json ./
 COPY protocol ./protocol
 COPY src ./src
 COPY bench ./bench
-# Install scripts are skipped so the test-only client addon (@confluentinc/kafka-javascript) is not built;
-# zstd-napi is the one runtime dependency with an install step.
+# zstd-napi is the one runtime dependency whose install step matters (it builds or fetches its addon), so
+# scripts are skipped for the rest and it is rebuilt on its own.
 RUN npm ci --no-audit --no-fund --ignore-scripts \
  && npm rebuild zstd-napi \
  && npm run build \
