@@ -12,6 +12,8 @@ import { Connection } from './server/connection.js';
 import { LogManager } from './storage/log-manager.js';
 import { readOrCreateMetaProperties } from './storage/checkpoints.js';
 import { decodeBatch } from '../protocol/record-batch.js';
+import { GroupCoordinator } from './group/coordinator.js';
+import { OffsetsTopicStore } from './group/offsets-topic.js';
 
 /** Timestamp lookups inside compressed batches need the records; storage asks through this. */
 function recordTimestamps(batch: Buffer) {
@@ -34,22 +36,50 @@ export class Broker {
     readonly dataDir: string,
     readonly clusterId: string,
     readonly logs: LogManager,
+    readonly groups: GroupCoordinator,
+    readonly offsetsTopic: OffsetsTopicStore,
   ) {}
 
   static async start(config: BrokerConfig, log: Logger): Promise<Broker> {
     const dataDir = path.resolve(config.dataDir);
     const logs = LogManager.open({ dataDir, defaults: config.topicDefaults(), log, recordTimestamps });
+    let groups: GroupCoordinator;
+    let offsetsTopic: OffsetsTopicStore;
+    try {
+      offsetsTopic = OffsetsTopicStore.open(logs, config.int('offsets.topic.num.partitions'));
+      groups = Broker.openGroups(config, logs, offsetsTopic);
+    } catch (err) {
+      logs.close();
+      throw err;
+    }
     const meta = readOrCreateMetaProperties(dataDir, config.nodeId);
-    const broker = new Broker(config, log, dataDir, meta.clusterId, logs);
+    const broker = new Broker(config, log, dataDir, meta.clusterId, logs, groups, offsetsTopic);
     try {
       await broker.listen();
     } catch (err) {
+      groups.close();
       logs.close();
       throw err;
     }
     broker.checkpointTimer = setInterval(() => broker.checkpoint(), CHECKPOINT_INTERVAL_MS);
     broker.checkpointTimer.unref();
     return broker;
+  }
+
+  /** The group coordinator, loaded from __consumer_offsets when it exists. */
+  private static openGroups(config: BrokerConfig, logs: LogManager, store: OffsetsTopicStore): GroupCoordinator {
+    const groups = new GroupCoordinator({
+      store,
+      minSessionTimeoutMs: config.int('group.min.session.timeout.ms'),
+      maxSessionTimeoutMs: config.int('group.max.session.timeout.ms'),
+      initialRebalanceDelayMs: config.int('group.initial.rebalance.delay.ms'),
+      partitionExists: (topic, partition) => {
+        const t = logs.getTopic(topic);
+        return !!t && partition >= 0 && partition < t.partitions;
+      },
+    });
+    store.load(groups);
+    return groups;
   }
 
   get nodeId(): number {
@@ -94,6 +124,7 @@ export class Broker {
 
   async close(): Promise<void> {
     if (this.checkpointTimer) clearInterval(this.checkpointTimer);
+    this.groups.close();
     const server = this.server;
     this.server = null;
     if (server) {

@@ -43,6 +43,11 @@ export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = Object.freeze
   'log.message.timestamp.type': { kind: 'enum', default: 'CreateTime', choices: TIMESTAMP_TYPES, doc: 'CreateTime or LogAppendTime.' },
   'compression.type': { kind: 'enum', default: 'producer', choices: COMPRESSION_TYPES, doc: 'Codec batches are stored in.' },
   'socket.request.max.bytes': { kind: 'int', default: '104857600', min: 1, doc: 'Largest request frame accepted.' },
+  'group.initial.rebalance.delay.ms': { kind: 'int', default: '0', min: 0, doc: 'Wait before the first rebalance of an empty group completes (Kafka: 3000; krill: 0).' },
+  'group.min.session.timeout.ms': { kind: 'int', default: '6000', min: 0, doc: 'Smallest session timeout a group member may ask for.' },
+  'group.max.session.timeout.ms': { kind: 'int', default: '1800000', min: 0, doc: 'Largest session timeout a group member may ask for.' },
+  'offsets.topic.num.partitions': { kind: 'int', default: '50', min: 1, doc: 'Partitions of __consumer_offsets when it is created.' },
+  'offsets.retention.minutes': { kind: 'int', default: '10080', min: 1, doc: 'Retention of committed offsets of empty groups (not enforced yet).' },
 });
 
 /** Topic-level configs accepted by CreateTopics, with the broker config that supplies their default. */

@@ -4,6 +4,7 @@
 import { KafkaError } from '../protocol/errors.js';
 import { ConfigError, checkTopicConfig } from './config.js';
 import type { Broker } from './broker.js';
+import { OFFSETS_TOPIC } from './group/offsets-topic.js';
 
 const LEGAL = /^[a-zA-Z0-9._-]+$/;
 const MAX_NAME_LENGTH = 249;
@@ -79,6 +80,10 @@ export function checkNewTopic(broker: Broker, req: TopicRequest): { partitions: 
 
 /** Creates a topic named in Metadata or Produce when auto.create.topics.enable allows it. */
 export function autoCreateTopic(broker: Broker, name: string): void {
+  if (name === OFFSETS_TOPIC) {
+    broker.offsetsTopic.ensureTopic(); // internal: its own partition count and configs
+    return;
+  }
   const { partitions, configs } = checkNewTopic(broker, { name, numPartitions: -1, replicationFactor: -1, configs: {} });
   broker.logs.createTopic(name, partitions, configs);
   broker.log.info({ topic: name, partitions }, 'auto-created topic');

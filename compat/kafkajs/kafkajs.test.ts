@@ -1,8 +1,8 @@
 // Compatibility: kafkajs 2.2.4, unmodified, against a real krill on a real port.
 //
-// Admin, producer (every codec kafkajs can use) and reading back. kafkajs's group consumer needs
-// FindCoordinator/JoinGroup, which krill does not serve yet, so records are read back with kafkajs's own
-// protocol layer (Cluster → Broker.fetch → its Fetch v11 and record-batch decoders), see ../kafkajs-reader.ts.
+// Admin, producer (every codec kafkajs can use) and reading back. Records are read back exactly with
+// kafkajs's own protocol layer (Cluster → Broker.fetch → its Fetch v11 and record-batch decoders, see
+// ../kafkajs-reader.ts), which reaches every offset directly; groups.test.ts drives kafkajs's group consumer.
 //
 // Snappy, LZ4 and ZSTD are not built into kafkajs: applications register codecs in CompressionCodecs.
 // ../kafkajs-codecs.ts registers adapters that do what the usual companion packages (kafkajs-snappy,

@@ -1,5 +1,6 @@
 // FindCoordinator: v0-6.
-// Behaviour: on a single broker every group's coordinator is this broker. Transaction coordinators
+// Behaviour: on a single broker every group's coordinator is this broker; the first lookup creates
+// __consumer_offsets, as in Kafka. Transaction coordinators
 // (keyType 1) do not exist yet: those keys get COORDINATOR_NOT_AVAILABLE, which clients treat as retriable.
 // Version notes: v4+ batches several keys per request (KIP-699); earlier versions carry one key.
 // librdkafka only enables LZ4 for brokers that advertise this API, so it matters beyond groups.
@@ -14,6 +15,7 @@ function locate(broker: Broker, keyType: number) {
   if (keyType !== GROUP) {
     return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: 'krill has no transaction coordinator yet', nodeId: -1, host: '', port: -1 };
   }
+  broker.offsetsTopic.ensureTopic(); // as Kafka creates __consumer_offsets on the first lookup
   return { errorCode: ErrorCode.NONE, errorMessage: null, nodeId: broker.nodeId, host, port };
 }
 

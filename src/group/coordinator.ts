@@ -1,0 +1,761 @@
+// The classic group coordinator (Kafka's GroupCoordinator + GroupMetadataManager, classic protocol).
+//
+// Membership: JoinGroup without a member id gets MEMBER_ID_REQUIRED and a generated id (v4+, KIP-394);
+// a rebalance (PreparingRebalance) completes when every known member has rejoined or the largest
+// rebalance timeout passes (members that did not rejoin are dropped, static ones kept); the first member
+// is the leader; the protocol is chosen by the members' preference votes among the protocols all support.
+// CompletingRebalance waits for the leader's SyncGroup; followers' SyncGroups wait for it too. Every
+// member has a session timer, reset by heartbeats, joins, syncs and commits; its expiry removes the
+// member and rebalances. Static members (KIP-345) rejoining with a known group.instance.id take over the
+// old member id's place, without a rebalance when their protocols are unchanged; a stale id is FENCED.
+// Offsets: commits and group metadata are written to __consumer_offsets (through the store) before
+// they are acknowledged; deletions write tombstones. Loading replays those records (groups come back Empty).
+import crypto from 'node:crypto';
+import { ErrorCode } from '../../protocol/errors.js';
+import { Group, Member, type CommittedOffset, type JoinResult, type Protocol, type SyncResult } from './group.js';
+import {
+  encodeGroupMetadataKey, encodeGroupMetadataValue, encodeOffsetCommitKey, encodeOffsetCommitValue, type GroupMetadataValue,
+} from './records.js';
+
+export interface Timers {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** Looks the global timer functions up at call time, so vi.useFakeTimers() takes effect. */
+export const realTimers: Timers = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    (t as { unref?: () => void }).unref?.();
+    return t;
+  },
+  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+};
+
+export interface StoreRecord { key: Buffer; value: Buffer | null }
+
+export interface CoordinatorStore {
+  /** Durably appends the records to the group's __consumer_offsets partition; throws on failure. */
+  append(groupId: string, records: StoreRecord[]): void;
+}
+
+export interface CoordinatorOptions {
+  timers?: Timers;
+  store?: CoordinatorStore;
+  minSessionTimeoutMs?: number;
+  maxSessionTimeoutMs?: number;
+  initialRebalanceDelayMs?: number;
+  offsetMetadataMaxBytes?: number;
+  /** Whether topic-partition exists (OffsetCommit answers UNKNOWN_TOPIC_OR_PARTITION otherwise). */
+  partitionExists?: (topic: string, partition: number) => boolean;
+}
+
+export interface JoinRequest {
+  groupId: string;
+  memberId: string;
+  groupInstanceId: string | null;
+  protocolType: string;
+  protocols: Protocol[];
+  sessionTimeoutMs: number;
+  rebalanceTimeoutMs: number;
+  clientId: string;
+  clientHost: string;
+  /** v4+: a new member must rejoin with the id handed out (MEMBER_ID_REQUIRED). */
+  requireKnownMemberId: boolean;
+}
+
+export interface SyncRequest {
+  groupId: string;
+  generationId: number;
+  memberId: string;
+  groupInstanceId: string | null;
+  protocolType: string | null;
+  protocolName: string | null;
+  assignments: { memberId: string; assignment: Buffer }[];
+}
+
+export interface CommitPartition { partition: number; offset: number; leaderEpoch: number; metadata: string | null }
+
+const offsetKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+const splitKey = (k: string): [string, number] => {
+  const i = k.lastIndexOf('\u0000');
+  return [k.slice(0, i), Number(k.slice(i + 1))];
+};
+
+function joinError(memberId: string, code: number): JoinResult {
+  return { errorCode: code, generationId: -1, protocolType: null, protocolName: null, leader: '', memberId, members: [] };
+}
+
+function syncError(code: number): SyncResult {
+  return { errorCode: code, protocolType: null, protocolName: null, assignment: Buffer.alloc(0) };
+}
+
+export class GroupCoordinator {
+  private readonly groups = new Map<string, Group>();
+  private readonly timers: Timers;
+  private readonly store: CoordinatorStore | null;
+  private readonly minSession: number;
+  private readonly maxSession: number;
+  private readonly initialDelay: number;
+  private readonly metadataMax: number;
+  private closed = false;
+
+  constructor(private readonly options: CoordinatorOptions = {}) {
+    this.timers = options.timers ?? realTimers;
+    this.store = options.store ?? null;
+    this.minSession = options.minSessionTimeoutMs ?? 6000;
+    this.maxSession = options.maxSessionTimeoutMs ?? 1_800_000;
+    this.initialDelay = options.initialRebalanceDelayMs ?? 0;
+    this.metadataMax = options.offsetMetadataMaxBytes ?? 4096;
+  }
+
+  group(groupId: string): Group | undefined {
+    return this.groups.get(groupId);
+  }
+
+  allGroups(): Group[] {
+    return [...this.groups.values()];
+  }
+
+  // --- JoinGroup -----------------------------------------------------------------------------------------
+
+  joinGroup(req: JoinRequest): Promise<JoinResult> {
+    if (this.closed) return Promise.resolve(joinError(req.memberId, ErrorCode.COORDINATOR_NOT_AVAILABLE));
+    if (!req.groupId) return Promise.resolve(joinError(req.memberId, ErrorCode.INVALID_GROUP_ID));
+    if (req.sessionTimeoutMs < this.minSession || req.sessionTimeoutMs > this.maxSession) {
+      return Promise.resolve(joinError(req.memberId, ErrorCode.INVALID_SESSION_TIMEOUT));
+    }
+    const unknown = req.memberId === '';
+    let group = this.groups.get(req.groupId);
+    if (!group) {
+      if (!unknown) return Promise.resolve(joinError(req.memberId, ErrorCode.UNKNOWN_MEMBER_ID));
+      group = new Group(req.groupId);
+      this.groups.set(req.groupId, group);
+    }
+    if (group.is('Dead')) return Promise.resolve(joinError(req.memberId, ErrorCode.COORDINATOR_NOT_AVAILABLE));
+    if (!group.supportsProtocols(req.protocolType, req.protocols)) {
+      return Promise.resolve(joinError(req.memberId, ErrorCode.INCONSISTENT_GROUP_PROTOCOL));
+    }
+    return new Promise((resolve) => {
+      if (unknown) this.joinUnknownMember(group, req, resolve);
+      else this.joinKnownMember(group, req, resolve);
+      // A group created for a join that failed at once stays only if something lives in it.
+      if (group.is('Empty') && group.members.size === 0 && group.pendingMembers.size === 0 && group.offsets.size === 0 && group.generationId === 0) {
+        this.groups.delete(group.groupId);
+      }
+    });
+  }
+
+  private newMemberId(clientId: string, instanceId: string | null): string {
+    return `${instanceId ?? clientId}-${crypto.randomUUID()}`;
+  }
+
+  private joinUnknownMember(group: Group, req: JoinRequest, respond: (r: JoinResult) => void): void {
+    const memberId = this.newMemberId(req.clientId, req.groupInstanceId);
+    if (req.groupInstanceId !== null) {
+      const oldId = group.staticMembers.get(req.groupInstanceId);
+      if (oldId !== undefined && group.members.has(oldId)) {
+        this.replaceStaticMember(group, oldId, memberId, req, respond);
+        return;
+      }
+      this.addMemberAndRebalance(group, memberId, req, respond);
+      return;
+    }
+    if (req.requireKnownMemberId) {
+      const timer = this.timers.setTimeout(() => {
+        group.pendingMembers.delete(memberId);
+        if (group.is('PreparingRebalance')) this.maybeCompleteJoin(group);
+      }, req.sessionTimeoutMs);
+      group.pendingMembers.set(memberId, timer);
+      respond(joinError(memberId, ErrorCode.MEMBER_ID_REQUIRED));
+      return;
+    }
+    this.addMemberAndRebalance(group, memberId, req, respond);
+  }
+
+  private replaceStaticMember(group: Group, oldId: string, newId: string, req: JoinRequest, respond: (r: JoinResult) => void): void {
+    const old = group.members.get(oldId)!;
+    // The old incarnation's pending requests are fenced.
+    old.awaitingJoin?.(joinError(oldId, ErrorCode.FENCED_INSTANCE_ID));
+    old.awaitingJoin = null;
+    old.awaitingSync?.(syncError(ErrorCode.FENCED_INSTANCE_ID));
+    old.awaitingSync = null;
+    this.timers.clearTimeout(old.heartbeatTimer);
+    group.members.delete(oldId);
+    const member = new Member(newId, req.groupInstanceId, req.clientId, req.clientHost, req.rebalanceTimeoutMs, req.sessionTimeoutMs, req.protocolType, req.protocols);
+    member.assignment = old.assignment;
+    group.members.set(newId, member);
+    group.staticMembers.set(req.groupInstanceId!, newId);
+    if (group.leaderId === oldId) group.leaderId = newId;
+    const unchanged = old.matches(req.protocols);
+    if (group.is('Stable') && unchanged) {
+      this.persistGroup(group);
+      this.scheduleHeartbeat(group, member);
+      respond(this.joinResponse(group, member, false));
+    } else if (group.is('CompletingRebalance') && unchanged) {
+      this.scheduleHeartbeat(group, member);
+      respond(this.joinResponse(group, member, group.leaderId === newId));
+    } else {
+      member.awaitingJoin = respond;
+      this.maybePrepareRebalance(group);
+      this.maybeCompleteJoin(group);
+    }
+  }
+
+  private joinKnownMember(group: Group, req: JoinRequest, respond: (r: JoinResult) => void): void {
+    if (group.pendingMembers.has(req.memberId)) {
+      this.timers.clearTimeout(group.pendingMembers.get(req.memberId));
+      group.pendingMembers.delete(req.memberId);
+      this.addMemberAndRebalance(group, req.memberId, req, respond);
+      return;
+    }
+    const fenced = this.fencingError(group, req.memberId, req.groupInstanceId);
+    if (fenced !== ErrorCode.NONE) {
+      respond(joinError(req.memberId, fenced));
+      return;
+    }
+    const member = group.members.get(req.memberId)!;
+    switch (group.state) {
+      case 'PreparingRebalance':
+        this.updateMemberAndRebalance(group, member, req, respond);
+        return;
+      case 'CompletingRebalance':
+        if (member.matches(req.protocols)) {
+          // The member lost the join response: give it the same one again.
+          this.scheduleHeartbeat(group, member);
+          respond(this.joinResponse(group, member, group.leaderId === member.memberId));
+        } else {
+          this.updateMemberAndRebalance(group, member, req, respond);
+        }
+        return;
+      case 'Stable':
+        if (group.leaderId === member.memberId || !member.matches(req.protocols)) {
+          this.updateMemberAndRebalance(group, member, req, respond);
+        } else {
+          this.scheduleHeartbeat(group, member);
+          respond(this.joinResponse(group, member, false));
+        }
+        return;
+      default:
+        respond(joinError(req.memberId, ErrorCode.UNKNOWN_MEMBER_ID));
+    }
+  }
+
+  /** NONE, UNKNOWN_MEMBER_ID or FENCED_INSTANCE_ID for a request naming memberId (and maybe an instance id). */
+  private fencingError(group: Group, memberId: string, instanceId: string | null | undefined): number {
+    if (instanceId) {
+      const current = group.staticMembers.get(instanceId);
+      if (current === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
+      if (current !== memberId) return ErrorCode.FENCED_INSTANCE_ID;
+    }
+    return group.members.has(memberId) ? ErrorCode.NONE : ErrorCode.UNKNOWN_MEMBER_ID;
+  }
+
+  private addMemberAndRebalance(group: Group, memberId: string, req: JoinRequest, respond: (r: JoinResult) => void): void {
+    const member = new Member(memberId, req.groupInstanceId, req.clientId, req.clientHost, req.rebalanceTimeoutMs, req.sessionTimeoutMs, req.protocolType, req.protocols);
+    member.isNew = true;
+    member.awaitingJoin = respond;
+    if (group.members.size === 0) group.protocolType = req.protocolType;
+    group.members.set(memberId, member);
+    if (req.groupInstanceId !== null) group.staticMembers.set(req.groupInstanceId, memberId);
+    if (group.leaderId === null) group.leaderId = memberId;
+    // A new member that never completes its join is dropped after its session timeout.
+    this.scheduleHeartbeat(group, member);
+    this.maybePrepareRebalance(group);
+    this.maybeCompleteJoin(group);
+  }
+
+  private updateMemberAndRebalance(group: Group, member: Member, req: JoinRequest, respond: (r: JoinResult) => void): void {
+    member.protocols = req.protocols;
+    member.sessionTimeoutMs = req.sessionTimeoutMs;
+    member.rebalanceTimeoutMs = req.rebalanceTimeoutMs;
+    member.clientId = req.clientId;
+    member.clientHost = req.clientHost;
+    if (member.awaitingJoin) member.awaitingJoin(joinError(member.memberId, ErrorCode.REBALANCE_IN_PROGRESS));
+    member.awaitingJoin = respond;
+    this.scheduleHeartbeat(group, member);
+    this.maybePrepareRebalance(group);
+    this.maybeCompleteJoin(group);
+  }
+
+  private maybePrepareRebalance(group: Group): void {
+    if (group.is('Stable') || group.is('CompletingRebalance') || group.is('Empty')) this.prepareRebalance(group);
+  }
+
+  private prepareRebalance(group: Group): void {
+    if (group.is('CompletingRebalance')) {
+      for (const m of group.members.values()) {
+        m.awaitingSync?.(syncError(ErrorCode.REBALANCE_IN_PROGRESS));
+        m.awaitingSync = null;
+      }
+    }
+    this.timers.clearTimeout(group.syncTimer);
+    group.syncTimer = null;
+    const wasEmpty = group.is('Empty');
+    this.transition(group, 'PreparingRebalance');
+    this.timers.clearTimeout(group.rebalanceTimer);
+    const timeout = wasEmpty && this.initialDelay > 0 ? this.initialDelay : group.rebalanceTimeoutMs();
+    group.initialDelayPending = wasEmpty && this.initialDelay > 0;
+    group.rebalanceTimer = this.timers.setTimeout(() => {
+      group.rebalanceTimer = null;
+      if (group.initialDelayPending) {
+        group.initialDelayPending = false;
+        if (!this.maybeCompleteJoin(group)) {
+          group.rebalanceTimer = this.timers.setTimeout(() => {
+            group.rebalanceTimer = null;
+            this.completeJoin(group);
+          }, Math.max(0, group.rebalanceTimeoutMs() - this.initialDelay));
+        }
+        return;
+      }
+      this.completeJoin(group);
+    }, timeout);
+  }
+
+  private maybeCompleteJoin(group: Group): boolean {
+    if (group.is('PreparingRebalance') && !group.initialDelayPending && group.hasAllMembersJoined()) {
+      this.completeJoin(group);
+      return true;
+    }
+    return false;
+  }
+
+  private completeJoin(group: Group): void {
+    if (!group.is('PreparingRebalance')) return;
+    this.timers.clearTimeout(group.rebalanceTimer);
+    group.rebalanceTimer = null;
+    // Dynamic members that did not rejoin in time are dropped; static ones are kept (KIP-345).
+    for (const m of [...group.members.values()]) {
+      if (!m.awaitingJoin && m.groupInstanceId === null) this.removeMember(group, m);
+    }
+    for (const [id, timer] of group.pendingMembers) {
+      this.timers.clearTimeout(timer);
+      group.pendingMembers.delete(id);
+    }
+    if (group.leaderId !== null && !group.members.get(group.leaderId)?.awaitingJoin) {
+      const joined = [...group.members.values()].find((m) => m.awaitingJoin);
+      group.leaderId = joined ? joined.memberId : (group.members.keys().next().value ?? null);
+    }
+    group.generationId++;
+    if (group.members.size === 0) {
+      group.protocolName = null;
+      group.leaderId = null;
+      this.transition(group, 'Empty');
+      this.persistGroup(group);
+      return;
+    }
+    group.protocolName = group.selectProtocol();
+    this.transition(group, 'CompletingRebalance');
+    for (const m of group.members.values()) {
+      const respond = m.awaitingJoin;
+      m.awaitingJoin = null;
+      m.isNew = false;
+      this.scheduleHeartbeat(group, m);
+      respond?.(this.joinResponse(group, m, m.memberId === group.leaderId));
+    }
+    // Members that never send SyncGroup are removed after the rebalance timeout.
+    const generation = group.generationId;
+    group.syncTimer = this.timers.setTimeout(() => {
+      group.syncTimer = null;
+      if (!group.is('CompletingRebalance') || group.generationId !== generation) return;
+      for (const m of [...group.members.values()]) if (!m.awaitingSync) this.removeMember(group, m);
+      if (group.members.size === 0) {
+        this.transition(group, 'PreparingRebalance');
+        this.completeJoin(group);
+      } else {
+        this.prepareRebalance(group);
+        this.maybeCompleteJoin(group);
+      }
+    }, group.rebalanceTimeoutMs());
+  }
+
+  private joinResponse(group: Group, member: Member, isLeader: boolean): JoinResult {
+    return {
+      errorCode: ErrorCode.NONE,
+      generationId: group.generationId,
+      protocolType: group.protocolType,
+      protocolName: group.protocolName,
+      leader: group.leaderId ?? '',
+      memberId: member.memberId,
+      members: isLeader
+        ? [...group.members.values()].map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, metadata: m.metadataFor(group.protocolName!) }))
+        : [],
+    };
+  }
+
+  private transition(group: Group, state: Group['state']): void {
+    group.state = state;
+    group.currentStateTimestamp = this.timers.now();
+  }
+
+  // --- membership upkeep ---------------------------------------------------------------------------------
+
+  private scheduleHeartbeat(group: Group, member: Member): void {
+    this.timers.clearTimeout(member.heartbeatTimer);
+    member.heartbeatTimer = this.timers.setTimeout(() => this.onSessionExpired(group, member), member.sessionTimeoutMs);
+  }
+
+  private onSessionExpired(group: Group, member: Member): void {
+    member.heartbeatTimer = null;
+    if (group.members.get(member.memberId) !== member) return;
+    // A member parked in a join or sync is alive (Kafka's shouldKeepAlive); the rebalance timeout bounds the wait.
+    if (member.awaitingJoin || member.awaitingSync) {
+      this.scheduleHeartbeat(group, member);
+      return;
+    }
+    this.removeMemberAndUpdateGroup(group, member);
+  }
+
+  private removeMember(group: Group, member: Member): void {
+    this.timers.clearTimeout(member.heartbeatTimer);
+    member.heartbeatTimer = null;
+    member.awaitingJoin?.(joinError(member.memberId, ErrorCode.UNKNOWN_MEMBER_ID));
+    member.awaitingJoin = null;
+    member.awaitingSync?.(syncError(ErrorCode.UNKNOWN_MEMBER_ID));
+    member.awaitingSync = null;
+    group.members.delete(member.memberId);
+    if (member.groupInstanceId !== null && group.staticMembers.get(member.groupInstanceId) === member.memberId) {
+      group.staticMembers.delete(member.groupInstanceId);
+    }
+    if (group.leaderId === member.memberId) group.leaderId = group.members.keys().next().value ?? null;
+  }
+
+  private removeMemberAndUpdateGroup(group: Group, member: Member): void {
+    this.removeMember(group, member);
+    switch (group.state) {
+      case 'Stable':
+      case 'CompletingRebalance':
+        this.prepareRebalance(group);
+        this.maybeCompleteJoin(group);
+        break;
+      case 'PreparingRebalance':
+        this.maybeCompleteJoin(group);
+        break;
+      default:
+    }
+  }
+
+  // --- SyncGroup -----------------------------------------------------------------------------------------
+
+  syncGroup(req: SyncRequest): Promise<SyncResult> {
+    const group = this.groups.get(req.groupId);
+    if (this.closed) return Promise.resolve(syncError(ErrorCode.COORDINATOR_NOT_AVAILABLE));
+    if (!group) return Promise.resolve(syncError(ErrorCode.UNKNOWN_MEMBER_ID));
+    if (group.is('Dead')) return Promise.resolve(syncError(ErrorCode.COORDINATOR_NOT_AVAILABLE));
+    const fenced = this.fencingError(group, req.memberId, req.groupInstanceId);
+    if (fenced !== ErrorCode.NONE) return Promise.resolve(syncError(fenced));
+    if (req.generationId !== group.generationId) return Promise.resolve(syncError(ErrorCode.ILLEGAL_GENERATION));
+    if ((req.protocolType !== null && req.protocolType !== group.protocolType) || (req.protocolName !== null && req.protocolName !== group.protocolName)) {
+      return Promise.resolve(syncError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL));
+    }
+    const member = group.members.get(req.memberId)!;
+    switch (group.state) {
+      case 'PreparingRebalance':
+        return Promise.resolve(syncError(ErrorCode.REBALANCE_IN_PROGRESS));
+      case 'Stable':
+        this.scheduleHeartbeat(group, member);
+        return Promise.resolve(this.syncResponse(group, member));
+      case 'CompletingRebalance':
+        return new Promise((resolve) => {
+          member.awaitingSync?.(syncError(ErrorCode.REBALANCE_IN_PROGRESS));
+          member.awaitingSync = resolve;
+          this.scheduleHeartbeat(group, member);
+          if (req.memberId === group.leaderId) this.completeSync(group, req.assignments);
+        });
+      default:
+        return Promise.resolve(syncError(ErrorCode.UNKNOWN_MEMBER_ID));
+    }
+  }
+
+  private completeSync(group: Group, assignments: { memberId: string; assignment: Buffer }[]): void {
+    const given = new Map(assignments.map((a) => [a.memberId, a.assignment]));
+    for (const m of group.members.values()) m.assignment = given.get(m.memberId) ?? Buffer.alloc(0);
+    let code: number = ErrorCode.NONE;
+    try {
+      this.persistGroup(group);
+    } catch {
+      code = ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    }
+    if (code !== ErrorCode.NONE) {
+      for (const m of group.members.values()) {
+        m.awaitingSync?.(syncError(code));
+        m.awaitingSync = null;
+        m.assignment = Buffer.alloc(0);
+      }
+      this.prepareRebalance(group);
+      return;
+    }
+    this.timers.clearTimeout(group.syncTimer);
+    group.syncTimer = null;
+    this.transition(group, 'Stable');
+    for (const m of group.members.values()) {
+      const respond = m.awaitingSync;
+      m.awaitingSync = null;
+      respond?.(this.syncResponse(group, m));
+    }
+  }
+
+  private syncResponse(group: Group, member: Member): SyncResult {
+    return { errorCode: ErrorCode.NONE, protocolType: group.protocolType, protocolName: group.protocolName, assignment: member.assignment };
+  }
+
+  // --- Heartbeat / LeaveGroup ----------------------------------------------------------------------------
+
+  heartbeat(groupId: string, memberId: string, groupInstanceId: string | null, generationId: number): number {
+    if (this.closed) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    const group = this.groups.get(groupId);
+    if (!group) return ErrorCode.UNKNOWN_MEMBER_ID;
+    if (group.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    const fenced = this.fencingError(group, memberId, groupInstanceId);
+    if (fenced !== ErrorCode.NONE) return fenced;
+    if (group.is('Empty')) return ErrorCode.UNKNOWN_MEMBER_ID;
+    if (generationId !== group.generationId) return ErrorCode.ILLEGAL_GENERATION;
+    this.scheduleHeartbeat(group, group.members.get(memberId)!);
+    return group.is('PreparingRebalance') ? ErrorCode.REBALANCE_IN_PROGRESS : ErrorCode.NONE;
+  }
+
+  leaveGroup(groupId: string, leaving: { memberId: string; groupInstanceId: string | null }[]): { errorCode: number; members: { memberId: string; groupInstanceId: string | null; errorCode: number }[] } {
+    if (this.closed) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, members: [] };
+    const group = this.groups.get(groupId);
+    if (!group) return { errorCode: ErrorCode.NONE, members: leaving.map((l) => ({ ...l, errorCode: ErrorCode.UNKNOWN_MEMBER_ID })) };
+    if (group.is('Dead')) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, members: [] };
+    const results = leaving.map((l) => {
+      let code: number = ErrorCode.NONE;
+      let member: Member | undefined;
+      if (l.groupInstanceId) {
+        const current = group.staticMembers.get(l.groupInstanceId);
+        if (current === undefined) code = ErrorCode.UNKNOWN_MEMBER_ID;
+        else if (l.memberId !== '' && l.memberId !== current) code = ErrorCode.FENCED_INSTANCE_ID;
+        else member = group.members.get(current);
+      } else if (group.pendingMembers.has(l.memberId)) {
+        this.timers.clearTimeout(group.pendingMembers.get(l.memberId));
+        group.pendingMembers.delete(l.memberId);
+        if (group.is('PreparingRebalance')) this.maybeCompleteJoin(group);
+        return { ...l, errorCode: ErrorCode.NONE };
+      } else {
+        member = group.members.get(l.memberId);
+      }
+      if (code === ErrorCode.NONE && !member) code = ErrorCode.UNKNOWN_MEMBER_ID;
+      if (member) this.removeMemberAndUpdateGroup(group, member);
+      return { ...l, errorCode: code };
+    });
+    return { errorCode: ErrorCode.NONE, members: results };
+  }
+
+  // --- offsets -------------------------------------------------------------------------------------------
+
+  /** Per topic, per partition error codes. Throws nothing; a store failure is a per-partition error. */
+  commitOffsets(
+    groupId: string, generationId: number, memberId: string, groupInstanceId: string | null,
+    topics: { name: string; partitions: CommitPartition[] }[],
+  ): { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[] {
+    const all = (code: number) => topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode: code })) }));
+    if (this.closed) return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    if (!groupId) return all(ErrorCode.INVALID_GROUP_ID);
+    let group = this.groups.get(groupId);
+    let created = false;
+    if (!group) {
+      if (generationId >= 0) return all(ErrorCode.ILLEGAL_GENERATION);
+      group = new Group(groupId);
+      created = true;
+    }
+    let code: number = ErrorCode.NONE;
+    if (group.is('Dead')) code = ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    else if (generationId < 0 && group.is('Empty')) code = ErrorCode.NONE; // a simple consumer's commit
+    else if (group.is('CompletingRebalance')) code = ErrorCode.REBALANCE_IN_PROGRESS;
+    else if (groupInstanceId && group.staticMembers.get(groupInstanceId) !== undefined && group.staticMembers.get(groupInstanceId) !== memberId) code = ErrorCode.FENCED_INSTANCE_ID;
+    else if (!group.members.has(memberId)) code = group.is('Empty') && generationId >= 0 ? ErrorCode.ILLEGAL_GENERATION : ErrorCode.UNKNOWN_MEMBER_ID;
+    else if (generationId !== group.generationId) code = ErrorCode.ILLEGAL_GENERATION;
+    if (code !== ErrorCode.NONE) return all(code);
+    const member = group.members.get(memberId);
+    if (member) this.scheduleHeartbeat(group, member);
+
+    const now = this.timers.now();
+    const records: { key: Buffer; value: Buffer }[] = [];
+    const accepted: [string, CommittedOffset][] = [];
+    const result = topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => {
+        let errorCode: number = ErrorCode.NONE;
+        const metadata = p.metadata ?? '';
+        if (this.options.partitionExists && !this.options.partitionExists(t.name, p.partition)) errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+        else if (Buffer.byteLength(metadata) > this.metadataMax) errorCode = ErrorCode.OFFSET_METADATA_TOO_LARGE;
+        else {
+          const value: CommittedOffset = { offset: p.offset, leaderEpoch: p.leaderEpoch, metadata, commitTimestamp: now };
+          records.push({
+            key: encodeOffsetCommitKey({ group: groupId, topic: t.name, partition: p.partition }),
+            value: encodeOffsetCommitValue(value),
+          });
+          accepted.push([offsetKey(t.name, p.partition), value]);
+        }
+        return { partitionIndex: p.partition, errorCode };
+      }),
+    }));
+    if (records.length > 0) {
+      try {
+        this.store?.append(groupId, records);
+      } catch {
+        return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+      }
+    }
+    if (created && accepted.length > 0) this.groups.set(groupId, group);
+    for (const [k, v] of accepted) group.offsets.set(k, v);
+    return result;
+  }
+
+  /** null topics: every committed offset of the group. */
+  fetchOffsets(groupId: string, topics: { name: string; partitionIndexes: number[] }[] | null) {
+    const group = this.groups.get(groupId);
+    const entry = (topic: string, partition: number) => {
+      const c = group?.offsets.get(offsetKey(topic, partition));
+      return {
+        partitionIndex: partition,
+        committedOffset: c ? c.offset : -1,
+        committedLeaderEpoch: c ? c.leaderEpoch : -1,
+        metadata: c ? c.metadata : '',
+        errorCode: ErrorCode.NONE,
+      };
+    };
+    if (topics === null) {
+      const byTopic = new Map<string, number[]>();
+      for (const k of group?.offsets.keys() ?? []) {
+        const [t, p] = splitKey(k);
+        if (!byTopic.has(t)) byTopic.set(t, []);
+        byTopic.get(t)!.push(p);
+      }
+      return [...byTopic].map(([name, ps]) => ({ name, partitions: ps.sort((a, b) => a - b).map((p) => entry(name, p)) }));
+    }
+    return topics.map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((p) => entry(t.name, p)) }));
+  }
+
+  deleteOffsets(groupId: string, topics: { name: string; partitions: number[] }[]): { errorCode: number; topics: { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[] } {
+    if (this.closed) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, topics: [] };
+    const group = this.groups.get(groupId);
+    if (!group || group.is('Dead')) return { errorCode: ErrorCode.GROUP_ID_NOT_FOUND, topics: [] };
+    if (group.members.size > 0 && group.protocolType !== 'consumer') return { errorCode: ErrorCode.NON_EMPTY_GROUP, topics: [] };
+    const subscribed = group.members.size > 0 ? group.subscribedTopics() : new Set<string>();
+    const tombstones: StoreRecord[] = [];
+    const removed: string[] = [];
+    const result = topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => {
+        if (subscribed === null || subscribed.has(t.name)) return { partitionIndex: p, errorCode: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC };
+        const k = offsetKey(t.name, p);
+        if (group.offsets.has(k)) {
+          tombstones.push({ key: encodeOffsetCommitKey({ group: groupId, topic: t.name, partition: p }), value: null });
+          removed.push(k);
+        }
+        return { partitionIndex: p, errorCode: ErrorCode.NONE };
+      }),
+    }));
+    if (tombstones.length > 0) {
+      try {
+        this.store?.append(groupId, tombstones);
+      } catch {
+        return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, topics: [] };
+      }
+    }
+    for (const k of removed) group.offsets.delete(k);
+    return { errorCode: ErrorCode.NONE, topics: result };
+  }
+
+  // --- admin ---------------------------------------------------------------------------------------------
+
+  deleteGroup(groupId: string): number {
+    if (this.closed) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    const group = this.groups.get(groupId);
+    if (!group || group.is('Dead')) return ErrorCode.GROUP_ID_NOT_FOUND;
+    if (!group.is('Empty')) return ErrorCode.NON_EMPTY_GROUP;
+    const tombstones: StoreRecord[] = [...group.offsets.keys()].map((k) => {
+      const [topic, partition] = splitKey(k);
+      return { key: encodeOffsetCommitKey({ group: groupId, topic, partition }), value: null };
+    });
+    tombstones.push({ key: encodeGroupMetadataKey(groupId), value: null });
+    try {
+      this.store?.append(groupId, tombstones);
+    } catch {
+      return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    }
+    this.transition(group, 'Dead');
+    for (const [, timer] of group.pendingMembers) this.timers.clearTimeout(timer);
+    this.timers.clearTimeout(group.rebalanceTimer);
+    this.groups.delete(groupId);
+    return ErrorCode.NONE;
+  }
+
+  // --- persistence ---------------------------------------------------------------------------------------
+
+  private persistGroup(group: Group): void {
+    if (!this.store) return;
+    const value: GroupMetadataValue = {
+      protocolType: group.protocolType ?? '',
+      generation: group.generationId,
+      protocol: group.protocolName,
+      leader: group.leaderId,
+      currentStateTimestamp: group.currentStateTimestamp,
+      members: [...group.members.values()].map((m) => ({
+        memberId: m.memberId,
+        groupInstanceId: m.groupInstanceId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        rebalanceTimeout: m.rebalanceTimeoutMs,
+        sessionTimeout: m.sessionTimeoutMs,
+        subscription: group.protocolName ? m.metadataFor(group.protocolName) : Buffer.alloc(0),
+        assignment: m.assignment,
+      })),
+    };
+    this.store.append(group.groupId, [{ key: encodeGroupMetadataKey(group.groupId), value: encodeGroupMetadataValue(value) }]);
+  }
+
+  /** Replay: a committed offset (value null = tombstone). */
+  loadOffset(groupId: string, topic: string, partition: number, value: CommittedOffset | null): void {
+    let group = this.groups.get(groupId);
+    if (value === null) {
+      group?.offsets.delete(offsetKey(topic, partition));
+      if (group && group.offsets.size === 0 && group.protocolType === null && group.generationId === 0) this.groups.delete(groupId);
+      return;
+    }
+    if (!group) {
+      group = new Group(groupId);
+      this.groups.set(groupId, group);
+    }
+    group.offsets.set(offsetKey(topic, partition), value);
+  }
+
+  /** Replay: group metadata (value null = the group was deleted). Loaded groups are Empty: members are gone. */
+  loadGroup(groupId: string, value: GroupMetadataValue | null): void {
+    if (value === null) {
+      this.groups.delete(groupId);
+      return;
+    }
+    let group = this.groups.get(groupId);
+    if (!group) {
+      group = new Group(groupId);
+      this.groups.set(groupId, group);
+    }
+    group.generationId = value.generation;
+    group.protocolType = value.protocolType || null;
+    group.protocolName = null;
+    group.leaderId = null;
+    group.currentStateTimestamp = value.currentStateTimestamp;
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const group of this.groups.values()) {
+      this.timers.clearTimeout(group.rebalanceTimer);
+      this.timers.clearTimeout(group.syncTimer);
+      for (const [, t] of group.pendingMembers) this.timers.clearTimeout(t);
+      for (const m of group.members.values()) {
+        this.timers.clearTimeout(m.heartbeatTimer);
+        m.awaitingJoin?.(joinError(m.memberId, ErrorCode.COORDINATOR_NOT_AVAILABLE));
+        m.awaitingJoin = null;
+        m.awaitingSync?.(syncError(ErrorCode.COORDINATOR_NOT_AVAILABLE));
+        m.awaitingSync = null;
+      }
+    }
+  }
+}
+

@@ -1,0 +1,76 @@
+// __consumer_offsets: the internal, compacted topic behind the group coordinator. Group g lives in
+// partition abs(javaHashCode(g)) % offsets.topic.num.partitions, as in Kafka. Records are appended as
+// batches through that partition's log (synchronously, before the request is answered); at start the
+// whole topic is replayed into the coordinator.
+import { KafkaError } from '../../protocol/errors.js';
+import { buildBatch, decodeBatch, scanBatches } from '../../protocol/record-batch.js';
+import { LEADER_EPOCH } from '../log-validator.js';
+import type { LogManager } from '../storage/log-manager.js';
+import type { CoordinatorStore, GroupCoordinator, StoreRecord } from './coordinator.js';
+import { decodeGroupMetadataValue, decodeKey, decodeOffsetCommitValue, partitionForGroup } from './records.js';
+
+export const OFFSETS_TOPIC = '__consumer_offsets';
+
+export class OffsetsTopicStore implements CoordinatorStore {
+  constructor(private readonly logs: LogManager, readonly numPartitions: number) {}
+
+  /**
+   * An existing topic keeps its partition count. A missing one is created on the first write, not here:
+   * brokers that never see a group (most test suites) do not pay for 50 partition directories at start.
+   */
+  static open(logs: LogManager, numPartitions: number): OffsetsTopicStore {
+    const existing = logs.getTopic(OFFSETS_TOPIC);
+    return new OffsetsTopicStore(logs, existing ? existing.partitions : numPartitions);
+  }
+
+  partitionFor(groupId: string): number {
+    return partitionForGroup(groupId, this.numPartitions);
+  }
+
+  /** Creates the topic, as Kafka does on the first FindCoordinator, a Metadata request for it, or a write. */
+  ensureTopic(): void {
+    if (!this.logs.getTopic(OFFSETS_TOPIC)) {
+      this.logs.createTopic(OFFSETS_TOPIC, this.numPartitions, { 'cleanup.policy': 'compact', 'segment.bytes': '104857600' });
+    }
+  }
+
+  append(groupId: string, records: StoreRecord[]): void {
+    this.ensureTopic();
+    const log = this.logs.partition(OFFSETS_TOPIC, this.partitionFor(groupId));
+    if (!log) throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `${OFFSETS_TOPIC} is missing`);
+    const buf = buildBatch(records.map((r) => ({ key: r.key, value: r.value })), { partitionLeaderEpoch: LEADER_EPOCH });
+    log.append(buf, scanBatches(buf));
+  }
+
+  /** Replays every partition into the coordinator, in log order (later records win). */
+  load(coordinator: GroupCoordinator): void {
+    for (let p = 0; p < this.numPartitions; p++) {
+      const log = this.logs.partition(OFFSETS_TOPIC, p);
+      if (!log) continue;
+      let offset = log.logStartOffset;
+      while (offset < log.logEndOffset) {
+        const { records } = log.read(offset, 1 << 20);
+        if (records.length === 0) break;
+        const chunk = records.length === 1 ? records[0] : Buffer.concat(records);
+        let next = offset;
+        for (const info of scanBatches(chunk, { fromClient: false })) {
+          next = info.baseOffset + info.lastOffsetDelta + 1;
+          if (info.isControl) continue;
+          const batch = decodeBatch(chunk, info.position);
+          for (const r of batch.records) {
+            if (info.baseOffset + r.offsetDelta < offset || !r.key) continue;
+            const key = decodeKey(r.key);
+            if (!key) continue;
+            if (key.type === 'offset') {
+              coordinator.loadOffset(key.key.group, key.key.topic, key.key.partition, r.value ? decodeOffsetCommitValue(r.value) : null);
+            } else {
+              coordinator.loadGroup(key.group, r.value ? decodeGroupMetadataValue(r.value) : null);
+            }
+          }
+        }
+        if (next <= offset) break;
+        offset = next;
+      }
+    }
+  }
+}

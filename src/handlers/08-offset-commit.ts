@@ -1,0 +1,35 @@
+// OffsetCommit: v2-9.
+// Behaviour (Kafka's classic GroupCoordinator.handleCommitOffsets): a member of the current generation
+// commits; an Empty group accepts generation -1 commits from simple consumers (and is created by them);
+// CompletingRebalance answers REBALANCE_IN_PROGRESS, an unknown member UNKNOWN_MEMBER_ID, a wrong generation
+// ILLEGAL_GENERATION, a stale static member FENCED_INSTANCE_ID. Unknown partitions are
+// UNKNOWN_TOPIC_OR_PARTITION, metadata over 4096 bytes OFFSET_METADATA_TOO_LARGE. Offsets are appended to
+// __consumer_offsets (OffsetCommitKey v1 / OffsetCommitValue v3) before the answer.
+// Version notes: retentionTimeMs (v2-4) is ignored as in Kafka 2.1+; v6 carries the leader epoch;
+// v7 the group instance id (KIP-345); v9 is answered as a classic commit.
+import { defineHandler } from './registry.js';
+
+export default defineHandler({
+  apiKey: 8,
+  minVersion: 2,
+  maxVersion: 9,
+  handle({ broker }, req) {
+    const topics = req.topics.map((t: any) => ({
+      name: t.name,
+      partitions: t.partitions.map((p: any) => ({
+        partition: p.partitionIndex,
+        offset: p.committedOffset,
+        leaderEpoch: p.committedLeaderEpoch ?? -1,
+        metadata: p.committedMetadata,
+      })),
+    }));
+    const result = broker.groups.commitOffsets(req.groupId, req.generationIdOrMemberEpoch, req.memberId, req.groupInstanceId ?? null, topics);
+    return { throttleTimeMs: 0, topics: result };
+  },
+  errorResponse(req, code) {
+    return {
+      throttleTimeMs: 0,
+      topics: req.topics.map((t: any) => ({ name: t.name, partitions: t.partitions.map((p: any) => ({ partitionIndex: p.partitionIndex, errorCode: code })) })),
+    };
+  },
+});

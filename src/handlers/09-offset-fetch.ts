@@ -1,0 +1,38 @@
+// OffsetFetch: v1-9.
+// Behaviour: committed offsets of a group; a partition without a commit (or an unknown group) is offset -1
+// with empty metadata and no error, as Kafka answers. A null topic list (v2+) means every committed
+// partition of the group. requireStable (v7+) needs no waiting: there are no transactional commits yet.
+// Version notes: v2+ has a top-level error, v5+ the leader epoch, v8+ batches groups (KIP-709), v9 adds
+// the KIP-848 member id/epoch, which a classic group ignores.
+import { ErrorCode } from '../../protocol/errors.js';
+import { defineHandler } from './registry.js';
+
+export default defineHandler({
+  apiKey: 9,
+  minVersion: 1,
+  maxVersion: 9,
+  handle({ broker, apiVersion }, req) {
+    if (apiVersion >= 8) {
+      return {
+        throttleTimeMs: 0,
+        groups: req.groups.map((g: any) => ({
+          groupId: g.groupId,
+          topics: broker.groups.fetchOffsets(g.groupId, g.topics),
+          errorCode: ErrorCode.NONE,
+        })),
+      };
+    }
+    return { throttleTimeMs: 0, topics: broker.groups.fetchOffsets(req.groupId, req.topics), errorCode: ErrorCode.NONE };
+  },
+  errorResponse(req, code, version) {
+    if (version >= 8) return { throttleTimeMs: 0, groups: req.groups.map((g: any) => ({ groupId: g.groupId, topics: [], errorCode: code })) };
+    return {
+      throttleTimeMs: 0,
+      errorCode: code,
+      topics: (req.topics ?? []).map((t: any) => ({
+        name: t.name,
+        partitions: t.partitionIndexes.map((p: number) => ({ partitionIndex: p, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode: code })),
+      })),
+    };
+  },
+});

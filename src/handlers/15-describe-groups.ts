@@ -1,0 +1,50 @@
+// DescribeGroups: v0-5.
+// Behaviour: as Kafka's classic coordinator — an unknown group is reported in state "Dead" with no error;
+// a Stable group lists its protocol and each member's metadata and assignment, other states list members
+// without them. Authorized operations (v3+) are "not requested" (-2^31): there are no ACLs.
+// Version notes: v4+ carries group instance ids, v5 goes flexible.
+import { ErrorCode } from '../../protocol/errors.js';
+import { defineHandler } from './registry.js';
+import type { Broker } from '../broker.js';
+
+const NOT_REQUESTED = -2147483648;
+const EMPTY = Buffer.alloc(0);
+
+function describe(broker: Broker, groupId: string) {
+  const g = broker.groups.group(groupId);
+  if (!g) {
+    return { errorCode: ErrorCode.NONE, groupId, groupState: 'Dead', protocolType: '', protocolData: '', members: [], authorizedOperations: NOT_REQUESTED };
+  }
+  const stable = g.is('Stable');
+  return {
+    errorCode: ErrorCode.NONE,
+    groupId,
+    groupState: g.state,
+    protocolType: g.protocolType ?? '',
+    protocolData: stable ? (g.protocolName ?? '') : '',
+    members: [...g.members.values()].map((m) => ({
+      memberId: m.memberId,
+      groupInstanceId: m.groupInstanceId,
+      clientId: m.clientId,
+      clientHost: m.clientHost,
+      memberMetadata: stable ? m.metadataFor(g.protocolName!) : EMPTY,
+      memberAssignment: stable ? m.assignment : EMPTY,
+    })),
+    authorizedOperations: NOT_REQUESTED,
+  };
+}
+
+export default defineHandler({
+  apiKey: 15,
+  minVersion: 0,
+  maxVersion: 5,
+  handle({ broker }, req) {
+    return { throttleTimeMs: 0, groups: req.groups.map((id: string) => describe(broker, id)) };
+  },
+  errorResponse(req, code) {
+    return {
+      throttleTimeMs: 0,
+      groups: req.groups.map((groupId: string) => ({ errorCode: code, groupId, groupState: '', protocolType: '', protocolData: '', members: [], authorizedOperations: NOT_REQUESTED })),
+    };
+  },
+});

@@ -1,0 +1,25 @@
+// ListGroups: v0-5.
+// Behaviour: every group this broker coordinates (all of them: a single broker), with its protocol type.
+// Version notes: v4+ filters by state (KIP-518, case-insensitive, empty = all) and reports it; v5+ filters
+// by type (KIP-848) — every group here is "classic".
+import { ErrorCode } from '../../protocol/errors.js';
+import { defineHandler } from './registry.js';
+
+export default defineHandler({
+  apiKey: 16,
+  minVersion: 0,
+  maxVersion: 5,
+  handle({ broker, apiVersion }, req) {
+    const states = apiVersion >= 4 ? (req.statesFilter as string[]).map((s) => s.toLowerCase()) : [];
+    const types = apiVersion >= 5 ? (req.typesFilter as string[]).map((s) => s.toLowerCase()) : [];
+    const groups = broker.groups.allGroups()
+      .filter((g) => !g.is('Dead'))
+      .filter((g) => states.length === 0 || states.includes(g.state.toLowerCase()))
+      .filter(() => types.length === 0 || types.includes('classic'))
+      .map((g) => ({ groupId: g.groupId, protocolType: g.protocolType ?? '', groupState: g.state, groupType: 'classic' }));
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups };
+  },
+  errorResponse(_req, code) {
+    return { throttleTimeMs: 0, errorCode: code, groups: [] };
+  },
+});

@@ -1,0 +1,16 @@
+// DeleteGroups: v0-2.
+// Behaviour: an Empty group is deleted with its committed offsets (tombstones in __consumer_offsets);
+// a group with members is NON_EMPTY_GROUP, an unknown one GROUP_ID_NOT_FOUND.
+import { defineHandler } from './registry.js';
+
+export default defineHandler({
+  apiKey: 42,
+  minVersion: 0,
+  maxVersion: 2,
+  handle({ broker }, req) {
+    return { throttleTimeMs: 0, results: req.groupsNames.map((groupId: string) => ({ groupId, errorCode: broker.groups.deleteGroup(groupId) })) };
+  },
+  errorResponse(req, code) {
+    return { throttleTimeMs: 0, results: req.groupsNames.map((groupId: string) => ({ groupId, errorCode: code })) };
+  },
+});
