@@ -130,6 +130,7 @@ export class Connection {
     const slot = this.enqueue(header.correlationId);
     const ctx = {
       broker: this.broker, header, apiVersion: version, log: this.log, signal: this.abort.signal,
+      clientAddress: this.socket.remoteAddress ?? '',
       closeConnection: (reason: string) => {
         slot.closeReason = reason;
       },

@@ -10,6 +10,8 @@ export interface RequestContext {
   log: Logger;
   /** Aborted when the client's connection closes, so long polls stop waiting for nobody. */
   signal: AbortSignal;
+  /** The peer's IP address, as the socket reports it. */
+  clientAddress: string;
   /** Close the connection after the responses queued before this request (Kafka's closeConnection). */
   closeConnection(reason: string): void;
 }
