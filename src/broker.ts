@@ -73,6 +73,8 @@ export class Broker {
       minSessionTimeoutMs: config.int('group.min.session.timeout.ms'),
       maxSessionTimeoutMs: config.int('group.max.session.timeout.ms'),
       initialRebalanceDelayMs: config.int('group.initial.rebalance.delay.ms'),
+      offsetsRetentionMs: config.int('offsets.retention.minutes') * 60_000,
+      offsetsRetentionCheckIntervalMs: config.int('offsets.retention.check.interval.ms'),
       partitionExists: (topic, partition) => {
         const t = logs.getTopic(topic);
         return !!t && partition >= 0 && partition < t.partitions;

@@ -47,7 +47,8 @@ export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = Object.freeze
   'group.min.session.timeout.ms': { kind: 'int', default: '6000', min: 0, doc: 'Smallest session timeout a group member may ask for.' },
   'group.max.session.timeout.ms': { kind: 'int', default: '1800000', min: 0, doc: 'Largest session timeout a group member may ask for.' },
   'offsets.topic.num.partitions': { kind: 'int', default: '50', min: 1, doc: 'Partitions of __consumer_offsets when it is created.' },
-  'offsets.retention.minutes': { kind: 'int', default: '10080', min: 1, doc: 'Retention of committed offsets of empty groups (not enforced yet).' },
+  'offsets.retention.minutes': { kind: 'int', default: '10080', min: 1, doc: 'How long committed offsets are kept once their group is Empty (KIP-211); for standalone commits, after the commit.' },
+  'offsets.retention.check.interval.ms': { kind: 'long', default: '600000', min: 1, doc: 'How often expired committed offsets are removed.' },
 });
 
 /** Topic-level configs accepted by CreateTopics, with the broker config that supplies their default. */

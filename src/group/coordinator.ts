@@ -10,6 +10,12 @@
 // old member id's place, without a rebalance when their protocols are unchanged; a stale id is FENCED.
 // Offsets: commits and group metadata are written to __consumer_offsets (through the store) before
 // they are acknowledged; deletions write tombstones. Loading replays those records (groups come back Empty).
+// Retention (KIP-211, Kafka's GroupMetadata.removeExpiredOffsets): every offsets.retention.check.interval.ms
+// the offsets of an Empty group expire offsets.retention.minutes after it became Empty; a simple group's
+// (no protocol type: commits only) and a Stable consumer group's offsets of topics it no longer subscribes
+// to, that long after their commit; a v1 record's explicit expire timestamp wins. Expired offsets get
+// tombstones; an Empty group left without offsets becomes Dead and is dropped (with a GroupMetadata
+// tombstone when it ever had a generation).
 import crypto from 'node:crypto';
 import { ErrorCode } from '../../protocol/errors.js';
 import { Group, Member, type CommittedOffset, type JoinResult, type Protocol, type SyncResult } from './group.js';
@@ -50,7 +56,15 @@ export interface CoordinatorOptions {
   offsetMetadataMaxBytes?: number;
   /** Whether topic-partition exists (OffsetCommit answers UNKNOWN_TOPIC_OR_PARTITION otherwise). */
   partitionExists?: (topic: string, partition: number) => boolean;
+  /** offsets.retention.minutes, in ms (Kafka default: 7 days). */
+  offsetsRetentionMs?: number;
+  /** offsets.retention.check.interval.ms (Kafka default: 600000); the first check runs at once. */
+  offsetsRetentionCheckIntervalMs?: number;
 }
+
+const DEFAULT_OFFSETS_RETENTION_MS = 7 * 24 * 3600_000;
+const DEFAULT_RETENTION_CHECK_INTERVAL_MS = 600_000;
+const MAX_TIMER_MS = 2_147_483_647;
 
 export interface JoinRequest {
   groupId: string;
@@ -100,6 +114,9 @@ export class GroupCoordinator {
   private readonly maxSession: number;
   private readonly initialDelay: number;
   private readonly metadataMax: number;
+  private readonly retentionMs: number;
+  private readonly retentionCheckMs: number;
+  private retentionTimer: unknown = null;
   private closed = false;
 
   constructor(private readonly options: CoordinatorOptions = {}) {
@@ -109,6 +126,10 @@ export class GroupCoordinator {
     this.maxSession = options.maxSessionTimeoutMs ?? 1_800_000;
     this.initialDelay = options.initialRebalanceDelayMs ?? 0;
     this.metadataMax = options.offsetMetadataMaxBytes ?? 4096;
+    this.retentionMs = options.offsetsRetentionMs ?? DEFAULT_OFFSETS_RETENTION_MS;
+    this.retentionCheckMs = Math.min(MAX_TIMER_MS, Math.max(1, options.offsetsRetentionCheckIntervalMs ?? DEFAULT_RETENTION_CHECK_INTERVAL_MS));
+    // Kafka's "delete-expired-group-metadata" task: first run at once (after the load), then periodic.
+    this.scheduleRetentionCheck(0);
   }
 
   group(groupId: string): Group | undefined {
@@ -550,6 +571,8 @@ export class GroupCoordinator {
   commitOffsets(
     groupId: string, generationId: number, memberId: string, groupInstanceId: string | null,
     topics: { name: string; partitions: CommitPartition[] }[],
+    /** OffsetCommit v2-4: -1 (the default) keeps the broker's retention; otherwise these offsets expire that long after the commit. */
+    retentionTimeMs = -1,
   ): { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[] {
     const all = (code: number) => topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode: code })) }));
     if (this.closed) return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
@@ -584,6 +607,7 @@ export class GroupCoordinator {
         else if (Buffer.byteLength(metadata) > this.metadataMax) errorCode = ErrorCode.OFFSET_METADATA_TOO_LARGE;
         else {
           const value: CommittedOffset = { offset: p.offset, leaderEpoch: p.leaderEpoch, metadata, commitTimestamp: now };
+          if (retentionTimeMs !== -1) value.expireTimestamp = now + retentionTimeMs;
           records.push({
             key: encodeOffsetCommitKey({ group: groupId, topic: t.name, partition: p.partition }),
             value: encodeOffsetCommitValue(value),
@@ -685,6 +709,87 @@ export class GroupCoordinator {
     return ErrorCode.NONE;
   }
 
+  // --- offsets retention (KIP-211) -----------------------------------------------------------------------
+
+  private scheduleRetentionCheck(delayMs: number): void {
+    this.retentionTimer = this.timers.setTimeout(() => {
+      this.retentionTimer = null;
+      if (this.closed) return;
+      try {
+        this.expireOffsets();
+      } catch {
+        // A failed pass must not take the broker down (it runs off a timer); the next one retries.
+      }
+      if (!this.closed) this.scheduleRetentionCheck(this.retentionCheckMs);
+    }, delayMs);
+  }
+
+  /** The group's offsets that have expired at `now` (Kafka's GroupMetadata.removeExpiredOffsets, without removing). */
+  private expiredOffsets(group: Group, now: number): string[] {
+    let base: ((c: CommittedOffset) => number) | null = null;
+    let subscribed: Set<string> | null = null;
+    if (group.protocolType !== null && group.is('Empty')) {
+      // No member left: retention counts from the moment the group became Empty (commit time if unknown).
+      const since = group.currentStateTimestamp;
+      base = (c) => (since >= 0 ? since : c.commitTimestamp);
+    } else if (group.protocolType === 'consumer' && group.is('Stable')) {
+      // Live consumers: only offsets of topics nobody subscribes to any more expire, from their commit.
+      subscribed = group.subscribedTopics();
+      if (subscribed !== null) base = (c) => c.commitTimestamp;
+    } else if (group.protocolType === null) {
+      base = (c) => c.commitTimestamp; // a simple consumer's group: offsets only
+    }
+    if (base === null) return [];
+    const expired: string[] = [];
+    for (const [k, c] of group.offsets) {
+      if (subscribed !== null && subscribed.has(splitKey(k)[0])) continue;
+      const gone = c.expireTimestamp !== undefined && c.expireTimestamp >= 0
+        ? now >= c.expireTimestamp // a v1 record with an explicit expire timestamp: the old semantics
+        : now - base(c) >= this.retentionMs;
+      if (gone) expired.push(k);
+    }
+    return expired;
+  }
+
+  /**
+   * One retention pass over every group (run every offsets.retention.check.interval.ms): tombstones and
+   * forgets expired offsets; an Empty group left without offsets becomes Dead and is removed. A group whose
+   * tombstones cannot be written is left as it is until the next pass. Returns the number of offsets expired.
+   */
+  expireOffsets(now: number = this.timers.now()): number {
+    if (this.closed) return 0;
+    let count = 0;
+    for (const group of [...this.groups.values()]) {
+      if (group.is('Dead')) continue;
+      const expired = this.expiredOffsets(group, now);
+      // (A group with KIP-394 member ids handed out is kept: those members are about to join.)
+      const dead = group.is('Empty') && group.offsets.size === expired.length && group.pendingMembers.size === 0;
+      if (expired.length === 0 && !dead) continue;
+      const tombstones: StoreRecord[] = expired.map((k) => {
+        const [topic, partition] = splitKey(k);
+        return { key: encodeOffsetCommitKey({ group: group.groupId, topic, partition }), value: null };
+      });
+      // Kafka writes no GroupMetadata tombstone for a group that only ever stored offsets (generation 0).
+      if (dead && group.generationId > 0) tombstones.push({ key: encodeGroupMetadataKey(group.groupId), value: null });
+      if (tombstones.length > 0) {
+        try {
+          this.store?.append(group.groupId, tombstones);
+        } catch {
+          continue;
+        }
+      }
+      for (const k of expired) group.offsets.delete(k);
+      count += expired.length;
+      if (dead) {
+        this.transition(group, 'Dead');
+        this.timers.clearTimeout(group.rebalanceTimer);
+        group.rebalanceTimer = null;
+        this.groups.delete(group.groupId);
+      }
+    }
+    return count;
+  }
+
   // --- persistence ---------------------------------------------------------------------------------------
 
   private persistGroup(group: Group): void {
@@ -739,11 +844,15 @@ export class GroupCoordinator {
     group.protocolType = value.protocolType || null;
     group.protocolName = null;
     group.leaderId = null;
-    group.currentStateTimestamp = value.currentStateTimestamp;
+    // A group stored with members was live when the broker stopped: Kafka reloads it with them and it turns
+    // Empty once their sessions lapse, so its offsets' retention starts about now, not at the stored time.
+    group.currentStateTimestamp = value.members.length > 0 ? this.timers.now() : value.currentStateTimestamp;
   }
 
   close(): void {
     this.closed = true;
+    this.timers.clearTimeout(this.retentionTimer);
+    this.retentionTimer = null;
     for (const group of this.groups.values()) {
       this.timers.clearTimeout(group.rebalanceTimer);
       this.timers.clearTimeout(group.syncTimer);

@@ -58,6 +58,8 @@ export interface CommittedOffset {
   leaderEpoch: number;
   metadata: string;
   commitTimestamp: number;
+  /** Only from OffsetCommitValue v1 records (-1 or absent otherwise): the old per-offset expiry time. */
+  expireTimestamp?: number;
 }
 
 export class Group {

@@ -5,7 +5,8 @@
 //   GroupMetadataValue v3: int16 version, string protocolType, int32 generation, nullable string protocol,
 //     nullable string leader, int64 currentStateTimestamp, [MemberMetadata] members (v4 is the flexible form)
 // Keys of version 0/1 are offset commits and version 2 group metadata, as Kafka distinguishes them.
-// Readers accept every value version (0-4); writers use OffsetCommitValue v3 and GroupMetadataValue v3.
+// Readers accept every value version (0-4); writers use OffsetCommitValue v3 (v1 for a commit with an explicit
+// expire timestamp, as Kafka does) and GroupMetadataValue v3.
 import { Reader, Writer } from '../../protocol/primitives.js';
 
 export interface OffsetCommitKey { group: string; topic: string; partition: number }
@@ -38,6 +39,10 @@ export function encodeOffsetCommitKey(k: OffsetCommitKey): Buffer {
 }
 
 export function encodeOffsetCommitValue(v: OffsetCommitValue): Buffer {
+  if (v.expireTimestamp !== undefined && v.expireTimestamp >= 0) {
+    // An explicit expiry (OffsetCommit v2-4 retentionTimeMs) needs v1, the only version that carries it, as in Kafka.
+    return new Writer().int16(1).int64(v.offset).string(v.metadata, false).int64(v.commitTimestamp).int64(v.expireTimestamp).toBuffer();
+  }
   return new Writer().int16(3).int64(v.offset).int32(v.leaderEpoch).string(v.metadata, false).int64(v.commitTimestamp).toBuffer();
 }
 

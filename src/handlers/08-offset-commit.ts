@@ -5,7 +5,8 @@
 // ILLEGAL_GENERATION, a stale static member FENCED_INSTANCE_ID. Unknown partitions are
 // UNKNOWN_TOPIC_OR_PARTITION, metadata over 4096 bytes OFFSET_METADATA_TOO_LARGE. Offsets are appended to
 // __consumer_offsets (OffsetCommitKey v1 / OffsetCommitValue v3) before the answer.
-// Version notes: retentionTimeMs (v2-4) is ignored as in Kafka 2.1+; v6 carries the leader epoch;
+// Version notes: retentionTimeMs (v2-4), when not -1, gives the offsets an explicit expire timestamp (commit
+// time + retention, stored as OffsetCommitValue v1), as Kafka still does for those versions; v6 carries the leader epoch;
 // v7 the group instance id (KIP-345); v9 is answered as a classic commit.
 import { defineHandler } from './registry.js';
 
@@ -23,7 +24,7 @@ export default defineHandler({
         metadata: p.committedMetadata,
       })),
     }));
-    const result = broker.groups.commitOffsets(req.groupId, req.generationIdOrMemberEpoch, req.memberId, req.groupInstanceId ?? null, topics);
+    const result = broker.groups.commitOffsets(req.groupId, req.generationIdOrMemberEpoch, req.memberId, req.groupInstanceId ?? null, topics, Number(req.retentionTimeMs ?? -1));
     return { throttleTimeMs: 0, topics: result };
   },
   errorResponse(req, code) {
