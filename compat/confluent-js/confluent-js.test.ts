@@ -6,29 +6,19 @@
 // Admin and producer go through its KafkaJS-compatible API (`.KafkaJS`). Reading back uses the
 // node-rdkafka style KafkaConsumer with assign() and explicit offsets: librdkafka insists on a
 // group.id, but with manual assignment, explicit start offsets and no commits it never needs the group
-// coordinator (it keeps retrying the coordinator lookup in the background, harmlessly, because krill
-// does not advertise FindCoordinator yet). So the records come back through librdkafka's own fetcher.
+// coordinator. So the records come back through librdkafka's own fetcher (groups.test.ts covers groups).
 // To check that batches travel in the codec librdkafka chose, they are also read through kafkajs's
 // decoder with counting codecs (../kafkajs-codecs.ts).
 
-import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type RunningBroker } from '../../src/index.js';
 import { tempDir } from '../../test/helpers.js';
+import { describeWithClient, rdkafka } from './client.js';
 import { KafkajsReader, simplify } from '../kafkajs-reader.js';
 import { codecCalls, registerKafkajsCodecs } from '../kafkajs-codecs.js';
 
-const require = createRequire(import.meta.url);
 /* eslint-disable @typescript-eslint/no-explicit-any */
-let rdkafka: any = null;
-let loadError: unknown = null;
-try {
-  rdkafka = require('@confluentinc/kafka-javascript');
-} catch (err) {
-  loadError = err;
-}
-const inCI = process.env.CI === 'true';
 
 registerKafkajsCodecs();
 
@@ -97,25 +87,8 @@ async function consumePartition(
   }
 }
 
-const INSTALL_HINT = 'npm i --no-save @confluentinc/kafka-javascript@1.10.1';
 
-if (!rdkafka && inCI) {
-  describe('@confluentinc/kafka-javascript against krill', () => {
-    it('is installed (required when CI=true)', () => {
-      throw new Error(`@confluentinc/kafka-javascript cannot be loaded (${INSTALL_HINT}): ${String(loadError)}`);
-    });
-  });
-} else if (!rdkafka) {
-  describe.skip(`@confluentinc/kafka-javascript against krill — SKIPPED: module not installed (${INSTALL_HINT}); required when CI=true`, () => {
-    it('needs @confluentinc/kafka-javascript', () => {});
-  });
-} else {
-  describe(
-    `@confluentinc/kafka-javascript ${require('@confluentinc/kafka-javascript/package.json').version} (librdkafka ${rdkafka.librdkafkaVersion}) against krill`,
-    { timeout: 45_000 },
-    suite,
-  );
-}
+describeWithClient('against krill', { timeout: 45_000 }, suite);
 
 function suite(): void {
   let broker: RunningBroker;

@@ -5,22 +5,12 @@
 // place without a rebalance.
 //
 // Like ./confluent-js.test.ts: skipped when the package is missing, unless CI=true.
-import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type RunningBroker } from '../../src/index.js';
 import { tempDir } from '../../test/helpers.js';
+import { describeWithClient, rdkafka } from './client.js';
 
-const require = createRequire(import.meta.url);
 /* eslint-disable @typescript-eslint/no-explicit-any */
-let rdkafka: any = null;
-let loadError: unknown = null;
-try {
-  rdkafka = require('@confluentinc/kafka-javascript');
-} catch (err) {
-  loadError = err;
-}
-const inCI = process.env.CI === 'true';
-const INSTALL_HINT = 'npm i --no-save @confluentinc/kafka-javascript@1.10.1';
 
 let seq = 0;
 const unique = (label: string) => `cjs-${label}-${process.pid}-${++seq}`;
@@ -33,25 +23,16 @@ async function waitFor(cond: () => boolean, ms: number, what: () => string): Pro
   }
 }
 
-/** Races `p` against a timeout (librdkafka calls have their own, this bounds the JS wrapper too). */
-function bounded<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+/**
+ * Races `p` against a timeout (librdkafka calls have their own, this bounds the JS wrapper too). The client is
+ * untyped, so results are `any`.
+ */
+function bounded(p: Promise<any>, ms: number, what: string): Promise<any> {
   let t: NodeJS.Timeout;
-  return Promise.race([p, new Promise<T>((_, rej) => (t = setTimeout(() => rej(new Error(`timed out: ${what}`)), ms)))]).finally(() => clearTimeout(t));
+  return Promise.race([p, new Promise<never>((_, rej) => (t = setTimeout(() => rej(new Error(`timed out: ${what}`)), ms)))]).finally(() => clearTimeout(t));
 }
 
-if (!rdkafka && inCI) {
-  describe('@confluentinc/kafka-javascript consumer groups', () => {
-    it('is installed (required when CI=true)', () => {
-      throw new Error(`@confluentinc/kafka-javascript cannot be loaded (${INSTALL_HINT}): ${String(loadError)}`);
-    });
-  });
-} else if (!rdkafka) {
-  describe.skip(`@confluentinc/kafka-javascript consumer groups — SKIPPED: module not installed (${INSTALL_HINT}); required when CI=true`, () => {
-    it('needs @confluentinc/kafka-javascript', () => {});
-  });
-} else {
-  describe(`@confluentinc/kafka-javascript ${require('@confluentinc/kafka-javascript/package.json').version} consumer groups against krill`, { timeout: 90_000 }, suite);
-}
+describeWithClient('consumer groups against krill', { timeout: 90_000 }, suite);
 
 interface Seen { consumer: string; partition: number; offset: number; value: string }
 
