@@ -11,15 +11,8 @@ import { HANDLERS } from './handlers/index.js';
 import { Connection } from './server/connection.js';
 import { LogManager } from './storage/log-manager.js';
 import { readOrCreateMetaProperties } from './storage/checkpoints.js';
-import { decodeBatch } from '../protocol/record-batch.js';
 import { GroupCoordinator } from './group/coordinator.js';
 import { OffsetsTopicStore } from './group/offsets-topic.js';
-
-/** Timestamp lookups inside compressed batches need the records; storage asks through this. */
-function recordTimestamps(batch: Buffer) {
-  const b = decodeBatch(batch);
-  return b.records.map((r) => ({ offsetDelta: r.offsetDelta, timestamp: b.baseTimestamp + r.timestampDelta }));
-}
 
 const CHECKPOINT_INTERVAL_MS = 60_000;
 
@@ -42,7 +35,7 @@ export class Broker {
 
   static async start(config: BrokerConfig, log: Logger): Promise<Broker> {
     const dataDir = path.resolve(config.dataDir);
-    const logs = LogManager.open({ dataDir, defaults: config.topicDefaults(), log, recordTimestamps });
+    const logs = LogManager.open({ dataDir, defaults: config.topicDefaults(), log });
     let groups: GroupCoordinator;
     let offsetsTopic: OffsetsTopicStore;
     try {

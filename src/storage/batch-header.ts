@@ -11,7 +11,7 @@
 // The CRC does not cover baseOffset, batchLength, partitionLeaderEpoch or magic, so the log can write
 // baseOffset in place when it assigns offsets.
 
-import { verifyBatchCrc } from '../../protocol/record-batch.js';
+import { decodeBatch, verifyBatchCrc, type RecordBatch } from '../../protocol/record-batch.js';
 
 export const HEADER_SIZE = 61;
 /** Bytes before batchLength's end: the smallest read that tells a batch's size. */
@@ -71,72 +71,28 @@ export function crcValid(buf: Buffer, pos: number, size: number): boolean {
   return verifyBatchCrc(buf, pos, size);
 }
 
-/** Per-record timestamps of a whole batch, for batches the log cannot read itself (compressed ones). */
-export type RecordTimestampsFn = (batch: Buffer) => { offsetDelta: number; timestamp: number }[];
-
 /**
  * The first record of `batch` (a whole batch) whose timestamp is >= target and whose offset is >=
- * minOffset, as {offset, timestamp}; null when there is none. Uncompressed and LogAppendTime batches are
- * read directly; compressed CreateTime batches go through `decode` when given, and otherwise answer at
- * batch granularity (the batch's base offset and max timestamp: never past the wanted record).
+ * minOffset, as {offset, timestamp}; null when there is none. LogAppendTime batches answer from the header
+ * (every record carries maxTimestamp); CreateTime batches are decoded by the protocol layer, and a batch
+ * whose records cannot be read answers at batch granularity (its base offset and max timestamp).
  */
-export function firstRecordAtOrAfter(
-  batch: Buffer,
-  target: number,
-  minOffset: number,
-  decode?: RecordTimestampsFn,
-): { offset: number; timestamp: number } | null {
+export function firstRecordAtOrAfter(batch: Buffer, target: number, minOffset: number): { offset: number; timestamp: number } | null {
   const h = readHeader(batch, 0);
   const lastOffset = h.baseOffset + h.lastOffsetDelta;
   if (h.maxTimestamp < target || lastOffset < minOffset) return null;
-  if ((h.attributes & 0x08) !== 0) return { offset: Math.max(h.baseOffset, minOffset), timestamp: h.maxTimestamp };
-  let records: { offsetDelta: number; timestamp: number }[] | null = null;
-  if ((h.attributes & 0x07) === 0) records = uncompressedTimestamps(batch, h);
-  else if (decode) {
-    try {
-      records = decode(batch);
-    } catch {
-      records = null;
-    }
+  const atBatch = { offset: Math.max(h.baseOffset, minOffset), timestamp: h.maxTimestamp };
+  if ((h.attributes & 0x08) !== 0) return atBatch;
+  let decoded: RecordBatch;
+  try {
+    decoded = decodeBatch(batch);
+  } catch {
+    return atBatch;
   }
-  if (!records) return { offset: Math.max(h.baseOffset, minOffset), timestamp: h.maxTimestamp };
-  for (const r of records) {
+  for (const r of decoded.records) {
     const offset = h.baseOffset + r.offsetDelta;
-    if (offset >= minOffset && r.timestamp >= target) return { offset, timestamp: r.timestamp };
+    const timestamp = h.baseTimestamp + r.timestampDelta;
+    if (offset >= minOffset && timestamp >= target) return { offset, timestamp };
   }
   return null;
-}
-
-function uncompressedTimestamps(batch: Buffer, h: BatchHeader): { offsetDelta: number; timestamp: number }[] | null {
-  const out: { offsetDelta: number; timestamp: number }[] = [];
-  const cursor = { pos: HEADER_SIZE };
-  const end = Math.min(h.size, batch.length);
-  try {
-    for (let i = 0; i < h.recordCount && cursor.pos < end; i++) {
-      const length = readVarint(batch, cursor);
-      const start = cursor.pos;
-      cursor.pos += 1; // record attributes
-      const timestampDelta = readVarint(batch, cursor);
-      const offsetDelta = readVarint(batch, cursor);
-      out.push({ offsetDelta, timestamp: h.baseTimestamp + timestampDelta });
-      cursor.pos = start + length;
-    }
-  } catch {
-    return null;
-  }
-  return out;
-}
-
-/** Zig-zag varint/varlong as a number (exact within 2^53). */
-function readVarint(buf: Buffer, cursor: { pos: number }): number {
-  let value = 0;
-  let scale = 1;
-  for (let i = 0; i < 10; i++) {
-    if (cursor.pos >= buf.length) throw new RangeError('varint past the end of the batch');
-    const b = buf[cursor.pos++];
-    value += (b & 0x7f) * scale;
-    if ((b & 0x80) === 0) return value % 2 === 0 ? value / 2 : -(value + 1) / 2;
-    scale *= 128;
-  }
-  throw new RangeError('varint longer than 10 bytes');
 }

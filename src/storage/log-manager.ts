@@ -20,7 +20,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { KafkaError } from '../../protocol/errors.js';
-import type { RecordTimestampsFn } from './batch-header.js';
 import {
   CLEAN_SHUTDOWN_FILE, LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, randomKafkaUuid, readCheckpointFile,
   readTextIfExists, writeCheckpointFile, writeFileAtomic, type CheckpointEntry,
@@ -48,7 +47,6 @@ export interface LogManagerOptions {
   log?: StorageLogger;
   /** Clock for segment.ms rolling; default Date.now. */
   now?: () => number;
-  recordTimestamps?: RecordTimestampsFn;
 }
 
 interface PersistedTopic {
@@ -207,7 +205,6 @@ export class LogManager {
       ...extra,
       now: this.options.now,
       log: this.options.log,
-      recordTimestamps: this.options.recordTimestamps,
     });
     if (fresh || !readPartitionMetadata(dir)?.equals(info.topicId)) {
       writeFileAtomic(path.join(dir, PARTITION_METADATA_FILE), formatPartitionMetadata(info.topicId));

@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from './random.js';
 import { KafkaError } from '../../protocol/errors.js';
-import { HEADER_SIZE, LOG_OVERHEAD, readInt64, writeInt64, type RecordTimestampsFn } from './batch-header.js';
+import { HEADER_SIZE, LOG_OVERHEAD, readInt64, writeInt64 } from './batch-header.js';
 import { TEMP_SUFFIXES, deletedDirName, parsePartitionDirName, parseSegmentFileName } from './file-names.js';
 import { Segment, fsyncDir, type SegmentAppendBatch, type SegmentConfig } from './segment.js';
 
@@ -67,7 +67,6 @@ export interface PartitionLogOptions extends Partial<LogConfig> {
   now?: () => number;
   log?: StorageLogger;
   /** Record timestamps of compressed batches, for exact offsetForTimestamp/maxTimestampOffset answers. */
-  recordTimestamps?: RecordTimestampsFn;
 }
 
 /** A batch inside the buffer given to append() (the shape log-validator's BatchInfo has). */
@@ -127,7 +126,7 @@ export class PartitionLog {
     };
     const now = options.now ?? Date.now;
     // Segments read the interval through this shared object, so updateConfig() reaches them.
-    const segmentConfig: SegmentConfig = { indexIntervalBytes: config.indexIntervalBytes, now, recordTimestamps: options.recordTimestamps };
+    const segmentConfig: SegmentConfig = { indexIntervalBytes: config.indexIntervalBytes, now };
     fs.mkdirSync(dir, { recursive: true });
     const log = options.log;
 

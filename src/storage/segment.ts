@@ -15,7 +15,7 @@
 
 import fs from 'node:fs';
 import { KafkaError } from '../../protocol/errors.js';
-import { HEADER_SIZE, LOG_OVERHEAD, crcValid, firstRecordAtOrAfter, headerProblem, readHeader, readInt64, type RecordTimestampsFn } from './batch-header.js';
+import { HEADER_SIZE, LOG_OVERHEAD, crcValid, firstRecordAtOrAfter, headerProblem, readHeader, readInt64 } from './batch-header.js';
 import { segmentFilePath } from './file-names.js';
 import { OffsetIndex } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
@@ -24,7 +24,6 @@ export interface SegmentConfig {
   indexIntervalBytes: number;
   now: () => number;
   /** Decodes record timestamps of compressed batches (for exact offsetForTimestamp answers). */
-  recordTimestamps?: RecordTimestampsFn;
 }
 
 /** A batch inside the bytes given to Segment.append; position is relative to those bytes. */
@@ -453,7 +452,7 @@ export class Segment {
       pos = this.findBatch(pos, (_b, last, maxTs) => maxTs >= ts && last >= startOffset);
       if (pos < 0) return null;
       const batch = this.readBatch(pos);
-      const found = firstRecordAtOrAfter(batch, ts, startOffset, this.config.recordTimestamps);
+      const found = firstRecordAtOrAfter(batch, ts, startOffset);
       if (found) return found;
       pos += batch.length;
     }
@@ -465,7 +464,7 @@ export class Segment {
     if (ts < 0) return null;
     const pos = this.translateOffset(this.maxTsOffset);
     if (pos >= 0) {
-      const found = firstRecordAtOrAfter(this.readBatch(pos), ts, this.baseOffset, this.config.recordTimestamps);
+      const found = firstRecordAtOrAfter(this.readBatch(pos), ts, this.baseOffset);
       if (found) return found;
     }
     return { offset: this.maxTsOffset, timestamp: ts };
