@@ -22,5 +22,5 @@ COPY package.json ./
 VOLUME /data
 EXPOSE 9092
 # Listen on every interface inside the container; tell clients to come back through localhost.
-ENTRYPOINT ["node", "dist/krill.mjs", "--host", "0.0.0.0", "--port", "9092", "--data-dir", "/data"]
+ENTRYPOINT ["node", "dist/src/bin/krill.cjs", "--host", "0.0.0.0", "--port", "9092", "--data-dir", "/data"]
 CMD ["--set", "advertised.listeners=PLAINTEXT://localhost:9092"]

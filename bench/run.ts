@@ -45,7 +45,7 @@ import { waitForMetadata, type MetadataAnswer } from './metadata-probe.js';
 const HERE = path.dirname(fileURLToPath(import.meta.url)); // <root>/dist/bench
 const ROOT = path.resolve(HERE, '..', '..');
 const BENCH_SRC = path.join(ROOT, 'bench');
-const CLI = path.join(ROOT, 'dist', 'krill.mjs');
+const CLI = path.join(ROOT, 'dist', 'src', 'bin', 'krill.cjs');
 const INDEX = path.join(ROOT, 'dist', 'src', 'index.js');
 const EMBEDDED = path.join(HERE, 'embedded-start.js');
 const MOCK_SRC = path.join(BENCH_SRC, 'mock-cluster.c');

@@ -4,7 +4,7 @@
 
 import net from 'node:net';
 import path from 'node:path';
-import type { Logger } from 'pino';
+import type { Logger } from './logger.js';
 import { BrokerConfig, type Listener } from './config.js';
 import { HandlerRegistry } from './handlers/registry.js';
 import { HANDLERS } from './handlers/index.js';

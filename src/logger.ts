@@ -1,8 +1,106 @@
 // Structured logs through pino, to stderr so that stdout carries only the ready line.
-import pino, { type Logger } from 'pino';
+//
+// pino (with sonic-boom and thread-stream) is the largest part of krill's start-up cost (~10 ms of a
+// ~40 ms start), and a broker at its default level logs nothing until something happens (embedded
+// brokers default to 'warn' and often log nothing at all). So the logger handed around is a thin
+// front that knows the level and its bindings, and creates the pino logger, children included, on
+// the first record that passes the level. Records and their order are exactly pino's.
+import { createRequire } from 'node:module';
+import type { Logger as PinoLogger } from 'pino';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const LEVEL_VALUES: Record<LogLevel, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
+
+type LogFn = {
+  (msg: string): void;
+  (obj: object, msg?: string): void;
+};
+
+/** The part of pino's Logger krill uses. */
+export interface Logger {
+  readonly level: string;
+  fatal: LogFn;
+  error: LogFn;
+  warn: LogFn;
+  info: LogFn;
+  debug: LogFn;
+  trace: LogFn;
+  child(bindings: Record<string, unknown>): Logger;
+  isLevelEnabled(level: string): boolean;
+  /** Writes out what pino still buffers (no-op when nothing was ever logged). */
+  flush(): void;
+}
+
+type PinoModule = typeof import('pino');
+
+function loadPino(): PinoModule {
+  // In the CLI bundle (CommonJS) this require is resolved by esbuild, which inlines pino and evaluates
+  // it only here; the plain ESM build (the embedded API) has no require and loads it from node_modules.
+  if (typeof require === 'function') return require('pino') as PinoModule;
+  return createRequire(import.meta.url)('pino') as PinoModule;
+}
+
+class LazyLogger implements Logger {
+  private real: PinoLogger | null = null;
+  private readonly threshold: number;
+  readonly fatal: LogFn;
+  readonly error: LogFn;
+  readonly warn: LogFn;
+  readonly info: LogFn;
+  readonly debug: LogFn;
+  readonly trace: LogFn;
+
+  constructor(
+    readonly level: LogLevel,
+    private readonly create: () => PinoLogger,
+  ) {
+    this.threshold = LEVEL_VALUES[level];
+    this.fatal = this.method('fatal');
+    this.error = this.method('error');
+    this.warn = this.method('warn');
+    this.info = this.method('info');
+    this.debug = this.method('debug');
+    this.trace = this.method('trace');
+  }
+
+  private method(level: Exclude<LogLevel, 'silent'>): LogFn {
+    if (LEVEL_VALUES[level] < this.threshold) return () => {};
+    return ((objOrMsg: object | string, msg?: string) => {
+      const real = this.pino();
+      if (typeof objOrMsg === 'string') real[level](objOrMsg);
+      else real[level](objOrMsg, msg);
+    }) as LogFn;
+  }
+
+  private pino(): PinoLogger {
+    this.real ??= this.create();
+    return this.real;
+  }
+
+  child(bindings: Record<string, unknown>): Logger {
+    return new LazyLogger(this.level, () => this.pino().child(bindings));
+  }
+
+  isLevelEnabled(level: string): boolean {
+    const value = LEVEL_VALUES[level as LogLevel];
+    return value !== undefined && value >= this.threshold && value !== Infinity;
+  }
+
+  flush(): void {
+    this.real?.flush();
+  }
+}
+
+export function isLogLevel(level: string): level is LogLevel {
+  return (LOG_LEVELS as readonly string[]).includes(level);
+}
 
 export function createLogger(level: string = 'info'): Logger {
-  return pino({ level, base: { name: 'krill' } }, pino.destination({ fd: 2, sync: false }));
+  if (!isLogLevel(level)) throw new Error(`unknown log level '${level}' (one of ${LOG_LEVELS.join(', ')})`);
+  return new LazyLogger(level, () => {
+    const pino = loadPino();
+    return pino({ level, base: { name: 'krill' } }, pino.destination({ fd: 2, sync: false }));
+  });
 }

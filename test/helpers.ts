@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { startBroker, type RunningBroker, type StartOptions } from '../src/index.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const CLI = path.join(ROOT, 'dist', 'krill.mjs');
+export const CLI = path.join(ROOT, 'dist', 'src', 'bin', 'krill.cjs');
 
 export async function withBroker(options: StartOptions = {}): Promise<RunningBroker> {
   return startBroker({ port: 0, host: '127.0.0.1', ...options });
@@ -29,7 +29,7 @@ export interface CliBroker {
   exited: Promise<number | string>;
 }
 
-/** Starts the built CLI (dist/krill.mjs, what npx krill runs) and waits for its ready line. */
+/** Starts the built CLI (dist/src/bin/krill.cjs, what npx krill runs) and waits for its ready line. */
 export function spawnCli(args: string[], opts: { timeoutMs?: number } = {}): Promise<CliBroker> {
   const proc = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';

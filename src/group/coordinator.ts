@@ -16,7 +16,7 @@
 // to, that long after their commit; a v1 record's explicit expire timestamp wins. Expired offsets get
 // tombstones; an Empty group left without offsets becomes Dead and is dropped (with a GroupMetadata
 // tombstone when it ever had a generation).
-import crypto from 'node:crypto';
+import { randomUUID } from '../storage/random.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { Group, Member, type CommittedOffset, type JoinResult, type Protocol, type SyncResult } from './group.js';
 import {
@@ -170,7 +170,7 @@ export class GroupCoordinator {
   }
 
   private newMemberId(clientId: string, instanceId: string | null): string {
-    return `${instanceId ?? clientId}-${crypto.randomUUID()}`;
+    return `${instanceId ?? clientId}-${randomUUID()}`;
   }
 
   private joinUnknownMember(group: Group, req: JoinRequest, respond: (r: JoinResult) => void): void {

@@ -5,7 +5,7 @@
 // Anything malformed closes this connection only: Kafka does the same for frames it cannot parse.
 
 import type { Socket } from 'node:net';
-import type { Logger } from 'pino';
+import type { Logger } from '../logger.js';
 import { ProtocolError, Reader, Writer } from '../../protocol/primitives.js';
 import { decodeMessage, decodeRequestHeaderStart, encodeMessage, isFlexible, skipTaggedFields, type Message, type RequestHeader } from '../../protocol/codec.js';
 import { ErrorCode, KafkaError, errorName } from '../../protocol/errors.js';

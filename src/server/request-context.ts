@@ -1,4 +1,4 @@
-import type { Logger } from 'pino';
+import type { Logger } from '../logger.js';
 import type { RequestHeader } from '../../protocol/codec.js';
 import type { Broker } from '../broker.js';
 

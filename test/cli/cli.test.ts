@@ -1,4 +1,4 @@
-// The built CLI (dist/krill.mjs; run `npm run build` first) and the embedded startBroker() lifecycle.
+// The built CLI (dist/src/bin/krill.cjs; run `npm run build` first) and the embedded startBroker() lifecycle.
 import { afterAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';

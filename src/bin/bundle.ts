@@ -1,0 +1,95 @@
+// Build step after tsc (`npm run build`): bundles the CLI into one CommonJS file, dist/krill-cli.cjs,
+// and writes V8's code cache for it (dist/krill-cli.cjs.cache) by starting it once, sending it an
+// ApiVersions and a Metadata request and stopping it, so that the cache holds what a start runs.
+// Why a bundle: resolving and loading ~90 modules one by one cost ~70 ms of start-up; one file ~10 ms,
+// and the code cache removes most of the rest. Native codecs stay external: they are loaded lazily.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const BUNDLE = path.join(DIST, 'krill-cli.cjs');
+const LOADER = path.join(DIST, 'src', 'bin', 'krill.cjs');
+
+await build({
+  entryPoints: [path.join(DIST, 'src', 'cli.js')],
+  outfile: BUNDLE,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  logLevel: 'warning',
+  external: ['@node-rs/crc32', 'snappy', 'lz4-napi', 'zstd-napi', 'fzstd'],
+  // The sources are ES modules that find their files through import.meta.url.
+  define: { 'import.meta.url': '__krillUrl' },
+  banner: { js: "const __krillUrl = require('node:url').pathToFileURL(__filename).href;" },
+});
+fs.chmodSync(LOADER, 0o755);
+
+const cacheFile = `${BUNDLE}.cache`;
+fs.rmSync(cacheFile, { force: true });
+try {
+  await writeCodeCache();
+} catch (err) {
+  // Only start-up time depends on the cache; the CLI works without it.
+  fs.rmSync(cacheFile, { force: true });
+  process.stderr.write(`warning: no code cache for the CLI: ${(err as Error).message}\n`);
+}
+
+function frame(apiKey: number, apiVersion: number, correlationId: number, body: number[]): Buffer {
+  const header = Buffer.alloc(10);
+  header.writeInt16BE(apiKey, 0);
+  header.writeInt16BE(apiVersion, 2);
+  header.writeInt32BE(correlationId, 4);
+  header.writeInt16BE(-1, 8); // null client id
+  const size = Buffer.alloc(4);
+  size.writeInt32BE(header.length + body.length);
+  return Buffer.concat([size, header, Buffer.from(body)]);
+}
+
+async function writeCodeCache(): Promise<void> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'krill-code-cache-'));
+  const proc = spawn(process.execPath, [LOADER, '--port', '0', '--data-dir', dataDir, '--log-level', 'info'], {
+    env: { ...process.env, KRILL_WRITE_CODE_CACHE: '1' },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      proc.stdout.on('data', (c) => {
+        out += c;
+        const m = out.match(/ready on [\d.]+:(\d+)/);
+        if (m) resolve(Number(m[1]));
+      });
+      exited.then((code) => reject(new Error(`the CLI exited (${code}) before it was ready`)));
+    });
+    await new Promise<void>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1');
+      let received = 0;
+      socket.on('error', reject);
+      socket.on('data', (c) => {
+        received += c.length;
+        // Two responses, each at least a size and a correlation id.
+        if (received >= 16) {
+          socket.destroy();
+          resolve();
+        }
+      });
+      socket.write(frame(18, 0, 1, []));
+      socket.write(frame(3, 4, 2, [0xff, 0xff, 0xff, 0xff, 0])); // all topics, no auto-create
+    });
+    proc.kill('SIGTERM');
+    const code = await exited;
+    if (code !== 0) throw new Error(`the CLI exited with ${code} on SIGTERM`);
+    if (!fs.existsSync(cacheFile)) throw new Error('the CLI wrote no cache');
+  } finally {
+    clearTimeout(timer);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
