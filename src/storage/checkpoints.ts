@@ -34,20 +34,24 @@ export interface CheckpointEntry {
   offset: number;
 }
 
-/** Writes `content` to file atomically: tmp file, fsync, rename, directory fsync. */
-export function writeFileAtomic(file: string, content: string | Buffer): void {
+/**
+ * Writes `content` to file atomically: tmp file, fsync, rename, directory fsync. With durable false,
+ * no fsync: still all-or-nothing for readers, but a power loss may leave the old content, an empty file
+ * or no file; only for files krill rebuilds from others when they are missing or wrong.
+ */
+export function writeFileAtomic(file: string, content: string | Buffer, durable = true): void {
   const tmp = `${file}.tmp`;
   const fd = fs.openSync(tmp, 'w');
   try {
     const buf = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
     let done = 0;
     while (done < buf.length) done += fs.writeSync(fd, buf, done, buf.length - done);
-    fs.fsyncSync(fd);
+    if (durable) fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }
   fs.renameSync(tmp, file);
-  fsyncDir(path.dirname(file));
+  if (durable) fsyncDir(path.dirname(file));
 }
 
 /** fsync of a directory (new or removed entries), ignoring platforms that refuse it. */
