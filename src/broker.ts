@@ -10,7 +10,7 @@ import { HandlerRegistry } from './handlers/registry.js';
 import { HANDLERS } from './handlers/index.js';
 import { Connection } from './server/connection.js';
 import { LogManager } from './storage/log-manager.js';
-import { readOrCreateMetaProperties } from './storage/checkpoints.js';
+import { readOrCreateMetaProperties, syncInBackground } from './storage/checkpoints.js';
 import { GroupCoordinator } from './group/coordinator.js';
 import { OffsetsTopicStore } from './group/offsets-topic.js';
 
@@ -21,6 +21,8 @@ export class Broker {
   readonly connections = new Set<Connection>();
   private server: net.Server | null = null;
   private checkpointTimer: NodeJS.Timeout | null = null;
+  /** The fsync of a meta.properties written by this start (see readOrCreateMetaProperties). */
+  private metaSynced: Promise<void> = Promise.resolve();
   private boundPort = 0;
 
   private constructor(
@@ -53,6 +55,11 @@ export class Broker {
       groups.close();
       logs.close();
       throw err;
+    }
+    if (meta.created) {
+      broker.metaSynced = syncInBackground(meta.created).catch((err) =>
+        log.warn({ err: (err as Error).message, file: meta.created }, 'fsync of meta.properties failed'),
+      );
     }
     broker.checkpointTimer = setInterval(() => broker.checkpoint(), CHECKPOINT_INTERVAL_MS);
     broker.checkpointTimer.unref();
@@ -127,6 +134,7 @@ export class Broker {
       for (const c of this.connections) c.close();
       await closed;
     }
+    await this.metaSynced;
     this.logs.close();
   }
 }

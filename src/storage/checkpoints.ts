@@ -54,6 +54,24 @@ export function writeFileAtomic(file: string, content: string | Buffer, durable 
   if (durable) fsyncDir(path.dirname(file));
 }
 
+/** fsync of one file or directory through the thread pool (callback API: fs/promises costs a load). */
+function fsyncPath(p: string, ignoreErrors: boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    fs.open(p, 'r', (err, fd) => {
+      if (err) return ignoreErrors ? resolve() : reject(err);
+      fs.fsync(fd, (syncErr) => {
+        fs.close(fd, () => (syncErr && !ignoreErrors ? reject(syncErr) : resolve()));
+      });
+    });
+  });
+}
+
+/** Makes a file written with writeFileAtomic(…, false) durable, off the event loop: the file, then its directory. */
+export async function syncInBackground(file: string): Promise<void> {
+  await fsyncPath(file, false);
+  await fsyncPath(path.dirname(file), true);
+}
+
 /** fsync of a directory (new or removed entries), ignoring platforms that refuse it. */
 export function fsyncDir(dir: string): void {
   let fd: number | null = null;
@@ -156,7 +174,11 @@ export function readMetaProperties(dataDir: string): MetaProperties | null {
   return { version, clusterId, nodeId, raw };
 }
 
-export function writeMetaProperties(dataDir: string, meta: { clusterId: string; nodeId: number; version?: number; raw?: Record<string, string> }): void {
+export function writeMetaProperties(
+  dataDir: string,
+  meta: { clusterId: string; nodeId: number; version?: number; raw?: Record<string, string> },
+  durable = true,
+): void {
   const props: Record<string, string> = {
     ...(meta.raw ?? {}),
     'version': String(meta.version ?? 1),
@@ -166,14 +188,16 @@ export function writeMetaProperties(dataDir: string, meta: { clusterId: string; 
   const lines = ['#', `#${new Date().toString()}`];
   for (const [k, v] of Object.entries(props)) lines.push(`${k}=${v}`);
   fs.mkdirSync(dataDir, { recursive: true });
-  writeFileAtomic(path.join(dataDir, META_PROPERTIES), lines.join('\n') + '\n');
+  writeFileAtomic(path.join(dataDir, META_PROPERTIES), lines.join('\n') + '\n', durable);
 }
 
 /**
  * Reads meta.properties, creating it (with a fresh cluster id) when missing. Throws when the stored
- * node.id differs from the configured one, as Kafka refuses to start in that case.
+ * node.id differs from the configured one, as Kafka refuses to start in that case. A new file is written
+ * atomically but not yet fsynced (two fsyncs would delay every first start): `created` is then set and the
+ * caller makes it durable with syncInBackground().
  */
-export function readOrCreateMetaProperties(dataDir: string, nodeId: number, clusterId?: string): MetaProperties {
+export function readOrCreateMetaProperties(dataDir: string, nodeId: number, clusterId?: string): MetaProperties & { created?: string } {
   const existing = readMetaProperties(dataDir);
   if (existing) {
     if (existing.nodeId !== nodeId) {
@@ -185,6 +209,10 @@ export function readOrCreateMetaProperties(dataDir: string, nodeId: number, clus
     return existing;
   }
   const meta = { version: 1, clusterId: clusterId ?? randomKafkaUuid().text, nodeId };
-  writeMetaProperties(dataDir, meta);
-  return { ...meta, raw: { 'version': '1', 'cluster.id': meta.clusterId, 'node.id': String(nodeId) } };
+  writeMetaProperties(dataDir, meta, false);
+  return {
+    ...meta,
+    raw: { 'version': '1', 'cluster.id': meta.clusterId, 'node.id': String(nodeId) },
+    created: path.join(dataDir, META_PROPERTIES),
+  };
 }
