@@ -30,8 +30,8 @@ export interface CliBroker {
 }
 
 /** Starts the built CLI (dist/src/bin/krill.cjs, what npx krill runs) and waits for its ready line. */
-export function spawnCli(args: string[], opts: { timeoutMs?: number } = {}): Promise<CliBroker> {
-  const proc = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnCli(args: string[], opts: { timeoutMs?: number; cli?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliBroker> {
+  const proc = spawn(process.execPath, [opts.cli ?? CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: opts.env ?? process.env });
   let out = '';
   let err = '';
   const exited = new Promise<number | string>((resolve) => proc.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));

@@ -7,6 +7,7 @@
 //
 // KRILL_WRITE_CODE_CACHE=1 (used by the build) writes the cache at exit, after the process has run,
 // so that it holds the functions compiled while starting and stopping, not just the top level.
+// KRILL_CODE_CACHE_REPORT=1 says on stderr whether the cache was accepted, rejected or missing.
 import fs = require('node:fs');
 import path = require('node:path');
 import vm = require('node:vm');
@@ -24,6 +25,10 @@ try {
   cachedData = undefined; // no cache: compile from source
 }
 const script = new vm.Script(Module.wrap(source), { filename: bundle, cachedData });
+if (process.env.KRILL_CODE_CACHE_REPORT === '1') {
+  const state = cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'rejected' : 'accepted';
+  process.stderr.write(`code cache: ${state}\n`);
+}
 if (process.env.KRILL_WRITE_CODE_CACHE === '1') {
   process.on('exit', () => fs.writeFileSync(cacheFile, script.createCachedData()));
 }

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { CLI, spawnCli, tempDir, type CliBroker } from '../helpers.js';
+import { CLI, ROOT, spawnCli, tempDir, type CliBroker } from '../helpers.js';
 import { TestClient } from '../server/client.js';
 import { API, metadataBody, uniqueTopic } from '../server/kafka.js';
 import { startBroker } from '../../src/index.js';
@@ -177,5 +177,46 @@ describe('embedded startBroker()', () => {
     await b.close();
     expect(fs.existsSync(d)).toBe(true);
     expect(fs.existsSync(path.join(d, `${name}-0`))).toBe(true);
+  });
+});
+
+describe('the CLI loader and its code cache', () => {
+  const report = { ...process.env, KRILL_CODE_CACHE_REPORT: '1' };
+
+  async function startsAndAnswers(cli: string): Promise<string> {
+    const b = await spawnCli(['--port', '0', '--data-dir', dir()], { cli, env: report });
+    try {
+      const c = await TestClient.connect(b.port);
+      const md = await c.request(API.Metadata, 12, metadataBody(12, null));
+      c.close();
+      expect(md.brokers.map((x: { port: number }) => x.port)).toEqual([b.port]);
+    } finally {
+      b.proc.kill('SIGTERM');
+      expect(await b.exited).toBe(0);
+    }
+    return /code cache: (\w+)/.exec(b.stderr())?.[1] ?? 'no report';
+  }
+
+  /** A copy of the built CLI's two files, laid out as in dist/, with `cache` as its code cache. */
+  function copyCli(cache: Buffer | null): string {
+    const root = dir();
+    const dist = path.join(ROOT, 'dist');
+    fs.mkdirSync(path.join(root, 'src', 'bin'), { recursive: true });
+    fs.copyFileSync(CLI, path.join(root, 'src', 'bin', 'krill.cjs'));
+    fs.copyFileSync(path.join(dist, 'krill-cli.cjs'), path.join(root, 'krill-cli.cjs'));
+    if (cache) fs.writeFileSync(path.join(root, 'krill-cli.cjs.cache'), cache);
+    return path.join(root, 'src', 'bin', 'krill.cjs');
+  }
+
+  it('runs with the cache the build wrote, which V8 accepts', async () => {
+    expect(fs.statSync(path.join(ROOT, 'dist', 'krill-cli.cjs.cache')).size).toBeGreaterThan(0);
+    expect(await startsAndAnswers(CLI)).toBe('accepted');
+  });
+
+  it('runs from source when the cache is missing or unusable', async () => {
+    expect(await startsAndAnswers(copyCli(null))).toBe('missing');
+    const real = fs.readFileSync(path.join(ROOT, 'dist', 'krill-cli.cjs.cache'));
+    expect(await startsAndAnswers(copyCli(real.subarray(0, real.length >> 1)))).toBe('rejected');
+    expect(await startsAndAnswers(copyCli(Buffer.from('not a code cache')))).toBe('rejected');
   });
 });
