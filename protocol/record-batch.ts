@@ -83,6 +83,8 @@ export interface BatchInfo {
   baseOffset: number;
   lastOffsetDelta: number;
   recordCount: number;
+  /** 2 for every batch krill accepts; storage checks it when recovering a log. */
+  magic: number;
   attributes: number;
   compression: number;
   /** TIMESTAMP_CREATE_TIME (0) or TIMESTAMP_LOG_APPEND_TIME (1). */
@@ -145,6 +147,7 @@ export function readBatchHeader(buf: Buffer, position: number): BatchInfo {
     baseOffset: readInt64(buf, position + BASE_OFFSET_OFFSET),
     lastOffsetDelta: buf.readInt32BE(position + LAST_OFFSET_DELTA_OFFSET),
     recordCount: buf.readInt32BE(position + RECORDS_COUNT_OFFSET),
+    magic: buf.readInt8(position + MAGIC_OFFSET),
     attributes,
     compression: attributes & COMPRESSION_CODEC_MASK,
     timestampType: (attributes & TIMESTAMP_TYPE_MASK) !== 0 ? TIMESTAMP_LOG_APPEND_TIME : TIMESTAMP_CREATE_TIME,

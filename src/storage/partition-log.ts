@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from './random.js';
 import { KafkaError } from '../../protocol/errors.js';
-import { HEADER_SIZE, LOG_OVERHEAD, readInt64, writeInt64 } from './batch-header.js';
+import { LOG_OVERHEAD, RECORD_BATCH_OVERHEAD as HEADER_SIZE, readBatchHeader, setBaseOffset } from '../../protocol/record-batch.js';
 import { TEMP_SUFFIXES, deletedDirName, parsePartitionDirName, parseSegmentFileName } from './file-names.js';
 import { Segment, fsyncDir, type SegmentAppendBatch, type SegmentConfig } from './segment.js';
 
@@ -286,7 +286,7 @@ export class PartitionLog {
     // Offsets are written only now: the CRC does not cover baseOffset.
     let offset = baseOffset;
     for (const b of batches) {
-      writeInt64(buf, b.position, offset);
+      setBaseOffset(buf, b.position, offset);
       offset += b.lastOffsetDelta + 1;
     }
     this.active.append(bytes, segBatches);
@@ -501,5 +501,6 @@ function nextOffsetAfter(batches: Buffer): number {
     last = pos;
     pos += LOG_OVERHEAD + batches.readInt32BE(pos + 8);
   }
-  return readInt64(batches, last) + batches.readInt32BE(last + 23) + 1;
+  const h = readBatchHeader(batches, last);
+  return h.baseOffset + h.lastOffsetDelta + 1;
 }

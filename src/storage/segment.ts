@@ -15,7 +15,8 @@
 
 import fs from 'node:fs';
 import { KafkaError } from '../../protocol/errors.js';
-import { HEADER_SIZE, LOG_OVERHEAD, crcValid, firstRecordAtOrAfter, headerProblem, readHeader, readInt64 } from './batch-header.js';
+import { LOG_OVERHEAD, RECORD_BATCH_OVERHEAD as HEADER_SIZE, readBatchHeader, verifyBatchCrc } from '../../protocol/record-batch.js';
+import { firstRecordAtOrAfter, headerProblem } from './batch-header.js';
 import { segmentFilePath } from './file-names.js';
 import { OffsetIndex } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
@@ -222,7 +223,7 @@ export class Segment {
       const fd = this.handle();
       const head = Buffer.alloc(HEADER_SIZE);
       if (readFully(fd, head, 0, HEADER_SIZE, last.position) !== HEADER_SIZE) return null;
-      const h = readHeader(head, 0);
+      const h = readBatchHeader(head, 0);
       if (headerProblem(h) || h.baseOffset + h.lastOffsetDelta !== last.offset) return null;
       start = last.position;
       this.nextOffset = h.baseOffset;
@@ -264,7 +265,7 @@ export class Segment {
     if (this.size < HEADER_SIZE) return now;
     const head = Buffer.alloc(HEADER_SIZE);
     if (readFully(this.handle(), head, 0, HEADER_SIZE, 0) !== HEADER_SIZE) return now;
-    const ts = readHeader(head, 0).maxTimestamp;
+    const ts = readBatchHeader(head, 0).maxTimestamp;
     return ts >= 0 && ts <= now ? ts : now;
   }
 
@@ -284,7 +285,7 @@ export class Segment {
         problem = `incomplete batch header at position ${pos}`;
         break;
       }
-      const h = readHeader(win.buf, at);
+      const h = readBatchHeader(win.buf, at);
       problem = headerProblem(h);
       if (!problem && pos + h.size > fileSize) problem = `batch at position ${pos} (${h.size} bytes) runs past the end of the file (${fileSize})`;
       if (!problem && h.baseOffset < this.nextOffset) problem = `batch at position ${pos} has base offset ${h.baseOffset}, below ${this.nextOffset}`;
@@ -292,7 +293,7 @@ export class Segment {
       if (!problem && lastOffset - this.baseOffset > 0x7fffffff) problem = `offset ${lastOffset} does not fit segment ${this.baseOffset}`;
       if (!problem && verifyCrc) {
         at = win.at(pos, h.size);
-        if (at < 0 || !crcValid(win.buf, at, h.size)) problem = `CRC mismatch in the batch at position ${pos}`;
+        if (at < 0 || !verifyBatchCrc(win.buf, at, h.size)) problem = `CRC mismatch in the batch at position ${pos}`;
       }
       if (problem) break;
       this.indexBatch(pos, h.size, lastOffset, h.maxTimestamp, !(firstIsIndexed && pos === start));
@@ -423,10 +424,8 @@ export class Segment {
     for (;;) {
       const at = win.at(pos, HEADER_SIZE);
       if (at < 0) return -1;
-      const base = readInt64(win.buf, at);
-      const size = LOG_OVERHEAD + win.buf.readInt32BE(at + 8);
-      const last = base + win.buf.readInt32BE(at + 23);
-      if (match(base, last, readInt64(win.buf, at + 35))) return pos;
+      const { baseOffset: base, size, lastOffsetDelta, maxTimestamp } = readBatchHeader(win.buf, at);
+      if (match(base, base + lastOffsetDelta, maxTimestamp)) return pos;
       if (size < HEADER_SIZE) throw new KafkaError('CORRUPT_MESSAGE', `invalid batch size ${size} at position ${pos} of ${this.logPath}`);
       pos += size;
     }

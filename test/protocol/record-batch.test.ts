@@ -106,7 +106,7 @@ describe.each(ALL_CODECS)('encode/scan/decode with codec %i', (codec) => {
     const [info, ...rest] = scanBatches(batch);
     expect(rest).toEqual([]);
     expect(info).toEqual({
-      position: 0, size: batch.length, baseOffset: 0, lastOffsetDelta: 4, recordCount: 5,
+      position: 0, size: batch.length, baseOffset: 0, lastOffsetDelta: 4, recordCount: 5, magic: 2,
       attributes: codec | 0x10, compression: codec, timestampType: TIMESTAMP_CREATE_TIME,
       isTransactional: true, isControl: false, hasDeleteHorizon: false,
       baseTimestamp: T0, maxTimestamp: T0 + 1000, producerId: 4242, producerEpoch: 3, baseSequence: 17, partitionLeaderEpoch: -1,
