@@ -260,8 +260,7 @@ export class PartitionLog {
   /**
    * Assigns offsets from logEndOffset (writing each batch's baseOffset into `buf` in place), rolls the
    * active segment when needed, and appends every batch in one write. `batches` must be contiguous in
-   * `buf`, in order. The appended bytes of `buf` are kept for reads (the segment's tail cache), so the
-   * caller must not change them afterwards.
+   * `buf`, in order.
    */
   append(buf: Buffer, batches: AppendBatchInfo[]): { baseOffset: number; lastOffset: number } {
     this.ensureOpen();
@@ -379,17 +378,13 @@ export class PartitionLog {
       let position = 0;
       if (first) position = hint && hint.segment === seg && hint.offset === fetchOffset ? hint.position : seg.translateOffset(fetchOffset);
       if (position < 0 || position >= seg.size) continue;
-      const chunks = seg.read(position, remaining, first && minOneBatch);
-      if (chunks.length === 0) break;
-      let length = 0;
-      for (const c of chunks) {
-        records.push(c);
-        length += c.length;
-      }
-      remaining -= length;
+      const chunk = seg.read(position, remaining, first && minOneBatch);
+      if (chunk.length === 0) break;
+      records.push(chunk);
+      remaining -= chunk.length;
       first = false;
-      this.readHint = { segment: seg, offset: nextOffsetAfter(chunks[chunks.length - 1]), position: position + length };
-      if (position + length < seg.size || remaining <= 0) break;
+      this.readHint = { segment: seg, offset: nextOffsetAfter(chunk), position: position + chunk.length };
+      if (position + chunk.length < seg.size || remaining <= 0) break;
     }
     return { records, highWatermark: this.highWatermark, logStartOffset: this._logStartOffset };
   }

@@ -20,7 +20,6 @@ import { firstRecordAtOrAfter, headerProblem } from './batch-header.js';
 import { segmentFilePath } from './file-names.js';
 import { OffsetIndex } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
-import { SegmentTail } from './tail-cache.js';
 
 export interface SegmentConfig {
   indexIntervalBytes: number;
@@ -113,8 +112,6 @@ export class Segment {
   private active = false;
   private indexesChecked = false;
   private closed = false;
-  /** The last appended bytes, for reads at the end of the log without a pread (see tail-cache.ts). */
-  private readonly tail = new SegmentTail();
 
   private constructor(
     readonly dir: string,
@@ -349,7 +346,6 @@ export class Segment {
       throw new KafkaError('KAFKA_STORAGE_ERROR', `write to ${this.logPath} failed: ${(err as Error).message}`);
     }
     this.size += bytes.length;
-    this.tail.add(start, bytes);
     for (const b of batches) {
       this.indexBatch(start + b.position, b.size, b.lastOffset, b.maxTimestamp);
       this.nextOffset = b.lastOffset + 1;
@@ -376,15 +372,11 @@ export class Segment {
 
   /**
    * Whole batches from `position` fitting in maxBytes; with minOneBatch the first batch is returned
-   * whole even when larger (KIP-74). Empty when nothing fits or position is at the end. The bytes come
-   * from the tail cache when it holds `position`, otherwise from the file; either way as one or more
-   * buffers, in order.
+   * whole even when larger (KIP-74). Empty when nothing fits or position is at the end.
    */
-  read(position: number, maxBytes: number, minOneBatch: boolean): Buffer[] {
+  read(position: number, maxBytes: number, minOneBatch: boolean): Buffer {
     const avail = this.size - position;
-    if (avail <= 0) return [];
-    const cached = this.tail.read(position, maxBytes, minOneBatch);
-    if (cached) return cached;
+    if (avail <= 0) return Buffer.alloc(0);
     const buf = this.readBytes(position, Math.max(Math.min(maxBytes, avail), minOneBatch ? Math.min(HEADER_SIZE, avail) : 0));
     let end = 0;
     while (end + LOG_OVERHEAD <= buf.length) {
@@ -393,11 +385,11 @@ export class Segment {
       if (end + size > buf.length) break;
       end += size;
     }
-    if (end > 0) return [buf.subarray(0, end)];
-    if (!minOneBatch || buf.length < LOG_OVERHEAD) return [];
+    if (end > 0) return buf.subarray(0, end);
+    if (!minOneBatch || buf.length < LOG_OVERHEAD) return Buffer.alloc(0);
     const size = LOG_OVERHEAD + buf.readInt32BE(8);
     if (size < HEADER_SIZE) throw new KafkaError('CORRUPT_MESSAGE', `invalid batch size ${size} at position ${position} of ${this.logPath}`);
-    return [this.readBytes(position, size)];
+    return this.readBytes(position, size);
   }
 
   /** The whole batch starting at `position`. */
@@ -503,7 +495,6 @@ export class Segment {
 
   close(): void {
     if (this.closed) return;
-    this.tail.clear();
     openInactive.delete(this);
     this.releaseDescriptors();
     this.closed = true;

@@ -4,7 +4,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { PartitionLog, type PartitionLogOptions } from '../../src/storage/partition-log.js';
 import { Segment, setMaxOpenInactiveSegments } from '../../src/storage/segment.js';
-import { setTailCacheBytes, tailCacheBytes } from '../../src/storage/tail-cache.js';
 import { buildBatch, parseBatches, rmDir, tempDir, toAppend } from './batches.js';
 
 let root: string;
@@ -126,20 +125,7 @@ describe('PartitionLog append and read', () => {
 });
 
 describe('segments', () => {
-  it.each([
-    ['from the tail cache', 32 << 20],
-    ['from the files (tail cache off)', 0],
-  ])('rolls by size, never rolls an empty segment, and reads across segments, %s', (_how, cacheBytes) => {
-    const before = tailCacheBytes().budget;
-    setTailCacheBytes(cacheBytes);
-    try {
-      rollAndRead(cacheBytes === 0);
-    } finally {
-      setTailCacheBytes(before);
-    }
-  });
-
-  function rollAndRead(fromFiles: boolean) {
+  it('rolls by size, never rolls an empty segment, and reads across segments', () => {
     const batch = buildBatch({ records: 2, valueSize: 200 });
     const log = openLog({ segmentBytes: batch.length * 3 + 10 });
     appendBatch(log, { records: 2, valueSize: 5000 }); // larger than a segment: goes into the empty one
@@ -155,13 +141,12 @@ describe('segments', () => {
     const all = parseBatches(log.read(0, 1 << 20).records);
     expect(all.map((b) => b.baseOffset)).toEqual([0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20]);
     const r = log.read(5, 1 << 20);
-    // From the files, one slice per segment; from the cache, one view per append.
-    expect(r.records.length).toBe(fromFiles ? 4 : 9);
+    expect(r.records.length).toBe(4); // slices from 4 segments
     expect(parseBatches(r.records).map((b) => b.baseOffset)).toEqual([4, 6, 8, 10, 12, 14, 16, 18, 20]);
     // A budget that ends inside the second segment stops there.
     const part = log.read(6, batch.length * 3);
     expect(parseBatches(part.records).map((b) => b.baseOffset)).toEqual([6, 8, 10]);
-  }
+  });
 
   it('rolls by time with an injected clock', () => {
     let now = 1_000_000;
