@@ -29,6 +29,8 @@ export default defineHandler({
   minVersion: 0,
   maxVersion: 11,
   advertisedBelowRange: true,
+  // Records are written to the segment (a copy into the page cache) before handle() returns.
+  releasesRequestBytes: true,
   errorResponse,
   handle({ broker, apiVersion, closeConnection }, req) {
     if (apiVersion < 3) return errorResponse(req, ErrorCode.UNSUPPORTED_VERSION);

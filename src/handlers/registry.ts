@@ -20,6 +20,11 @@ export interface Handler {
    */
   handle(ctx: RequestContext, request: Message): Message | null | Promise<Message | null>;
   errorResponse?(request: Message, code: number, version: number): Message;
+  /**
+   * The handler keeps no view of the request's bytes once handle() has returned synchronously (it copies
+   * what it keeps), so the connection may reuse the frame buffer for the next large request.
+   */
+  releasesRequestBytes?: boolean;
 }
 
 export interface HandlerSpec extends Omit<Handler, 'def'> {

@@ -224,3 +224,71 @@ describe('what closes a connection', () => {
     await stillServes();
   });
 });
+
+// Large produce frames arrive in many socket reads and are assembled in a buffer the connection reuses
+// (Handler.releasesRequestBytes). Each request must still be stored exactly as sent, whatever arrives
+// around it in the same stream.
+describe('large pipelined requests', () => {
+  let big: RunningBroker;
+  beforeAll(async () => {
+    big = await withBroker();
+  });
+  afterAll(async () => {
+    await big.close();
+  });
+
+  it('stores each large produce exactly, amid small requests, failures, acks=0 and a long poll', async () => {
+    const topic = uniqueTopic('large');
+    const c = await TestClient.connect(big.port);
+    try {
+      await createTopic(c, topic);
+      const valueOf = (i: number, r: number) => String.fromCharCode(97 + ((i * 3 + r) % 26)).repeat(90_000 + i * 1000 + r);
+      const batchFor = (i: number) => buildBatch([0, 1, 2].map((r) => ({ key: `req${i}-${r}`, value: valueOf(i, r) })));
+      const frames: Buffer[] = [];
+      const expected: string[] = [];
+      let id = 500;
+      // a long-polling Fetch at the end of the log, answered once the first produce lands
+      frames.push(encodeRequest(API.Fetch, 12, fetchBody(12, topic, [{ partition: 0, fetchOffset: 0 }], { maxWaitMs: 5000, minBytes: 1 }), id++));
+      for (let i = 0; i < 6; i++) {
+        frames.push(encodeRequest(API.Produce, 9, produceBody(topic, 0, batchFor(i)), id++));
+        expected.push(...[0, 1, 2].map((r) => valueOf(i, r)));
+        if (i === 1) frames.push(encodeRequest(API.Metadata, 12, metadataBody(12, [topic], false), id++));
+        // a large produce that fails (no such topic) between two that succeed
+        if (i === 2) frames.push(encodeRequest(API.Produce, 9, produceBody(uniqueTopic('absent'), 0, batchFor(99)), id++));
+      }
+      expected.push(...[0, 1, 2].map((r) => valueOf(7, r)));
+      const last = encodeRequest(API.Produce, 9, produceBody(topic, 0, batchFor(8)), id++);
+      expected.push(...[0, 1, 2].map((r) => valueOf(8, r)));
+      // All written before any response is read: the broker sees one stream of ~2 MB.
+      const responses = frames.map((f) => c.sendRaw(f));
+      c.fireAndForget(API.Produce, 9, produceBody(topic, 0, batchFor(7), 0)); // acks=0: no response
+      responses.push(c.sendRaw(last));
+      const got = await Promise.all(responses);
+      expect(got.map((f) => f!.readInt32BE(0))).toEqual(Array.from({ length: id - 500 }, (_, k) => 500 + k));
+      const fetched = decodeResponse(API.Fetch, 12, got[0]!).body.responses[0].partitions[0];
+      expect(fetched.errorCode).toBe(0);
+      expect(recordsOf(fetched.records).slice(0, 3).map((r) => r.value)).toEqual(expected.slice(0, 3));
+      // Produce responses in order: the one for the absent topic failed, every other one succeeded.
+      const produceCodes = frames
+        .map((f, k) => ({ apiKey: f.readInt16BE(4), frame: got[k]! }))
+        .concat([{ apiKey: API.Produce, frame: got[got.length - 1]! }])
+        .filter((x) => x.apiKey === API.Produce)
+        .map((x) => decodeResponse(API.Produce, 9, x.frame).body.responses[0].partitionResponses[0].errorCode);
+      expect(produceCodes).toEqual([0, 0, 0, 3, 0, 0, 0, 0]); // 3 = UNKNOWN_TOPIC_OR_PARTITION
+      // Read everything back: every value exactly as sent, in order.
+      const all: string[] = [];
+      let offset = 0;
+      while (all.length < expected.length) {
+        const p = await fetchOne(c, topic, 0, offset, 11, { maxBytes: 64 << 20, partitionMaxBytes: 64 << 20 });
+        const recs = recordsOf(p.records).filter((r) => r.offset >= offset);
+        if (recs.length === 0) break;
+        all.push(...recs.map((r) => r.value!));
+        offset = recs[recs.length - 1].offset + 1;
+      }
+      expect(all.length).toBe(expected.length);
+      for (let k = 0; k < expected.length; k++) expect(all[k] === expected[k], `record ${k}`).toBe(true);
+    } finally {
+      c.close();
+    }
+  }, 20_000);
+});
