@@ -13,8 +13,13 @@ import type { Broker } from '../broker.js';
 import type { Handler } from '../handlers/registry.js';
 
 const API_VERSIONS_KEY = 18;
-/** Frames at least this large that span socket reads are assembled in the connection's reusable buffer. */
+/**
+ * Frames of this size range that span socket reads are assembled in the connection's reusable buffer
+ * (see takeFrame). The upper bound keeps what an idle producer connection holds at a few megabytes,
+ * whatever socket.request.max.bytes allows.
+ */
 const REUSABLE_FRAME_MIN = 64 * 1024;
+const REUSABLE_FRAME_MAX = 4 * 1024 * 1024;
 
 interface Slot {
   correlationId: number;
@@ -84,7 +89,7 @@ export class Connection {
         this.onFrame(frame, false);
         continue;
       }
-      const reusable = size >= REUSABLE_FRAME_MIN && this.releasesBytes(head);
+      const reusable = size >= REUSABLE_FRAME_MIN && size <= REUSABLE_FRAME_MAX && this.releasesBytes(head);
       const frame = this.takeFrame(4 + size, reusable).subarray(4);
       this.onFrame(frame, reusable);
     }

@@ -291,4 +291,24 @@ describe('large pipelined requests', () => {
       c.close();
     }
   }, 20_000);
+
+  it('a frame above the reusable size is read whole too (here: a batch over message.max.bytes)', async () => {
+    const topic = uniqueTopic('huge');
+    const c = await TestClient.connect(big.port);
+    try {
+      await createTopic(c, topic);
+      const huge = buildBatch([{ key: 'k', value: Buffer.alloc(5 * 1024 * 1024, 7) }]);
+      const normal = buildBatch([{ key: 'k', value: 'x'.repeat(200_000) }]);
+      const [r1, r2] = await Promise.all([
+        c.request(API.Produce, 9, produceBody(topic, 0, huge)),
+        c.request(API.Produce, 9, produceBody(topic, 0, normal)),
+      ]);
+      expect(r1.responses[0].partitionResponses[0].errorCode).toBe(10); // MESSAGE_TOO_LARGE
+      expect(r2.responses[0].partitionResponses[0]).toMatchObject({ errorCode: 0, baseOffset: 0 });
+      const p = await fetchOne(c, topic, 0, 0, 11, { maxBytes: 1 << 20, partitionMaxBytes: 1 << 20 });
+      expect(recordsOf(p.records).map((r) => r.value)).toEqual(['x'.repeat(200_000)]);
+    } finally {
+      c.close();
+    }
+  }, 20_000);
 });
