@@ -20,6 +20,7 @@ import { firstRecordAtOrAfter, headerProblem } from './batch-header.js';
 import { segmentFilePath } from './file-names.js';
 import { OffsetIndex } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
+import { RecentBatches } from './recent-batches.js';
 
 export interface SegmentConfig {
   indexIntervalBytes: number;
@@ -112,6 +113,7 @@ export class Segment {
   private active = false;
   private indexesChecked = false;
   private closed = false;
+  private readonly recent = new RecentBatches();
 
   private constructor(
     readonly dir: string,
@@ -347,6 +349,7 @@ export class Segment {
     }
     this.size += bytes.length;
     for (const b of batches) {
+      this.recent.add(start + b.position);
       this.indexBatch(start + b.position, b.size, b.lastOffset, b.maxTimestamp);
       this.nextOffset = b.lastOffset + 1;
     }
@@ -354,6 +357,7 @@ export class Segment {
 
   /** Called when the segment stops being the active one: records its max timestamp in the time index. */
   onBecomeInactive(): void {
+    this.recent.clear();
     this.ensureMaxTimestamp();
     if (this.maxTs! >= 0) this.timeIndex.maybeAppend(this.maxTs!, this.maxTsOffset);
     this.setActive(false);
@@ -377,6 +381,8 @@ export class Segment {
   read(position: number, maxBytes: number, minOneBatch: boolean): Buffer {
     const avail = this.size - position;
     if (avail <= 0) return Buffer.alloc(0);
+    const exactEnd = this.recent.wholeBatchesEnd(position, position + Math.max(0, maxBytes), this.size);
+    if (exactEnd > position) return this.readBytes(position, exactEnd - position);
     const buf = this.readBytes(position, Math.max(Math.min(maxBytes, avail), minOneBatch ? Math.min(HEADER_SIZE, avail) : 0));
     let end = 0;
     while (end + LOG_OVERHEAD <= buf.length) {
