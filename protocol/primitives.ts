@@ -107,7 +107,12 @@ export class Reader {
   }
 }
 
-const SCRATCH_SIZE = 16 * 1024;
+/**
+ * The writer's first scratch buffer is small enough to come from Node's shared pool (most responses are a
+ * few hundred bytes); each further one doubles, up to SCRATCH_MAX.
+ */
+const SCRATCH_FIRST = 512;
+const SCRATCH_MAX = 64 * 1024;
 /** Buffers at least this large are passed through as their own chunk instead of being copied. */
 const PASS_THROUGH = 4 * 1024;
 
@@ -117,7 +122,8 @@ const PASS_THROUGH = 4 * 1024;
  */
 export class Writer {
   private chunks: Buffer[] = [];
-  private buf = Buffer.allocUnsafe(SCRATCH_SIZE);
+  private buf = Buffer.allocUnsafe(SCRATCH_FIRST);
+  private nextScratch = SCRATCH_FIRST * 2;
   private pos = 0;
   private start = 0;
   private flushedLength = 0;
@@ -129,7 +135,8 @@ export class Writer {
   private ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
     this.cut();
-    this.buf = Buffer.allocUnsafe(Math.max(SCRATCH_SIZE, n));
+    this.buf = Buffer.allocUnsafe(Math.max(this.nextScratch, n));
+    this.nextScratch = Math.min(this.nextScratch * 2, SCRATCH_MAX);
     this.pos = 0;
     this.start = 0;
   }
