@@ -110,7 +110,10 @@ export class Connection {
   private takeFrame(length: number, reuse: boolean): Buffer {
     let target: Buffer;
     if (reuse) {
-      if (!this.frameBuffer || this.frameBuffer.length < length) this.frameBuffer = Buffer.allocUnsafe(length);
+      if (!this.frameBuffer || this.frameBuffer.length < length) {
+        // Some headroom, so that requests of slowly growing sizes do not each need a new buffer.
+        this.frameBuffer = Buffer.allocUnsafe(Math.min(REUSABLE_FRAME_MAX, Math.ceil(length * 1.25)));
+      }
       target = this.frameBuffer.subarray(0, length);
     } else {
       target = Buffer.allocUnsafe(length);
