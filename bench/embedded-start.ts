@@ -1,6 +1,6 @@
 // Child process of bench/run.ts: times krill's embedded start.
 //   node dist/bench/embedded-start.js <project root> <runs>
-// Imports <root>/dist/src/index.js once (timed separately), then `runs` times:
+// Imports <root>/dist/krill.mjs (the package's entry) once (timed separately), then `runs` times:
 // t = performance.now(); b = await startBroker({ port: 0, host: '127.0.0.1' }); elapsed = performance.now() - t;
 // then (untimed) checks the broker answers a Metadata request on 127.0.0.1:<b.port> and closes it.
 // Prints one JSON line: {"ok":true,"importMs":..,"runs":[ms,...]} or {"ok":false,"error":".."}.
@@ -19,7 +19,7 @@ interface EmbeddedBroker {
 async function main(): Promise<void> {
   const [root, runsArg] = process.argv.slice(2);
   const runs = Math.max(1, Number(runsArg ?? 7) | 0);
-  const entry = path.join(root, 'dist', 'src', 'index.js');
+  const entry = path.join(root, 'dist', 'krill.mjs');
   const t0 = performance.now();
   const mod = (await import(pathToFileURL(entry).href)) as {
     startBroker?: (opts: { port: number; host?: string }) => Promise<EmbeddedBroker>;

@@ -46,7 +46,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url)); // <root>/dist/bench
 const ROOT = path.resolve(HERE, '..', '..');
 const BENCH_SRC = path.join(ROOT, 'bench');
 const CLI = path.join(ROOT, 'dist', 'src', 'bin', 'krill.cjs');
-const INDEX = path.join(ROOT, 'dist', 'src', 'index.js');
+const INDEX = path.join(ROOT, 'dist', 'krill.mjs'); // the package's entry
 const EMBEDDED = path.join(HERE, 'embedded-start.js');
 const MOCK_SRC = path.join(BENCH_SRC, 'mock-cluster.c');
 const MOCK_BIN = path.join(BENCH_SRC, 'build', 'mock-cluster');
@@ -825,7 +825,7 @@ async function main(): Promise<void> {
     embCell = `${embMed.toFixed(1)} ms`;
     details.push(
       `embedded, krill: runs ${embedded.runs.map((x) => x.toFixed(1)).join(', ')} ms; ` +
-        `importing dist/src/index.js took ${embedded.importMs.toFixed(1)} ms (once, not included)`,
+        `importing dist/krill.mjs (the package entry) took ${embedded.importMs.toFixed(1)} ms (once, not included)`,
     );
   } else if (embedded && 'error' in embedded) {
     embCell = 'ERROR';

@@ -1,6 +1,7 @@
 // Build step after tsc (`npm run build`): bundles the CLI into one CommonJS file, dist/krill-cli.cjs,
 // and writes V8's code cache for it (dist/krill-cli.cjs.cache) by starting it once, sending it an
 // ApiVersions and a Metadata request and stopping it, so that the cache holds what a start runs.
+// Also bundles the embedded API, the package's entry, into dist/krill.mjs.
 // Why a bundle: resolving and loading ~90 modules one by one cost ~70 ms of start-up; one file ~10 ms,
 // and the code cache removes most of the rest. Native codecs stay external: they are loaded lazily.
 import { spawn } from 'node:child_process';
@@ -29,6 +30,21 @@ await build({
   banner: { js: "const __krillUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
 fs.chmodSync(LOADER, 0o755);
+
+// The embedded API (the package's entry, `import { startBroker } from 'krill'`) as one ES module: a test
+// file importing it loads one file instead of resolving ~90 (~20 ms instead of ~90 ms here).
+await build({
+  entryPoints: [path.join(DIST, 'src', 'index.js')],
+  outfile: path.join(DIST, 'krill.mjs'),
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  logLevel: 'warning',
+  external: ['@node-rs/crc32', 'snappy', 'lz4-napi', 'zstd-napi', 'fzstd'],
+  // Bundled CommonJS dependencies (pino) and lazily loaded natives call require().
+  banner: { js: "import { createRequire as __krillRequire } from 'node:module'; const require = __krillRequire(import.meta.url);" },
+});
 
 const cacheFile = `${BUNDLE}.cache`;
 fs.rmSync(cacheFile, { force: true });

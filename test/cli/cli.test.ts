@@ -220,3 +220,39 @@ describe('the CLI loader and its code cache', () => {
     expect(await startsAndAnswers(copyCli(Buffer.from('not a code cache')))).toBe('rejected');
   });
 });
+
+describe('the package entry', () => {
+  it("import from 'krill' loads the bundled embedded API, which starts, serves and removes its data", async () => {
+    const script = `
+import fs from 'node:fs';
+import net from 'node:net';
+import * as krill from 'krill';
+const b = await krill.startBroker({ port: 0, host: '127.0.0.1' });
+const existed = fs.existsSync(b.dataDir);
+// one ApiVersions v0 request: size, apiKey 18, version 0, correlation id 7, null client id
+const answer = await new Promise((resolve, reject) => {
+  const s = net.connect(b.port, '127.0.0.1', () => s.write(Buffer.from([0, 0, 0, 10, 0, 18, 0, 0, 0, 0, 0, 7, 255, 255])));
+  s.once('data', (d) => { s.destroy(); resolve(d.readInt32BE(4)); });
+  s.once('error', reject);
+});
+await b.close();
+console.log(JSON.stringify({
+  entry: import.meta.resolve('krill'),
+  exports: Object.keys(krill).sort(),
+  existed, removed: !fs.existsSync(b.dataDir), correlationId: answer, bootstrap: b.bootstrap,
+}));`;
+    const out = await new Promise<string>((resolve, reject) => {
+      const p = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      p.stdout.on('data', (d) => (stdout += d));
+      p.stderr.on('data', (d) => (stderr += d));
+      p.on('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`exit ${code}: ${stderr}`))));
+    });
+    const r = JSON.parse(out.trim());
+    expect(r.entry.endsWith('/dist/krill.mjs')).toBe(true);
+    expect(r.exports).toEqual(['BrokerConfig', 'ConfigError', 'startBroker']);
+    expect(r).toMatchObject({ existed: true, removed: true, correlationId: 7 });
+    expect(r.bootstrap).toMatch(/^127\.0\.0\.1:\d+$/);
+  });
+});
