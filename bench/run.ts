@@ -476,7 +476,6 @@ interface StartSample {
   rssKb: number | null;
 }
 
-/** How long the bare runtime takes to start and exit here: the floor under krill's start time. */
 /** The environment without NODE_EXTRA_CA_CERTS, which makes Node itself load certificates at start. */
 function envWithoutExtraCerts(): NodeJS.ProcessEnv {
   const env = { ...process.env };
@@ -484,6 +483,7 @@ function envWithoutExtraCerts(): NodeJS.ProcessEnv {
   return env;
 }
 
+/** How long the bare runtime takes to start and exit here: the floor under krill's start time. */
 function nodeBaselineMs(env: NodeJS.ProcessEnv = process.env): number {
   const runs: number[] = [];
   for (let i = 0; i < 5; i++) {
@@ -660,31 +660,34 @@ async function main(): Promise<void> {
   let krillFailure: string | null = null;
 
   // --- start-up, while the machine is quiet -------------------------------------------------
-  const krillStarts: StartSample[] = [];
-  if (!krillProblem) {
-    log(`krill CLI start time, ${START_RUNS} runs`);
+  /** START_RUNS starts of the CLI in `env`; stops at the first failure, returning it with the samples so far. */
+  const measureStarts = async (what: string, env: NodeJS.ProcessEnv) => {
+    log(`krill CLI start time${what}, ${START_RUNS} runs`);
+    const samples: StartSample[] = [];
     for (let i = 0; i < START_RUNS; i++) {
       try {
-        krillStarts.push(await measureKrillStart());
+        samples.push(await measureKrillStart(env));
       } catch (err) {
-        krillProblem = 'n/a (krill failed to start)';
-        krillFailure = (err as Error).message.slice(0, 400);
-        break;
+        return { samples, failure: (err as Error).message.slice(0, 400) };
       }
+    }
+    return { samples, failure: null };
+  };
+  let krillStarts: StartSample[] = [];
+  if (!krillProblem) {
+    const r = await measureStarts('', process.env);
+    krillStarts = r.samples;
+    if (r.failure !== null) {
+      krillProblem = 'n/a (krill failed to start)';
+      krillFailure = r.failure;
     }
   }
   // NODE_EXTRA_CA_CERTS makes Node parse a certificate bundle before any of krill runs (~60-90 ms here);
-  // when it is set, the start is measured a second time without it, reported on its own row.
-  const plainStarts: StartSample[] = [];
+  // when it is set, the start is measured a second time without it, reported on its own row (a failure
+  // there is left to the main row, which reports start failures).
+  let plainStarts: StartSample[] = [];
   if (!krillProblem && process.env.NODE_EXTRA_CA_CERTS) {
-    log(`krill CLI start time without NODE_EXTRA_CA_CERTS, ${START_RUNS} runs`);
-    for (let i = 0; i < START_RUNS; i++) {
-      try {
-        plainStarts.push(await measureKrillStart(envWithoutExtraCerts()));
-      } catch {
-        break; // the main row reports start failures
-      }
-    }
+    plainStarts = (await measureStarts(' without NODE_EXTRA_CA_CERTS', envWithoutExtraCerts())).samples;
   }
   const mockStarts: StartSample[] = [];
   if (!mockProblem) {

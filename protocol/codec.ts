@@ -293,6 +293,17 @@ export function decodeRequestHeaderStart(r: Reader): RequestHeader {
   return { apiKey, apiVersion, correlationId, clientId };
 }
 
+/** A whole request frame as a client sends it: size prefix, request header (v2 when flexible, else v1), body. */
+export function encodeRequestFrame(def: MessageDef, header: RequestHeader, body: Message): Buffer {
+  const w = new Writer();
+  const size = w.reserveInt32();
+  w.int16(header.apiKey).int16(header.apiVersion).int32(header.correlationId).string(header.clientId, false);
+  if (isFlexible(def, header.apiVersion)) writeEmptyTaggedFields(w);
+  encodeMessage(def, 'request', header.apiVersion, body, w);
+  size.buf.writeInt32BE(w.length - 4, size.at);
+  return w.toBuffer();
+}
+
 export function skipTaggedFields(r: Reader): void {
   readTaggedFields(r, null, {});
 }

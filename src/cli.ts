@@ -5,7 +5,7 @@
 
 import fs from 'node:fs';
 import { BrokerConfig, ConfigError, parseProperties } from './config.js';
-import { LOG_LEVELS, createLogger } from './logger.js';
+import { LOG_LEVELS, createLogger, isLogLevel } from './logger.js';
 import { Broker } from './broker.js';
 
 const USAGE = `usage: krill [--host H] [--port P] [--data-dir DIR] [--set key=value]... [--config server.properties] [--log-level L]
@@ -57,7 +57,7 @@ function parseArgs(argv: string[]) {
         throw new UsageError(`unknown argument '${arg}'`);
     }
   }
-  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+  if (!isLogLevel(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
   if (port !== undefined && !/^\d+$/.test(port)) throw new UsageError(`--port must be a number, got '${port}'`);
   return { files, sets, host, port, dataDir, logLevel };
 }

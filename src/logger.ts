@@ -36,8 +36,9 @@ export interface Logger {
 type PinoModule = typeof import('pino');
 
 function loadPino(): PinoModule {
-  // In the CLI bundle (CommonJS) this require is resolved by esbuild, which inlines pino and evaluates
-  // it only here; the plain ESM build (the embedded API) has no require and loads it from node_modules.
+  // In the two esbuild bundles (the CLI, the package entry) this require is resolved at build time: pino
+  // is inlined and evaluated only here. tsc's plain ES modules (dist/src, the tests) have no require and
+  // load it from node_modules.
   if (typeof require === 'function') return require('pino') as PinoModule;
   return createRequire(import.meta.url)('pino') as PinoModule;
 }

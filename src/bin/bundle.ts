@@ -10,21 +10,28 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type BuildOptions } from 'esbuild';
+import { encodeRequestFrame } from '../../protocol/codec.js';
+import { MESSAGES_BY_KEY } from '../../protocol/messages/index.js';
 
 const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BUNDLE = path.join(DIST, 'krill-cli.cjs');
 const LOADER = path.join(DIST, 'src', 'bin', 'krill.cjs');
 
-await build({
-  entryPoints: [path.join(DIST, 'src', 'cli.js')],
-  outfile: BUNDLE,
+/** Both bundles: Node 20, everything inlined but the native codecs, which are loaded lazily. */
+const COMMON: BuildOptions = {
   bundle: true,
   platform: 'node',
-  format: 'cjs',
   target: 'node20',
   logLevel: 'warning',
   external: ['@node-rs/crc32', 'snappy', 'lz4-napi', 'zstd-napi', 'fzstd'],
+};
+
+await build({
+  ...COMMON,
+  entryPoints: [path.join(DIST, 'src', 'cli.js')],
+  outfile: BUNDLE,
+  format: 'cjs',
   // The sources are ES modules that find their files through import.meta.url.
   define: { 'import.meta.url': '__krillUrl' },
   banner: { js: "const __krillUrl = require('node:url').pathToFileURL(__filename).href;" },
@@ -34,14 +41,10 @@ fs.chmodSync(LOADER, 0o755);
 // The embedded API (the package's entry, `import { startBroker } from 'krill'`) as one ES module: a test
 // file importing it loads one file instead of resolving ~90 (~20 ms instead of ~90 ms here).
 await build({
+  ...COMMON,
   entryPoints: [path.join(DIST, 'src', 'index.js')],
   outfile: path.join(DIST, 'krill.mjs'),
-  bundle: true,
-  platform: 'node',
   format: 'esm',
-  target: 'node20',
-  logLevel: 'warning',
-  external: ['@node-rs/crc32', 'snappy', 'lz4-napi', 'zstd-napi', 'fzstd'],
   // Bundled CommonJS dependencies (pino) and lazily loaded natives call require().
   banner: { js: "import { createRequire as __krillRequire } from 'node:module'; const require = __krillRequire(import.meta.url);" },
 });
@@ -56,15 +59,8 @@ try {
   process.stderr.write(`warning: no code cache for the CLI: ${(err as Error).message}\n`);
 }
 
-function frame(apiKey: number, apiVersion: number, correlationId: number, body: number[]): Buffer {
-  const header = Buffer.alloc(10);
-  header.writeInt16BE(apiKey, 0);
-  header.writeInt16BE(apiVersion, 2);
-  header.writeInt32BE(correlationId, 4);
-  header.writeInt16BE(-1, 8); // null client id
-  const size = Buffer.alloc(4);
-  size.writeInt32BE(header.length + body.length);
-  return Buffer.concat([size, header, Buffer.from(body)]);
+function frame(apiKey: number, apiVersion: number, correlationId: number, body: Record<string, unknown>): Buffer {
+  return encodeRequestFrame(MESSAGES_BY_KEY.get(apiKey)!, { apiKey, apiVersion, correlationId, clientId: null }, body);
 }
 
 async function writeCodeCache(): Promise<void> {
@@ -97,8 +93,8 @@ async function writeCodeCache(): Promise<void> {
           resolve();
         }
       });
-      socket.write(frame(18, 0, 1, []));
-      socket.write(frame(3, 4, 2, [0xff, 0xff, 0xff, 0xff, 0])); // all topics, no auto-create
+      socket.write(frame(18, 0, 1, {}));
+      socket.write(frame(3, 4, 2, { topics: null, allowAutoTopicCreation: false }));
     });
     proc.kill('SIGTERM');
     const code = await exited;

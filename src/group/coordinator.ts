@@ -105,12 +105,7 @@ export class GroupCoordinator {
         timers: this.timers,
         isClosed: () => this.closed,
         touch: (group, member) => this.scheduleHeartbeat(group, member),
-        dropGroup: (group) => {
-          this.transition(group, 'Dead');
-          this.timers.clearTimeout(group.rebalanceTimer);
-          group.rebalanceTimer = null;
-          this.groups.delete(group.groupId);
-        },
+        dropGroup: (group) => this.dropGroup(group),
       },
       options,
     );
@@ -587,11 +582,17 @@ export class GroupCoordinator {
     } catch {
       return ErrorCode.COORDINATOR_NOT_AVAILABLE;
     }
+    this.dropGroup(group);
+    return ErrorCode.NONE;
+  }
+
+  /** An Empty group goes: Dead, its timers stopped, forgotten (DeleteGroups, or its last offsets expired). */
+  private dropGroup(group: Group): void {
     this.transition(group, 'Dead');
     for (const [, timer] of group.pendingMembers) this.timers.clearTimeout(timer);
     this.timers.clearTimeout(group.rebalanceTimer);
-    this.groups.delete(groupId);
-    return ErrorCode.NONE;
+    group.rebalanceTimer = null;
+    this.groups.delete(group.groupId);
   }
 
   // --- persistence ---------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { CLI, ROOT, spawnCli, tempDir, type CliBroker } from '../helpers.js';
-import { TestClient } from '../server/client.js';
+import { TestClient, encodeRequest } from '../server/client.js';
 import { API, metadataBody, uniqueTopic } from '../server/kafka.js';
 import { startBroker } from '../../src/index.js';
 
@@ -229,9 +229,8 @@ import net from 'node:net';
 import * as krill from 'krill';
 const b = await krill.startBroker({ port: 0, host: '127.0.0.1' });
 const existed = fs.existsSync(b.dataDir);
-// one ApiVersions v0 request: size, apiKey 18, version 0, correlation id 7, null client id
 const answer = await new Promise((resolve, reject) => {
-  const s = net.connect(b.port, '127.0.0.1', () => s.write(Buffer.from([0, 0, 0, 10, 0, 18, 0, 0, 0, 0, 0, 7, 255, 255])));
+  const s = net.connect(b.port, '127.0.0.1', () => s.write(Buffer.from('${encodeRequest(API.ApiVersions, 0, {}, 7, null).toString('hex')}', 'hex')));
   s.once('data', (d) => { s.destroy(); resolve(d.readInt32BE(4)); });
   s.once('error', reject);
 });

@@ -1,18 +1,11 @@
 // A minimal test client built on krill's own codec: encodes one request, reads one response.
 import net from 'node:net';
-import { Writer, Reader } from '../../protocol/primitives.js';
-import { decodeMessage, encodeMessage, isFlexible, skipTaggedFields, type Message } from '../../protocol/codec.js';
+import { Reader } from '../../protocol/primitives.js';
+import { decodeMessage, encodeRequestFrame, isFlexible, skipTaggedFields, type Message } from '../../protocol/codec.js';
 import { MESSAGES_BY_KEY } from '../../protocol/messages/index.js';
 
 export function encodeRequest(apiKey: number, version: number, body: Message, correlationId = 1, clientId: string | null = 'krill-test'): Buffer {
-  const def = MESSAGES_BY_KEY.get(apiKey)!;
-  const w = new Writer();
-  const size = w.reserveInt32();
-  w.int16(apiKey).int16(version).int32(correlationId).string(clientId, false);
-  if (isFlexible(def, version)) w.uvarint(0);
-  encodeMessage(def, 'request', version, body, w);
-  size.buf.writeInt32BE(w.length - 4, size.at);
-  return w.toBuffer();
+  return encodeRequestFrame(MESSAGES_BY_KEY.get(apiKey)!, { apiKey, apiVersion: version, correlationId, clientId }, body);
 }
 
 export function decodeResponse(apiKey: number, version: number, frame: Buffer): { correlationId: number; body: Message } {
