@@ -62,6 +62,22 @@ def ck_conf(a):
     return conf
 
 
+def commit_sync(c, m, deadline):
+    """A synchronous commit of m, retried while the group sits between JoinGroup and SyncGroup.
+
+    Kafka answers REBALANCE_IN_PROGRESS to a commit in that window (the member's generation is already
+    the new one); it is a retriable failure, and an application retries once the rebalance completes.
+    """
+    while True:
+        try:
+            c.commit(message=m, asynchronous=False)
+            return
+        except KafkaException as e:
+            if e.args[0].code() != KafkaError.REBALANCE_IN_PROGRESS or time.time() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 def ck_group_consume(a):
     """subscribe() and consume until the stop condition; see the module doc for the sync files.
 
@@ -159,7 +175,7 @@ def ck_group_consume(a):
                     if a.get('slow_ms'):
                         time.sleep(a['slow_ms'] / 1000.0)
                     if mode == 'sync':
-                        c.commit(message=m, asynchronous=False)
+                        commit_sync(c, m, deadline)
                     elif mode == 'async':
                         commits['pending'] += 1
                         c.commit(message=m, asynchronous=True)
