@@ -102,7 +102,8 @@ export class Broker {
   private listen(): Promise<void> {
     const { host, port } = this.config.listener;
     return new Promise((resolve, reject) => {
-      const server = net.createServer((socket) => {
+      // Paused, so that the connection can make its reads land in its own buffer (see Connection).
+      const server = net.createServer({ pauseOnConnect: true }, (socket) => {
         this.connections.add(new Connection(socket, this));
       });
       server.once('error', reject);

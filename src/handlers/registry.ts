@@ -22,7 +22,7 @@ export interface Handler {
   errorResponse?(request: Message, code: number, version: number): Message;
   /**
    * The handler keeps no view of the request's bytes once handle() has returned synchronously (it copies
-   * what it keeps), so the connection may reuse the frame buffer for the next large request.
+   * what it keeps), so the connection may hand it the frame in place, in the buffer the next reads reuse.
    */
   releasesRequestBytes?: boolean;
 }

@@ -4,7 +4,9 @@
 //
 // Anything malformed closes this connection only: Kafka does the same for frames it cannot parse.
 
-import type { Socket } from 'node:net';
+import net, { type Socket } from 'node:net';
+import { ReceiveBuffer } from './receive-buffer.js';
+import { readBuffers } from '../storage/read-buffers.js';
 import type { Logger } from '../logger.js';
 import { ProtocolError, Reader, Writer } from '../../protocol/primitives.js';
 import { decodeMessage, decodeRequestHeaderStart, encodeMessage, isFlexible, skipTaggedFields, type Message, type RequestHeader } from '../../protocol/codec.js';
@@ -13,13 +15,6 @@ import type { Broker } from '../broker.js';
 import type { Handler } from '../handlers/registry.js';
 
 const API_VERSIONS_KEY = 18;
-/**
- * Frames of this size range that span socket reads are assembled in the connection's reusable buffer
- * (see takeFrame). The upper bound keeps what an idle producer connection holds at a few megabytes,
- * whatever socket.request.max.bytes allows.
- */
-const REUSABLE_FRAME_MIN = 64 * 1024;
-const REUSABLE_FRAME_MAX = 4 * 1024 * 1024;
 
 interface Slot {
   correlationId: number;
@@ -29,25 +24,58 @@ interface Slot {
   closeReason?: string;
 }
 
+/**
+ * A socket for the connection `accepted` (accepted paused, nothing read yet) whose reads land in
+ * `rx`'s tail through Node's `onread` option, or null where the accepted socket's handle is out of
+ * reach (it is not public API); the connection then copies 'data' chunks into `rx` instead.
+ */
+function adoptReadingInto(accepted: Socket, rx: ReceiveBuffer, onRead: () => void): Socket | null {
+  const husk = accepted as unknown as { _handle?: object | null };
+  const handle = husk._handle;
+  if (!handle) return null;
+  husk._handle = null; // the accepted socket lets go of the descriptor, which `handle` keeps open
+  accepted.destroy();
+  const options = {
+    handle,
+    readable: true,
+    writable: true,
+    onread: {
+      buffer: () => rx.tail(),
+      callback: (n: number) => {
+        rx.filled(n);
+        onRead();
+      },
+    },
+  };
+  return new net.Socket(options as net.SocketConstructorOpts);
+}
+
 export class Connection {
-  private chunks: Buffer[] = [];
-  private buffered = 0;
-  /** Reused for large frames of handlers that release their request bytes (see takeFrame). */
-  private frameBuffer: Buffer | null = null;
+  private readonly socket: Socket;
+  private readonly rx: ReceiveBuffer;
   private readonly queue: Slot[] = [];
   private readonly abort = new AbortController();
   private closed = false;
   private readonly log: Logger;
-  private readonly maxFrameBytes: number;
 
-  constructor(private readonly socket: Socket, private readonly broker: Broker) {
-    this.log = broker.log.child({ client: `${socket.remoteAddress}:${socket.remotePort}` });
-    this.maxFrameBytes = broker.config.int('socket.request.max.bytes');
-    socket.setNoDelay(true);
-    socket.on('data', (chunk) => this.onData(chunk));
-    socket.on('error', (err) => this.log.debug({ err: err.message }, 'socket error'));
-    socket.on('close', () => this.onClose());
-    socket.on('drain', () => socket.resume());
+  /** `accepted`: a socket the server accepted with pauseOnConnect. */
+  constructor(accepted: Socket, private readonly broker: Broker) {
+    this.rx = new ReceiveBuffer(broker.config.int('socket.request.max.bytes'));
+    const socket = adoptReadingInto(accepted, this.rx, () => this.onReceived());
+    if (socket) this.socket = socket;
+    else {
+      this.socket = accepted;
+      accepted.on('data', (chunk: Buffer) => {
+        this.rx.append(chunk);
+        this.onReceived();
+      });
+      accepted.resume();
+    }
+    this.log = broker.log.child({ client: `${this.socket.remoteAddress}:${this.socket.remotePort}` });
+    this.socket.setNoDelay(true);
+    this.socket.on('error', (err) => this.log.debug({ err: err.message }, 'socket error'));
+    this.socket.on('close', () => this.onClose());
+    this.socket.on('drain', () => this.socket.resume());
   }
 
   close(): void {
@@ -67,89 +95,42 @@ export class Connection {
     this.socket.destroy();
   }
 
-  private onData(chunk: Buffer): void {
-    this.chunks.push(chunk);
-    this.buffered += chunk.length;
-    while (!this.closed && this.buffered >= 4) {
-      const head = this.chunks[0].length >= 4 ? this.chunks[0] : this.concatAll();
-      const size = head.readInt32BE(0);
-      const max = this.maxFrameBytes;
-      if (size < 0 || size > max) {
-        this.fail(`frame of ${size} bytes exceeds socket.request.max.bytes (${max})`);
+  /**
+   * Runs every complete frame received. Frames are views of the receive buffer. A handler that keeps no
+   * view of its request once it returns (Handler.releasesRequestBytes: Produce, whose records are the
+   * bulk of what clients send) reads its frame in place; any other gets a copy, as it may keep views of
+   * it in its response or its state. The buffer is given away when such a handler is still running.
+   */
+  private onReceived(): void {
+    while (!this.closed) {
+      const head = this.rx.peekSize();
+      if (head && 'invalid' in head) {
+        this.fail(`frame of ${head.invalid} bytes exceeds socket.request.max.bytes (${this.broker.config.int('socket.request.max.bytes')})`);
         return;
       }
-      if (this.buffered < 4 + size) return;
-      if (this.chunks[0].length >= 4 + size) {
-        // The whole frame is in the first chunk: a view, no copy.
-        const first = this.chunks[0];
-        const frame = first.subarray(4, 4 + size);
-        if (first.length === 4 + size) this.chunks.shift();
-        else this.chunks[0] = first.subarray(4 + size);
-        this.buffered -= 4 + size;
-        this.onFrame(frame, false);
-        continue;
-      }
-      const reusable = size >= REUSABLE_FRAME_MIN && size <= REUSABLE_FRAME_MAX && this.releasesBytes(head);
-      const frame = this.takeFrame(4 + size, reusable).subarray(4);
-      this.onFrame(frame, reusable);
+      const frame = this.rx.takeFrame();
+      if (!frame) break;
+      const inPlace = frame.length >= 2 && this.broker.registry.get(frame.readInt16BE(0))?.releasesRequestBytes === true;
+      const stillRunning = this.onFrame(inPlace ? frame : Buffer.from(frame));
+      if (inPlace && stillRunning) this.rx.detach();
     }
+    this.rx.settle();
   }
 
-  /** Whether the frame whose first chunk is `head` is for a handler that keeps no view of its bytes. */
-  private releasesBytes(head: Buffer): boolean {
-    if (head.length < 6) return false;
-    return this.broker.registry.get(head.readInt16BE(4))?.releasesRequestBytes === true;
-  }
-
-  /**
-   * Moves the first `length` buffered bytes into one buffer: the connection's reusable one when
-   * `reuse` (see Handler.releasesRequestBytes), else a new one. Large produce requests arrive as dozens
-   * of socket reads; copying them into a buffer that stays allocated spares a fresh megabyte, its page
-   * faults and its garbage collection per request.
-   */
-  private takeFrame(length: number, reuse: boolean): Buffer {
-    let target: Buffer;
-    if (reuse) {
-      if (!this.frameBuffer || this.frameBuffer.length < length) {
-        // Some headroom, so that requests of slowly growing sizes do not each need a new buffer.
-        this.frameBuffer = Buffer.allocUnsafe(Math.min(REUSABLE_FRAME_MAX, Math.ceil(length * 1.25)));
-      }
-      target = this.frameBuffer.subarray(0, length);
-    } else {
-      target = Buffer.allocUnsafe(length);
-    }
-    let at = 0;
-    while (at < length) {
-      const c = this.chunks[0];
-      const n = Math.min(c.length, length - at);
-      c.copy(target, at, 0, n);
-      at += n;
-      if (n === c.length) this.chunks.shift();
-      else this.chunks[0] = c.subarray(n);
-    }
-    this.buffered -= length;
-    return target;
-  }
-
-  private concatAll(): Buffer {
-    const all = Buffer.concat(this.chunks, this.buffered);
-    this.chunks = [all];
-    return all;
-  }
-
-  private onFrame(frame: Buffer, reusableBuffer: boolean): void {
+  /** Decodes and runs one request; true when its handler is still running (it returned a promise). */
+  private onFrame(frame: Buffer): boolean {
     const r = new Reader(frame);
     let header: RequestHeader;
     try {
       header = decodeRequestHeaderStart(r);
     } catch (err) {
       this.fail('malformed request header', { err: (err as Error).message });
-      return;
+      return false;
     }
     const handler = this.broker.registry.get(header.apiKey);
     if (!handler) {
       this.fail(`unknown API key ${header.apiKey}`, { correlationId: header.correlationId });
-      return;
+      return false;
     }
     const version = header.apiVersion;
     if (version < handler.minVersion || version > handler.maxVersion) {
@@ -160,10 +141,10 @@ export class Connection {
           errorCode: ErrorCode.UNSUPPORTED_VERSION,
           apiKeys: this.broker.registry.apiVersions(),
         });
-        return;
+        return false;
       }
       this.fail(`unsupported version ${version} of ${handler.def.name}`, { correlationId: header.correlationId });
-      return;
+      return false;
     }
     let request: Message;
     try {
@@ -174,10 +155,10 @@ export class Connection {
       if (header.apiKey === API_VERSIONS_KEY && err instanceof ProtocolError) {
         const slot = this.enqueue(header.correlationId);
         this.complete(slot, handler, 0, header, { errorCode: ErrorCode.INVALID_REQUEST, apiKeys: this.broker.registry.apiVersions() });
-        return;
+        return false;
       }
       this.fail(`malformed ${handler.def.name} v${version} request`, { err: (err as Error).message });
-      return;
+      return false;
     }
     const slot = this.enqueue(header.correlationId);
     const ctx = {
@@ -192,16 +173,17 @@ export class Connection {
       result = handler.handle(ctx, request);
     } catch (err) {
       this.onHandlerError(slot, handler, version, header, request, err);
-      return;
+      return false;
     }
-    // A handler still running may hold views of the frame: its buffer is then its own.
-    if (reusableBuffer && result instanceof Promise) this.frameBuffer = null;
     if (result instanceof Promise) {
       result.then(
         (body) => this.complete(slot, handler, version, header, body),
         (err) => this.onHandlerError(slot, handler, version, header, request, err),
       );
-    } else this.complete(slot, handler, version, header, result);
+      return true;
+    }
+    this.complete(slot, handler, version, header, result);
+    return false;
   }
 
   private onHandlerError(slot: Slot, handler: Handler, version: number, header: RequestHeader, request: Message, err: unknown): void {
@@ -268,7 +250,14 @@ export class Connection {
         this.socket.cork();
         wrote = true;
       }
-      for (const c of slot.chunks!) ok = this.socket.write(c) && ok;
+      for (const c of slot.chunks!) {
+        // Log bytes read for this response go back to their pool once the socket is done with them.
+        if (readBuffers.willSend(c)) {
+          ok = this.socket.write(c, (err) => {
+            if (!err) readBuffers.sent(c);
+          }) && ok;
+        } else ok = this.socket.write(c) && ok;
+      }
     }
     if (wrote) {
       this.socket.uncork();

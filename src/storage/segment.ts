@@ -9,7 +9,8 @@
 //
 // Appends go through fs.writeSync on the .log's descriptor: once the call returns, the bytes are in the
 // page cache and survive a kill -9 of the process (Kafka's default too, which does not fsync per write);
-// flush() fsyncs for power-loss durability. Reads are positional fs.readSync into fresh Buffers.
+// flush() fsyncs for power-loss durability. Reads are positional fs.readSync, into pooled buffers when
+// they are for a response (read-buffers.ts).
 // Descriptors are opened lazily; inactive (rolled) segments keep theirs in a process-wide LRU bounded by
 // setMaxOpenInactiveSegments() so that thousands of old segments do not exhaust the fd limit.
 
@@ -21,6 +22,7 @@ import { segmentFilePath } from './file-names.js';
 import { OffsetIndex } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 import { RecentBatches } from './recent-batches.js';
+import { readBuffers } from './read-buffers.js';
 
 export interface SegmentConfig {
   indexIntervalBytes: number;
@@ -365,10 +367,13 @@ export class Segment {
 
   // --- reading -----------------------------------------------------------------------------------------
 
-  /** Up to `length` bytes of the .log from `position` (fewer at the end of the segment). */
-  readBytes(position: number, length: number): Buffer {
+  /**
+   * Up to `length` bytes of the .log from `position` (fewer at the end of the segment); `forSending`
+   * when the bytes are for a response (see read-buffers.ts).
+   */
+  readBytes(position: number, length: number, forSending = false): Buffer {
     const n = Math.max(0, Math.min(length, this.size - position));
-    const buf = Buffer.allocUnsafe(n);
+    const buf = forSending ? readBuffers.take(n) : Buffer.allocUnsafe(n);
     if (n === 0) return buf;
     const got = readFully(this.handle(), buf, 0, n, position);
     return got === n ? buf : buf.subarray(0, got);
@@ -382,8 +387,8 @@ export class Segment {
     const avail = this.size - position;
     if (avail <= 0) return Buffer.alloc(0);
     const exactEnd = this.recent.wholeBatchesEnd(position, position + Math.max(0, maxBytes), this.size);
-    if (exactEnd > position) return this.readBytes(position, exactEnd - position);
-    const buf = this.readBytes(position, Math.max(Math.min(maxBytes, avail), minOneBatch ? Math.min(HEADER_SIZE, avail) : 0));
+    if (exactEnd > position) return this.readBytes(position, exactEnd - position, true);
+    const buf = this.readBytes(position, Math.max(Math.min(maxBytes, avail), minOneBatch ? Math.min(HEADER_SIZE, avail) : 0), true);
     let end = 0;
     while (end + LOG_OVERHEAD <= buf.length) {
       const size = LOG_OVERHEAD + buf.readInt32BE(end + 8);
@@ -395,7 +400,7 @@ export class Segment {
     if (!minOneBatch || buf.length < LOG_OVERHEAD) return Buffer.alloc(0);
     const size = LOG_OVERHEAD + buf.readInt32BE(8);
     if (size < HEADER_SIZE) throw new KafkaError('CORRUPT_MESSAGE', `invalid batch size ${size} at position ${position} of ${this.logPath}`);
-    return this.readBytes(position, size);
+    return this.readBytes(position, size, true);
   }
 
   /** The whole batch starting at `position`. */
