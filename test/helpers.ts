@@ -5,13 +5,32 @@ import path from 'node:path';
 import net from 'node:net';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import { startBroker, type RunningBroker, type StartOptions } from '../src/index.js';
+import { TestClient } from './server/client.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const CLI = path.join(ROOT, 'dist', 'src', 'bin', 'krill.cjs');
 
 export async function withBroker(options: StartOptions = {}): Promise<RunningBroker> {
   return startBroker({ port: 0, host: '127.0.0.1', ...options });
+}
+
+/**
+ * One broker and one TestClient connected to it for the whole test file (the hooks are registered here):
+ * read them as `live.broker` and `live.client` inside tests and later hooks.
+ */
+export function useBrokerAndClient(options: StartOptions = {}): { broker: RunningBroker; client: TestClient } {
+  const live = {} as { broker: RunningBroker; client: TestClient };
+  beforeAll(async () => {
+    live.broker = await withBroker(options);
+    live.client = await TestClient.connect(live.broker.port);
+  });
+  afterAll(async () => {
+    live.client?.close();
+    await live.broker?.close();
+  });
+  return live;
 }
 
 export function tempDir(prefix = 'krill-test-'): string {

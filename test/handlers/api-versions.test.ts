@@ -1,20 +1,10 @@
 // ApiVersions (KIP-511 fallback included) and DescribeCluster on a live broker.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withBroker } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { useBrokerAndClient } from '../helpers.js';
 import { TestClient, decodeResponse, encodeRequest } from '../server/client.js';
 import { API } from '../server/kafka.js';
-import type { RunningBroker } from '../../src/index.js';
 
-let broker: RunningBroker;
-let client: TestClient;
-beforeAll(async () => {
-  broker = await withBroker({ config: { 'node.id': '3' } });
-  client = await TestClient.connect(broker.port);
-});
-afterAll(async () => {
-  client.close();
-  await broker.close();
-});
+const live = useBrokerAndClient({ config: { 'node.id': '3' } });
 
 const EXPECTED = [
   { apiKey: 0, minVersion: 0, maxVersion: 11 },
@@ -39,7 +29,7 @@ describe('ApiVersions', () => {
   for (const v of [0, 1, 2, 3, 4]) {
     it(`v${v} lists the served ranges`, async () => {
       const body = v >= 3 ? { clientSoftwareName: 'krill-test', clientSoftwareVersion: '1.0' } : {};
-      const res = await client.request(API.ApiVersions, v, body);
+      const res = await live.client.request(API.ApiVersions, v, body);
       expect(res.errorCode).toBe(0);
       checkList(res.apiKeys);
       if (v >= 1) expect(res.throttleTimeMs).toBe(0);
@@ -47,19 +37,19 @@ describe('ApiVersions', () => {
   }
 
   it('answers an unknown version (v99) at v0 with UNSUPPORTED_VERSION and the list (KIP-511)', async () => {
-    const frame = await client.sendRaw(encodeRequest(API.ApiVersions, 99, { clientSoftwareName: 'future', clientSoftwareVersion: '9' }, 4242));
+    const frame = await live.client.sendRaw(encodeRequest(API.ApiVersions, 99, { clientSoftwareName: 'future', clientSoftwareVersion: '9' }, 4242));
     expect(frame).not.toBeNull();
     const { correlationId, body } = decodeResponse(API.ApiVersions, 0, frame!);
     expect(correlationId).toBe(4242);
     expect(body.errorCode).toBe(35);
     checkList(body.apiKeys);
     // the connection stays usable
-    const again = await client.request(API.ApiVersions, 3, { clientSoftwareName: 'krill-test', clientSoftwareVersion: '1.0' });
+    const again = await live.client.request(API.ApiVersions, 3, { clientSoftwareName: 'krill-test', clientSoftwareVersion: '1.0' });
     expect(again.errorCode).toBe(0);
   });
 
   it('v3 flexible request on a fresh connection, response header v0', async () => {
-    const c = await TestClient.connect(broker.port);
+    const c = await TestClient.connect(live.broker.port);
     const frame = await c.sendRaw(encodeRequest(API.ApiVersions, 3, { clientSoftwareName: 'x', clientSoftwareVersion: 'y' }, 77));
     c.close();
     // ApiVersions responses never carry the tagged-field header byte: correlation id then errorCode int16 0.
@@ -72,19 +62,19 @@ describe('ApiVersions', () => {
 
 describe('DescribeCluster', () => {
   it('v0 names this broker as the cluster and controller', async () => {
-    const res = await client.request(API.DescribeCluster, 0, { includeClusterAuthorizedOperations: false });
+    const res = await live.client.request(API.DescribeCluster, 0, { includeClusterAuthorizedOperations: false });
     expect(res).toMatchObject({
-      errorCode: 0, errorMessage: null, clusterId: broker.clusterId, controllerId: 3,
-      brokers: [{ brokerId: 3, host: '127.0.0.1', port: broker.port, rack: null }],
+      errorCode: 0, errorMessage: null, clusterId: live.broker.clusterId, controllerId: 3,
+      brokers: [{ brokerId: 3, host: '127.0.0.1', port: live.broker.port, rack: null }],
     });
   });
 
   it('v1 echoes endpointType (1 brokers, 2 controllers)', async () => {
     for (const endpointType of [1, 2]) {
-      const res = await client.request(API.DescribeCluster, 1, { includeClusterAuthorizedOperations: false, endpointType });
+      const res = await live.client.request(API.DescribeCluster, 1, { includeClusterAuthorizedOperations: false, endpointType });
       expect(res).toMatchObject({
-        errorCode: 0, endpointType, clusterId: broker.clusterId, controllerId: 3,
-        brokers: [{ brokerId: 3, host: '127.0.0.1', port: broker.port, rack: null }],
+        errorCode: 0, endpointType, clusterId: live.broker.clusterId, controllerId: 3,
+        brokers: [{ brokerId: 3, host: '127.0.0.1', port: live.broker.port, rack: null }],
       });
     }
   });

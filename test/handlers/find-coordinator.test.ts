@@ -1,42 +1,31 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withBroker } from '../helpers.js';
-import { TestClient } from '../server/client.js';
-import type { RunningBroker } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { useBrokerAndClient } from '../helpers.js';
 
-let broker: RunningBroker;
-let client: TestClient;
-beforeAll(async () => {
-  broker = await withBroker({ config: { 'node.id': '3' } });
-  client = await TestClient.connect(broker.port);
-});
-afterAll(async () => {
-  client.close();
-  await broker.close();
-});
+const live = useBrokerAndClient({ config: { 'node.id': '3' } });
 
 describe('FindCoordinator', () => {
   it('names this broker as the coordinator of a group (v0-3)', async () => {
     for (const version of [0, 1, 2, 3]) {
-      const res = await client.request(10, version, { key: 'orders-group', keyType: 0 });
+      const res = await live.client.request(10, version, { key: 'orders-group', keyType: 0 });
       expect(res.errorCode).toBe(0);
       expect(res.nodeId).toBe(3);
       expect(res.host).toBe('127.0.0.1');
-      expect(res.port).toBe(broker.port);
+      expect(res.port).toBe(live.broker.port);
     }
   });
 
   it('answers batched keys (v4+, KIP-699)', async () => {
-    const res = await client.request(10, 6, { keyType: 0, coordinatorKeys: ['a', 'b'] });
+    const res = await live.client.request(10, 6, { keyType: 0, coordinatorKeys: ['a', 'b'] });
     expect(res.coordinators.map((c: { key: string }) => c.key)).toEqual(['a', 'b']);
     for (const c of res.coordinators) {
       expect(c.errorCode).toBe(0);
       expect(c.nodeId).toBe(3);
-      expect(c.port).toBe(broker.port);
+      expect(c.port).toBe(live.broker.port);
     }
   });
 
   it('has no transaction coordinator yet: COORDINATOR_NOT_AVAILABLE', async () => {
-    const res = await client.request(10, 3, { key: 'txn-1', keyType: 1 });
+    const res = await live.client.request(10, 3, { key: 'txn-1', keyType: 1 });
     expect(res.errorCode).toBe(15);
     expect(res.nodeId).toBe(-1);
   });

@@ -1,37 +1,27 @@
 // ListOffsets on a live broker: special timestamps and lookups by time.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withBroker } from '../helpers.js';
-import { TestClient } from '../server/client.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useBrokerAndClient } from '../helpers.js';
 import { API, createTopic, listOffsetsBody, produce, produceOk, uniqueTopic } from '../server/kafka.js';
 import { buildBatch } from '../../protocol/record-batch.js';
 import { CODEC_GZIP } from '../../protocol/compression/index.js';
-import type { RunningBroker } from '../../src/index.js';
 
-let broker: RunningBroker;
-let client: TestClient;
+const live = useBrokerAndClient();
 let topic: string;
 const T0 = 1_700_000_000_000;
-
 beforeAll(async () => {
-  broker = await withBroker();
-  client = await TestClient.connect(broker.port);
   topic = uniqueTopic('lo');
-  await createTopic(client, topic, 2);
+  await createTopic(live.client, topic, 2);
   // offsets 0-1 at T0+1000, T0+2000; 2 at T0+3000 (gzip batch with 3-5 at +4000, +5000, +4500); 6 at T0+6000
-  await produceOk(client, topic, 0, [{ value: 'a', timestamp: T0 + 1000 }, { value: 'b', timestamp: T0 + 2000 }]);
+  await produceOk(live.client, topic, 0, [{ value: 'a', timestamp: T0 + 1000 }, { value: 'b', timestamp: T0 + 2000 }]);
   const gz = buildBatch([
     { value: 'c', timestamp: T0 + 3000 }, { value: 'd', timestamp: T0 + 4000 }, { value: 'e', timestamp: T0 + 5000 }, { value: 'f', timestamp: T0 + 4500 },
   ], { compression: CODEC_GZIP });
-  expect((await produce(client, topic, 0, gz)).baseOffset).toBe(2);
-  await produceOk(client, topic, 0, [{ value: 'g', timestamp: T0 + 6000 }]);
-});
-afterAll(async () => {
-  client.close();
-  await broker.close();
+  expect((await produce(live.client, topic, 0, gz)).baseOffset).toBe(2);
+  await produceOk(live.client, topic, 0, [{ value: 'g', timestamp: T0 + 6000 }]);
 });
 
 async function lookup(timestamp: number, version = 7, partition = 0, name = topic) {
-  const res = await client.request(API.ListOffsets, version, listOffsetsBody(name, partition, timestamp));
+  const res = await live.client.request(API.ListOffsets, version, listOffsetsBody(name, partition, timestamp));
   expect(res.topics).toHaveLength(1);
   expect(res.topics[0].name).toBe(name);
   return res.topics[0].partitions[0];
@@ -57,10 +47,10 @@ describe('ListOffsets', () => {
     expect(await lookup(-3, 7)).toMatchObject({ errorCode: 0, offset: 6, timestamp: T0 + 6000 });
     // before the last batch arrived the max was record 4 (e at +5000), inside the gzip batch
     const t2 = uniqueTopic('lo-max');
-    await createTopic(client, t2);
-    await produceOk(client, t2, 0, [{ value: 'x', timestamp: T0 + 10 }]);
-    await produce(client, t2, 0, buildBatch([{ value: 'y', timestamp: T0 + 30 }, { value: 'z', timestamp: T0 + 20 }], { compression: CODEC_GZIP }));
-    const res = await client.request(API.ListOffsets, 8, listOffsetsBody(t2, 0, -3));
+    await createTopic(live.client, t2);
+    await produceOk(live.client, t2, 0, [{ value: 'x', timestamp: T0 + 10 }]);
+    await produce(live.client, t2, 0, buildBatch([{ value: 'y', timestamp: T0 + 30 }, { value: 'z', timestamp: T0 + 20 }], { compression: CODEC_GZIP }));
+    const res = await live.client.request(API.ListOffsets, 8, listOffsetsBody(t2, 0, -3));
     expect(res.topics[0].partitions[0]).toMatchObject({ errorCode: 0, offset: 1, timestamp: T0 + 30 });
   });
 

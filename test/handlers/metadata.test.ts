@@ -1,30 +1,20 @@
 // Metadata on a live broker: topic listing, auto-creation, name validation, ids, node id and cluster id.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
-import { tempDir, withBroker } from '../helpers.js';
+import { tempDir, useBrokerAndClient, withBroker } from '../helpers.js';
 import { TestClient } from '../server/client.js';
 import { API, ZERO_UUID, createTopic, metadataBody, uniqueTopic } from '../server/kafka.js';
-import type { RunningBroker } from '../../src/index.js';
 
-let broker: RunningBroker;
-let client: TestClient;
-beforeAll(async () => {
-  broker = await withBroker({ config: { 'num.partitions': '3' } });
-  client = await TestClient.connect(broker.port);
-});
-afterAll(async () => {
-  client.close();
-  await broker.close();
-});
+const live = useBrokerAndClient({ config: { 'num.partitions': '3' } });
 
 describe('Metadata', () => {
   it('a null topic list (v1+) and an empty one (v0) list every topic', async () => {
     const a = uniqueTopic('all-a');
     const b = uniqueTopic('all-b');
-    await createTopic(client, a, 2);
-    await createTopic(client, b, 1);
+    await createTopic(live.client, a, 2);
+    await createTopic(live.client, b, 1);
     for (const v of [1, 4, 9, 12]) {
-      const res = await client.request(API.Metadata, v, metadataBody(v, null));
+      const res = await live.client.request(API.Metadata, v, metadataBody(v, null));
       const names = res.topics.map((t: any) => t.name);
       expect(names).toContain(a);
       expect(names).toContain(b);
@@ -32,19 +22,19 @@ describe('Metadata', () => {
       expect(ta.errorCode).toBe(0);
       expect(ta.partitions.map((p: any) => p.partitionIndex).sort()).toEqual([0, 1]);
     }
-    const v0 = await client.request(API.Metadata, 0, { topics: [] });
+    const v0 = await live.client.request(API.Metadata, 0, { topics: [] });
     expect(v0.topics.map((t: any) => t.name)).toEqual(expect.arrayContaining([a, b]));
   });
 
   it('an empty list at v1+ lists no topics', async () => {
-    await createTopic(client, uniqueTopic('exists'));
-    const res = await client.request(API.Metadata, 9, metadataBody(9, []));
+    await createTopic(live.client, uniqueTopic('exists'));
+    const res = await live.client.request(API.Metadata, 9, metadataBody(9, []));
     expect(res.topics).toEqual([]);
   });
 
   it('auto-creates an unknown topic with num.partitions, the broker as leader/replica/ISR', async () => {
     const name = uniqueTopic('auto');
-    const res = await client.request(API.Metadata, 10, metadataBody(10, [name]));
+    const res = await live.client.request(API.Metadata, 10, metadataBody(10, [name]));
     expect(res.topics).toHaveLength(1);
     const t = res.topics[0];
     expect(t).toMatchObject({ errorCode: 0, name, isInternal: false });
@@ -54,33 +44,33 @@ describe('Metadata', () => {
       expect(p).toMatchObject({ errorCode: 0, partitionIndex: i, leaderId: 1, leaderEpoch: 0, replicaNodes: [1], isrNodes: [1], offlineReplicas: [] });
     }
     // the same topic on the next request, same id
-    const again = await client.request(API.Metadata, 10, metadataBody(10, [name]));
+    const again = await live.client.request(API.Metadata, 10, metadataBody(10, [name]));
     expect(again.topics[0].topicId.equals(t.topicId)).toBe(true);
   });
 
   it('allowAutoTopicCreation=false (v4+) answers UNKNOWN_TOPIC_OR_PARTITION and creates nothing', async () => {
     const name = uniqueTopic('noauto');
-    const res = await client.request(API.Metadata, 9, metadataBody(9, [name], false));
+    const res = await live.client.request(API.Metadata, 9, metadataBody(9, [name], false));
     expect(res.topics[0]).toMatchObject({ errorCode: 3, name, partitions: [] });
-    const all = await client.request(API.Metadata, 9, metadataBody(9, null));
+    const all = await live.client.request(API.Metadata, 9, metadataBody(9, null));
     expect(all.topics.map((t: any) => t.name)).not.toContain(name);
   });
 
   it('invalid names are INVALID_TOPIC_EXCEPTION, a 249-char name is fine', async () => {
     for (const name of ['a/b', 'x'.repeat(250), '..', '.', 'sp ace', 'ümlaut']) {
-      const res = await client.request(API.Metadata, 9, metadataBody(9, [name]));
+      const res = await live.client.request(API.Metadata, 9, metadataBody(9, [name]));
       expect(res.topics[0], name).toMatchObject({ errorCode: 17, name, partitions: [] });
     }
     const ok = 'y'.repeat(249);
-    const res = await client.request(API.Metadata, 9, metadataBody(9, [ok]));
+    const res = await live.client.request(API.Metadata, 9, metadataBody(9, [ok]));
     expect(res.topics[0]).toMatchObject({ errorCode: 0, name: ok });
-    expect(fs.readdirSync(broker.dataDir).some((d) => d.includes('/') || d === '..')).toBe(false);
+    expect(fs.readdirSync(live.broker.dataDir).some((d) => d.includes('/') || d === '..')).toBe(false);
   });
 
   it('looks topics up by id (v12: name null, topicId set), unknown ids are UNKNOWN_TOPIC_ID', async () => {
     const name = uniqueTopic('byid');
-    const created = await createTopic(client, name, 2);
-    const res = await client.request(API.Metadata, 12, {
+    const created = await createTopic(live.client, name, 2);
+    const res = await live.client.request(API.Metadata, 12, {
       topics: [{ name: null, topicId: created.topicId }, { name: null, topicId: Buffer.alloc(16, 7) }],
       allowAutoTopicCreation: false,
       includeTopicAuthorizedOperations: false,
@@ -94,10 +84,10 @@ describe('Metadata', () => {
   });
 
   it('brokers, controller and cluster id', async () => {
-    const res = await client.request(API.Metadata, 12, metadataBody(12, null));
-    expect(res.brokers).toEqual([{ nodeId: 1, host: '127.0.0.1', port: broker.port, rack: null }]);
+    const res = await live.client.request(API.Metadata, 12, metadataBody(12, null));
+    expect(res.brokers).toEqual([{ nodeId: 1, host: '127.0.0.1', port: live.broker.port, rack: null }]);
     expect(res.controllerId).toBe(1);
-    expect(res.clusterId).toBe(broker.clusterId);
+    expect(res.clusterId).toBe(live.broker.clusterId);
     expect(typeof res.clusterId).toBe('string');
     expect(res.clusterId.length).toBeGreaterThan(0);
   });

@@ -1,27 +1,17 @@
 // CreateTopics and DeleteTopics on a live broker, including what they leave on disk.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
-import { withBroker } from '../helpers.js';
+import { useBrokerAndClient, withBroker } from '../helpers.js';
 import { TestClient } from '../server/client.js';
 import { API, ZERO_UUID, createTopic, metadataBody, produceOk, uniqueTopic, values } from '../server/kafka.js';
-import type { RunningBroker } from '../../src/index.js';
 
-let broker: RunningBroker;
-let client: TestClient;
-beforeAll(async () => {
-  broker = await withBroker({ config: { 'num.partitions': '2' } });
-  client = await TestClient.connect(broker.port);
-});
-afterAll(async () => {
-  client.close();
-  await broker.close();
-});
+const live = useBrokerAndClient({ config: { 'num.partitions': '2' } });
 
 interface Spec { name: string; numPartitions?: number; replicationFactor?: number; configs?: Record<string, string | null>; assignments?: { partitionIndex: number; brokerIds: number[] }[] }
 
 async function create(specs: Spec[], opts: { version?: number; validateOnly?: boolean } = {}) {
-  const res = await client.request(API.CreateTopics, opts.version ?? 7, {
+  const res = await live.client.request(API.CreateTopics, opts.version ?? 7, {
     topics: specs.map((s) => ({
       name: s.name, numPartitions: s.numPartitions ?? 1, replicationFactor: s.replicationFactor ?? 1, assignments: s.assignments ?? [],
       configs: Object.entries(s.configs ?? {}).map(([name, value]) => ({ name, value })),
@@ -34,12 +24,12 @@ async function create(specs: Spec[], opts: { version?: number; validateOnly?: bo
 }
 
 async function exists(name: string): Promise<boolean> {
-  const res = await client.request(API.Metadata, 9, metadataBody(9, [name], false));
+  const res = await live.client.request(API.Metadata, 9, metadataBody(9, [name], false));
   return res.topics[0].errorCode === 0;
 }
 
 function partitionDirs(name: string): string[] {
-  return fs.readdirSync(broker.dataDir).filter((d) => d.startsWith(`${name}-`));
+  return fs.readdirSync(live.broker.dataDir).filter((d) => d.startsWith(`${name}-`));
 }
 
 describe('CreateTopics', () => {
@@ -53,7 +43,7 @@ describe('CreateTopics', () => {
     expect(byName['max.message.bytes']).toMatchObject({ value: '2000', configSource: 1 });
     expect(byName['message.timestamp.type']).toMatchObject({ value: 'CreateTime', configSource: 5 });
     expect(partitionDirs(name).sort()).toEqual([`${name}-0`, `${name}-1`, `${name}-2`]);
-    const md = await client.request(API.Metadata, 10, metadataBody(10, [name], false));
+    const md = await live.client.request(API.Metadata, 10, metadataBody(10, [name], false));
     expect(md.topics[0].topicId.equals(t.topicId)).toBe(true);
     expect(md.topics[0].partitions).toHaveLength(3);
   });
@@ -90,7 +80,7 @@ describe('CreateTopics', () => {
 
   it('TOPIC_ALREADY_EXISTS for an existing topic', async () => {
     const name = uniqueTopic('dup');
-    await createTopic(client, name);
+    await createTopic(live.client, name);
     const [t] = await create([{ name, numPartitions: 1 }]);
     expect(t.errorCode).toBe(36);
     expect(t.errorMessage).toContain(name);
@@ -152,14 +142,14 @@ describe('CreateTopics', () => {
   it("names that collide once '.' reads as '_' are INVALID_TOPIC_EXCEPTION (Kafka's metric-name rule)", async () => {
     const base = uniqueTopic('col');
     const dotted = `${base}.x.y`;
-    await createTopic(client, dotted);
+    await createTopic(live.client, dotted);
     const [t] = await create([{ name: `${base}_x_y` }]);
     expect(t.errorCode).toBe(17);
     expect(t.errorMessage).toContain(dotted);
     const [mixed] = await create([{ name: `${base}_x.y` }], { validateOnly: true });
     expect(mixed.errorCode).toBe(17);
     // auto-creation through Metadata follows the same rule
-    const md = await client.request(API.Metadata, 9, metadataBody(9, [`${base}.x_y`]));
+    const md = await live.client.request(API.Metadata, 9, metadataBody(9, [`${base}.x_y`]));
     expect(md.topics[0].errorCode).toBe(17);
     expect(await exists(`${base}_x_y`)).toBe(false);
     // the same name is TOPIC_ALREADY_EXISTS, not a collision
@@ -179,10 +169,10 @@ describe('DeleteTopics', () => {
   it('deletes by name (v1-5) and removes the partition directories', async () => {
     for (const v of [1, 4, 5]) {
       const name = uniqueTopic(`del${v}`);
-      await createTopic(client, name, 2);
-      await produceOk(client, name, 0, values(3));
+      await createTopic(live.client, name, 2);
+      await produceOk(live.client, name, 0, values(3));
       expect(partitionDirs(name)).toHaveLength(2);
-      const res = await client.request(API.DeleteTopics, v, { topicNames: [name], timeoutMs: 5000 });
+      const res = await live.client.request(API.DeleteTopics, v, { topicNames: [name], timeoutMs: 5000 });
       expect(res.responses).toHaveLength(1);
       expect(res.responses[0]).toMatchObject({ name, errorCode: 0 });
       expect(await exists(name)).toBe(false);
@@ -193,9 +183,9 @@ describe('DeleteTopics', () => {
   it('deletes by id (v6) and by name (v6)', async () => {
     const byId = uniqueTopic('delid');
     const byName = uniqueTopic('delname');
-    const created = await createTopic(client, byId, 1);
-    await createTopic(client, byName, 1);
-    const res = await client.request(API.DeleteTopics, 6, {
+    const created = await createTopic(live.client, byId, 1);
+    await createTopic(live.client, byName, 1);
+    const res = await live.client.request(API.DeleteTopics, 6, {
       topics: [{ name: null, topicId: created.topicId }, { name: byName, topicId: ZERO_UUID }],
       timeoutMs: 5000,
     });
@@ -211,9 +201,9 @@ describe('DeleteTopics', () => {
 
   it('unknown names are UNKNOWN_TOPIC_OR_PARTITION, unknown ids UNKNOWN_TOPIC_ID', async () => {
     const missing = uniqueTopic('gone');
-    const v4 = await client.request(API.DeleteTopics, 4, { topicNames: [missing], timeoutMs: 5000 });
+    const v4 = await live.client.request(API.DeleteTopics, 4, { topicNames: [missing], timeoutMs: 5000 });
     expect(v4.responses[0]).toMatchObject({ name: missing, errorCode: 3 });
-    const v6 = await client.request(API.DeleteTopics, 6, {
+    const v6 = await live.client.request(API.DeleteTopics, 6, {
       topics: [{ name: null, topicId: Buffer.alloc(16, 5) }, { name: missing, topicId: ZERO_UUID }],
       timeoutMs: 5000,
     });
@@ -223,12 +213,12 @@ describe('DeleteTopics', () => {
 
   it('a deleted topic can be recreated empty, with a new id', async () => {
     const name = uniqueTopic('again');
-    const first = await createTopic(client, name, 1);
-    await produceOk(client, name, 0, values(5));
-    await client.request(API.DeleteTopics, 5, { topicNames: [name], timeoutMs: 5000 });
-    const second = await createTopic(client, name, 1);
+    const first = await createTopic(live.client, name, 1);
+    await produceOk(live.client, name, 0, values(5));
+    await live.client.request(API.DeleteTopics, 5, { topicNames: [name], timeoutMs: 5000 });
+    const second = await createTopic(live.client, name, 1);
     expect(second.topicId.equals(first.topicId)).toBe(false);
-    const res = await client.request(API.ListOffsets, 7, { replicaId: -1, isolationLevel: 0, topics: [{ name, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1 }] }] });
+    const res = await live.client.request(API.ListOffsets, 7, { replicaId: -1, isolationLevel: 0, topics: [{ name, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1 }] }] });
     expect(res.topics[0].partitions[0]).toMatchObject({ errorCode: 0, offset: 0 });
   });
 
@@ -237,13 +227,13 @@ describe('DeleteTopics', () => {
   it('deletes a topic with a 249-character name', async () => {
     const name = 'd'.repeat(240) + uniqueTopic('').slice(-9).replace(/[^a-z0-9]/gi, 'x');
     expect(name.length).toBe(249);
-    await createTopic(client, name, 2);
-    const c = await TestClient.connect(broker.port);
+    await createTopic(live.client, name, 2);
+    const c = await TestClient.connect(live.broker.port);
     try {
       const res = await c.request(API.DeleteTopics, 6, { topics: [{ name, topicId: ZERO_UUID }], timeoutMs: 5000 });
       expect(res.responses[0]).toMatchObject({ name, errorCode: 0 });
       expect(partitionDirs(name)).toEqual([]);
-      expect(fs.readdirSync(broker.dataDir).filter((d) => d.startsWith(name.slice(0, 200)))).toEqual([]);
+      expect(fs.readdirSync(live.broker.dataDir).filter((d) => d.startsWith(name.slice(0, 200)))).toEqual([]);
     } finally {
       c.close();
     }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import net from 'node:net';
 import { Duplex } from 'node:stream';
-import { tempDir, withBroker } from '../helpers.js';
+import { tempDir, useBrokerAndClient, withBroker } from '../helpers.js';
 import { TestClient, decodeResponse, encodeRequest } from './client.js';
 import { API, createTopic, fetchBody, fetchOne, metadataBody, produceBody, produceOk, recordsOf, uniqueTopic, values } from './kafka.js';
 import { buildBatch } from '../../protocol/record-batch.js';
@@ -14,16 +14,7 @@ import { BrokerConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { Connection } from '../../src/server/connection.js';
 
-let broker: RunningBroker;
-let client: TestClient;
-beforeAll(async () => {
-  broker = await withBroker({ config: { 'socket.request.max.bytes': '1000' } });
-  client = await TestClient.connect(broker.port);
-});
-afterAll(async () => {
-  client.close();
-  await broker.close();
-});
+const live = useBrokerAndClient({ config: { 'socket.request.max.bytes': '1000' } });
 
 /** Resolves when the socket closes, or with 'open' after ms. */
 function closedWithin(sock: net.Socket, ms: number): Promise<'closed' | 'open'> {
@@ -41,7 +32,7 @@ function connectRaw(): Promise<{ sock: net.Socket; frames: Buffer[] }> {
   return new Promise((resolve, reject) => {
     const frames: Buffer[] = [];
     let buf = Buffer.alloc(0);
-    const sock = net.connect(broker.port, '127.0.0.1', () => resolve({ sock, frames }));
+    const sock = net.connect(live.broker.port, '127.0.0.1', () => resolve({ sock, frames }));
     sock.on('data', (d) => {
       buf = Buffer.concat([buf, d]);
       while (buf.length >= 4 && buf.length >= 4 + buf.readInt32BE(0)) {
@@ -54,7 +45,7 @@ function connectRaw(): Promise<{ sock: net.Socket; frames: Buffer[] }> {
 }
 
 async function stillServes(): Promise<void> {
-  const c = await TestClient.connect(broker.port);
+  const c = await TestClient.connect(live.broker.port);
   const res = await c.request(API.ApiVersions, 3, { clientSoftwareName: 'x', clientSoftwareVersion: '1' });
   c.close();
   expect(res.errorCode).toBe(0);
@@ -63,8 +54,8 @@ async function stillServes(): Promise<void> {
 describe('acks=0', () => {
   it('gets no response, the data is there, and the next request gets its own response', async () => {
     const topic = uniqueTopic('acks0');
-    await createTopic(client, topic);
-    const c = await TestClient.connect(broker.port);
+    await createTopic(live.client, topic);
+    const c = await TestClient.connect(live.broker.port);
     try {
       c.fireAndForget(API.Produce, 9, produceBody(topic, 0, buildBatch(values(2, 'zero-')), 0));
       c.fireAndForget(API.Produce, 3, produceBody(topic, 0, buildBatch(values(1, 'three-')), 0));
@@ -82,7 +73,7 @@ describe('acks=0', () => {
   // Kafka closes the connection when an acks=0 produce fails, so that the producer notices and refreshes
   // its metadata (KafkaApis.handleProduceRequest).
   it('an acks=0 produce that fails closes the connection, as Kafka does', async () => {
-    const c = await TestClient.connect(broker.port);
+    const c = await TestClient.connect(live.broker.port);
     try {
       c.fireAndForget(API.Produce, 9, produceBody(uniqueTopic('never-created'), 0, buildBatch(values(1)), 0));
       // no response may be sent for the produce; the connection is closed instead
@@ -97,9 +88,9 @@ describe('pipelining', () => {
   it('answers five pipelined requests in request order, a long-polling Fetch first', async () => {
     const idle = uniqueTopic('idle');
     const target = uniqueTopic('target');
-    await createTopic(client, idle);
-    await createTopic(client, target);
-    const c = await TestClient.connect(broker.port);
+    await createTopic(live.client, idle);
+    await createTopic(live.client, target);
+    const c = await TestClient.connect(live.broker.port);
     try {
       const frames = [
         encodeRequest(API.Fetch, 12, fetchBody(12, idle, [{ partition: 0, fetchOffset: 0 }], { maxWaitMs: 500, minBytes: 1 }), 101),
@@ -147,7 +138,7 @@ describe('pipelining', () => {
 
 describe('what closes a connection', () => {
   it('a frame over socket.request.max.bytes closes that connection only', async () => {
-    const other = await TestClient.connect(broker.port);
+    const other = await TestClient.connect(live.broker.port);
     const { sock } = await connectRaw();
     try {
       const big = encodeRequest(API.Metadata, 9, metadataBody(9, Array.from({ length: 40 }, (_, i) => `topic-with-a-long-name-${i}`)), 1);
@@ -198,11 +189,11 @@ describe('what closes a connection', () => {
   });
 
   it('an unsupported version of an API other than ApiVersions closes the connection', async () => {
-    const c = await TestClient.connect(broker.port);
+    const c = await TestClient.connect(live.broker.port);
     const frame = encodeRequest(API.Metadata, 12, metadataBody(12, null), 5);
     frame.writeInt16BE(13, 6);
     expect(await c.sendRaw(frame)).toBeNull();
-    const c2 = await TestClient.connect(broker.port);
+    const c2 = await TestClient.connect(live.broker.port);
     const fetch3 = encodeRequest(API.Fetch, 4, fetchBody(4, 'x', [{ partition: 0, fetchOffset: 0 }]), 6);
     fetch3.writeInt16BE(3, 6);
     expect(await c2.sendRaw(fetch3)).toBeNull();
@@ -210,7 +201,7 @@ describe('what closes a connection', () => {
   });
 
   it('a truncated request body closes the connection', async () => {
-    const c = await TestClient.connect(broker.port);
+    const c = await TestClient.connect(live.broker.port);
     const full = encodeRequest(API.Metadata, 9, metadataBody(9, ['abc', 'def']), 5);
     const cut = Buffer.from(full.subarray(0, full.length - 6));
     cut.writeInt32BE(cut.length - 4, 0);
@@ -220,12 +211,12 @@ describe('what closes a connection', () => {
 
   it('a client closing mid long-poll does not disturb the broker', async () => {
     const topic = uniqueTopic('abandon');
-    await createTopic(client, topic);
-    const c = await TestClient.connect(broker.port);
+    await createTopic(live.client, topic);
+    const c = await TestClient.connect(live.broker.port);
     c.fireAndForget(API.Fetch, 12, fetchBody(12, topic, [{ partition: 0, fetchOffset: 0 }], { maxWaitMs: 30_000, minBytes: 1 }));
     await new Promise((r) => setTimeout(r, 20));
     c.close();
-    const res = await client.request(API.Produce, 9, produceBody(topic, 0, buildBatch(values(1))));
+    const res = await live.client.request(API.Produce, 9, produceBody(topic, 0, buildBatch(values(1))));
     expect(res.responses[0].partitionResponses[0].errorCode).toBe(0);
     await stillServes();
   });
@@ -376,7 +367,7 @@ describe('large pipelined requests', () => {
 });
 
 describe('the receive buffer behind a connection', () => {
-  /** A broker object of our own (not the embedded API's wrapper), for what a socket cannot cause. */
+  /** A live.broker object of our own (not the embedded API's wrapper), for what a socket cannot cause. */
   async function startInstance(): Promise<{ broker: Broker; close: () => Promise<void> }> {
     const dir = tempDir();
     const config = new BrokerConfig({ listeners: 'PLAINTEXT://127.0.0.1:0', 'log.dirs': dir });
