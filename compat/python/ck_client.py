@@ -9,14 +9,13 @@ Bytes travel as base64 strings (None stays null). Every client call has a timeou
 """
 import base64
 import ctypes
-import json
-import sys
 import time
-import traceback
 
 import confluent_kafka
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
+
+import driver
 
 
 def b64(b):
@@ -203,10 +202,4 @@ def versions(a):
 COMMANDS = {f.__name__: f for f in [produce, consume, offsets, create_topics, delete_topics, list_topics, versions]}
 
 if __name__ == '__main__':
-    try:
-        raw = sys.stdin.read()
-        args = json.loads(raw) if raw.strip() else {}
-        print(json.dumps(COMMANDS[sys.argv[1]](args)))
-    except Exception as e:  # noqa: BLE001 - report everything to the test
-        print(json.dumps({'exception': repr(e), 'traceback': traceback.format_exc()}))
-        sys.exit(1)
+    driver.main(COMMANDS)

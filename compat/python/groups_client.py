@@ -13,15 +13,14 @@ Several consumer processes of one test coordinate through files in a['sync_dir']
                    working) until every name in a['peers'] has written its .done file, and only then
                    closes.
 """
-import json
 import os
-import sys
 import time
-import traceback
 
 import confluent_kafka
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient
+
+import driver
 
 
 def touch(a, suffix):
@@ -351,10 +350,4 @@ COMMANDS = {f.__name__: f for f in [ck_group_consume, ck_committed, ck_list_grou
                                     kp_list_consumer_group_offsets, kp_delete_consumer_groups, versions]}
 
 if __name__ == '__main__':
-    try:
-        raw = sys.stdin.read()
-        args = json.loads(raw) if raw.strip() else {}
-        print(json.dumps(COMMANDS[sys.argv[1]](args)))
-    except Exception as e:  # noqa: BLE001 - report everything to the test
-        print(json.dumps({'exception': repr(e), 'traceback': traceback.format_exc()}))
-        sys.exit(1)
+    driver.main(COMMANDS)

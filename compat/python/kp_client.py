@@ -6,15 +6,14 @@ Any unexpected exception is printed as JSON {"exception": ...} with exit code 1.
 Bytes travel as base64 strings (None stays null). Every client call has a timeout.
 """
 import base64
-import json
-import sys
 import time
-import traceback
 
 import kafka
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient, NewTopic
 from kafka.errors import KafkaError
+
+import driver
 
 
 def b64(b):
@@ -162,10 +161,4 @@ def versions(a):
 COMMANDS = {f.__name__: f for f in [produce, consume, offsets, create_topics, delete_topics, describe, versions]}
 
 if __name__ == '__main__':
-    try:
-        raw = sys.stdin.read()
-        args = json.loads(raw) if raw.strip() else {}
-        print(json.dumps(COMMANDS[sys.argv[1]](args), default=repr))
-    except Exception as e:  # noqa: BLE001 - report everything to the test
-        print(json.dumps({'exception': repr(e), 'traceback': traceback.format_exc()}))
-        sys.exit(1)
+    driver.main(COMMANDS, default=repr)
