@@ -64,6 +64,11 @@ function evictInactive(): void {
   }
 }
 
+/** Batches read by their size prefixes alone before a read (Segment.walkLargeBatches). */
+const WALK_MAX = 8;
+/** The 12 bytes (offset, length) that start every batch: shared, as reads are synchronous. */
+const sizePrefix = Buffer.alloc(LOG_OVERHEAD);
+
 function readFully(fd: number, buf: Buffer, offset: number, length: number, position: number): number {
   let done = 0;
   while (done < length) {
@@ -386,8 +391,11 @@ export class Segment {
   read(position: number, maxBytes: number, minOneBatch: boolean): Buffer {
     const avail = this.size - position;
     if (avail <= 0) return Buffer.alloc(0);
-    const exactEnd = this.recent.wholeBatchesEnd(position, position + Math.max(0, maxBytes), this.size);
+    const limit = position + Math.max(0, maxBytes);
+    const exactEnd = this.recent.wholeBatchesEnd(position, limit, this.size);
     if (exactEnd > position) return this.readBytes(position, exactEnd - position, true);
+    const walkedEnd = limit < this.size ? this.walkLargeBatches(position, limit, minOneBatch) : null;
+    if (walkedEnd !== null) return walkedEnd > position ? this.readBytes(position, walkedEnd - position, true) : Buffer.alloc(0);
     const buf = this.readBytes(position, Math.max(Math.min(maxBytes, avail), minOneBatch ? Math.min(HEADER_SIZE, avail) : 0), true);
     let end = 0;
     while (end + LOG_OVERHEAD <= buf.length) {
@@ -401,6 +409,26 @@ export class Segment {
     const size = LOG_OVERHEAD + buf.readInt32BE(8);
     if (size < HEADER_SIZE) throw new KafkaError('CORRUPT_MESSAGE', `invalid batch size ${size} at position ${position} of ${this.logPath}`);
     return this.readBytes(position, size, true);
+  }
+
+  /**
+   * Where a read from the batch at `position` should end (as read() would cut it), found by reading only
+   * the size prefixes of the batches from there, when they are large: reading the whole budget and cutting
+   * it would then throw away up to a batch, and read a first batch larger than the budget twice. Null for
+   * small batches (the cut wastes little) and for more than WALK_MAX of them: the caller reads and cuts.
+   */
+  private walkLargeBatches(position: number, limit: number, minOneBatch: boolean): number | null {
+    const fd = this.handle();
+    let end = position;
+    for (let step = 0; step < WALK_MAX; step++) {
+      if (readFully(fd, sizePrefix, 0, LOG_OVERHEAD, end) < LOG_OVERHEAD) return null;
+      const size = LOG_OVERHEAD + sizePrefix.readInt32BE(8);
+      if (size < HEADER_SIZE) throw new KafkaError('CORRUPT_MESSAGE', `invalid batch size ${size} at position ${end} of ${this.logPath}`);
+      if (end + size > limit) return end > position || !minOneBatch ? end : end + size;
+      if (step === 0 && size * WALK_MAX < limit - position) return null;
+      end += size;
+    }
+    return null;
   }
 
   /** The whole batch starting at `position`. */
