@@ -7,6 +7,9 @@
 //   - krill CLI start time: process spawn -> first Metadata answer, raw-socket client retrying every 1 ms;
 //   - embedded start: `await startBroker({ port: 0 })` in a fresh Node process;
 //   - idle RSS of the krill CLI process, 1 s after it answered Metadata.
+// For each produce run the details also give the server's CPU time and how busy all the machine's
+// cores were meanwhile (/proc): when the client and the server together keep every core busy, the
+// produce rate is the machine's, and a server that does more per byte (a durable log) gets less of it.
 // Environment: KRILL_BENCH_SCALE (default 1; 0.1 = a tenth of the records, for a quick run),
 //              KRILL_BENCH_REPEAT (throughput repetitions, default 5; the table shows medians),
 //              KRILL_BENCH_START_RUNS (start-time runs, default 7; the table shows medians).
@@ -270,6 +273,34 @@ function removeTempDir(dir: string): void {
   tempDirs.delete(dir);
 }
 
+/** utime + stime of a process in seconds (/proc/<pid>/stat, USER_HZ = 100 on Linux), or null. */
+function processCpuSeconds(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields from the 3rd on
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** The machine's CPU time so far, all cores, in ticks: busy and total (/proc/stat), or null. */
+function machineCpuTicks(): { busy: number; total: number } | null {
+  try {
+    const line = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0];
+    const t = line.trim().split(/\s+/).slice(1).map(Number); // user nice system idle iowait irq softirq steal ...
+    const total = t.slice(0, 8).reduce((a, b) => a + b, 0);
+    return { busy: total - t[3] - t[4], total };
+  } catch {
+    return null;
+  }
+}
+
+function busyShare(a: { busy: number; total: number }, b: { busy: number; total: number }): number | undefined {
+  return b.total > a.total ? (b.busy - a.busy) / (b.total - a.total) : undefined;
+}
+
 function readRssKb(pid: number): number | null {
   try {
     const m = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+)\s+kB/m);
@@ -377,6 +408,9 @@ type Outcome =
       seconds: number;
       /** produce: kcat's fixed cost, subtracted from its wall time */
       fixedMs?: number;
+      /** produce: CPU seconds the server used, and the share of all cores busy (any process), meanwhile */
+      serverCpuSeconds?: number;
+      machineBusy?: number;
       /** fetch: passes over the retained range, and its size in records */
       passes?: number;
       window?: number;
@@ -435,8 +469,10 @@ async function runWorkload(kind: 'krill' | 'mock', w: Workload): Promise<Workloa
     const overhead = median(fixed);
 
     const timeoutMs = Math.max(120_000, (w.records * w.size) / 1e6 * 1000); // >= 1 MB/s
+    const cpu0 = { server: processCpuSeconds(server.proc.child.pid), machine: machineCpuTicks() };
     const prod = await kcatProduce(server.bootstrap, w.topic, w.file, timeoutMs);
     if ('error' in prod) return fail(crashed() ?? prod.error);
+    const cpu1 = { server: processCpuSeconds(server.proc.child.pid), machine: machineCpuTicks() };
     const produceSeconds = Math.max(prod.seconds - overhead, 1e-6);
 
     const f = await pyClient(['fetch', server.bootstrap, w.topic, String(w.records), String(w.size), String(fetchWindow(w.size))], timeoutMs);
@@ -446,6 +482,8 @@ async function runWorkload(kind: 'krill' | 'mock', w: Workload): Promise<Workloa
       bytes: w.records * w.size,
       seconds: produceSeconds,
       fixedMs: overhead * 1000,
+      serverCpuSeconds: cpu0.server !== null && cpu1.server !== null ? cpu1.server - cpu0.server : undefined,
+      machineBusy: cpu0.machine && cpu1.machine ? busyShare(cpu0.machine, cpu1.machine) : undefined,
     };
     if (!f.ok) {
       const error = crashed() ?? String(f.error);
@@ -622,6 +660,10 @@ function summarizeThroughput(outcomes: Outcome[] | string): Summary {
   if (rates.length > 1) notes.push(`runs ${rates.map(fmtRate).join(' / ')} rec/s`);
   const fixed = ok.map((o) => o.fixedMs).filter((x): x is number => x !== undefined);
   if (fixed.length) notes.push(`kcat wall time minus its fixed cost (~${median(fixed).toFixed(0)} ms)`);
+  const cpu = ok.map((o) => o.serverCpuSeconds).filter((x): x is number => x !== undefined);
+  const busy = ok.map((o) => o.machineBusy).filter((x): x is number => x !== undefined);
+  if (cpu.length) notes.push(`server CPU ${median(cpu).toFixed(2)} s per run`);
+  if (busy.length) notes.push(`all ${os.cpus().length} cores ${(100 * median(busy)).toFixed(0)} % busy meanwhile`);
   const passes = ok.map((o) => o.passes).filter((x): x is number => x !== undefined);
   const windows = ok.map((o) => o.window).filter((x): x is number => x !== undefined);
   if (passes.some((p) => p > 1)) {
