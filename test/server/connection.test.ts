@@ -44,6 +44,20 @@ function connectRaw(): Promise<{ sock: net.Socket; frames: Buffer[] }> {
   });
 }
 
+/** The values of partition 0 of `topic` from offset 0, fetched until `count` are read or nothing more comes. */
+async function readBack(c: TestClient, topic: string, count: number): Promise<string[]> {
+  const all: string[] = [];
+  let offset = 0;
+  while (all.length < count) {
+    const p = await fetchOne(c, topic, 0, offset, 11, { maxBytes: 64 << 20, partitionMaxBytes: 64 << 20 });
+    const recs = recordsOf(p.records).filter((r) => r.offset >= offset);
+    if (recs.length === 0) break;
+    all.push(...recs.map((r) => r.value!));
+    offset = recs[recs.length - 1].offset + 1;
+  }
+  return all;
+}
+
 async function stillServes(): Promise<void> {
   const c = await TestClient.connect(live.broker.port);
   const res = await c.request(API.ApiVersions, 3, { clientSoftwareName: 'x', clientSoftwareVersion: '1' });
@@ -273,15 +287,7 @@ describe('large pipelined requests', () => {
         .map((x) => decodeResponse(API.Produce, 9, x.frame).body.responses[0].partitionResponses[0].errorCode);
       expect(produceCodes).toEqual([0, 0, 0, 3, 0, 0, 0, 0]); // 3 = UNKNOWN_TOPIC_OR_PARTITION
       // Read everything back: every value exactly as sent, in order.
-      const all: string[] = [];
-      let offset = 0;
-      while (all.length < expected.length) {
-        const p = await fetchOne(c, topic, 0, offset, 11, { maxBytes: 64 << 20, partitionMaxBytes: 64 << 20 });
-        const recs = recordsOf(p.records).filter((r) => r.offset >= offset);
-        if (recs.length === 0) break;
-        all.push(...recs.map((r) => r.value!));
-        offset = recs[recs.length - 1].offset + 1;
-      }
+      const all = await readBack(c, topic, expected.length);
       expect(all.length).toBe(expected.length);
       for (let k = 0; k < expected.length; k++) expect(all[k] === expected[k], `record ${k}`).toBe(true);
     } finally {
@@ -379,19 +385,6 @@ describe('the receive buffer behind a connection', () => {
         fs.rmSync(dir, { recursive: true, force: true });
       },
     };
-  }
-
-  async function readBack(c: TestClient, topic: string, count: number): Promise<string[]> {
-    const all: string[] = [];
-    let offset = 0;
-    while (all.length < count) {
-      const p = await fetchOne(c, topic, 0, offset, 11, { maxBytes: 64 << 20, partitionMaxBytes: 64 << 20 });
-      const recs = recordsOf(p.records).filter((r) => r.offset >= offset);
-      if (recs.length === 0) break;
-      all.push(...recs.map((r) => r.value!));
-      offset = recs[recs.length - 1].offset + 1;
-    }
-    return all;
   }
 
   it('a Produce still running when later frames arrive keeps its bytes (the buffer is given away)', async () => {
