@@ -105,7 +105,7 @@ export class Connection {
     while (!this.closed) {
       const head = this.rx.peekSize();
       if (head && 'invalid' in head) {
-        this.fail(`frame of ${head.invalid} bytes exceeds socket.request.max.bytes (${this.broker.config.int('socket.request.max.bytes')})`);
+        this.fail(`frame of ${head.invalid} bytes exceeds socket.request.max.bytes (${this.rx.maxFrameBytes})`);
         return;
       }
       const frame = this.rx.takeFrame();

@@ -26,7 +26,7 @@ export class ReceiveBuffer {
   private end = 0;
 
   /** @param maxFrameBytes sizes above this are invalid (socket.request.max.bytes): never reserved for. */
-  constructor(private readonly maxFrameBytes: number) {}
+  constructor(readonly maxFrameBytes: number) {}
 
   get pending(): number {
     return this.end - this.start;

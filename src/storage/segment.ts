@@ -399,15 +399,13 @@ export class Segment {
     const buf = this.readBytes(position, Math.max(Math.min(maxBytes, avail), minOneBatch ? Math.min(HEADER_SIZE, avail) : 0), true);
     let end = 0;
     while (end + LOG_OVERHEAD <= buf.length) {
-      const size = LOG_OVERHEAD + buf.readInt32BE(end + 8);
-      if (size < HEADER_SIZE) throw new KafkaError('CORRUPT_MESSAGE', `invalid batch size ${size} at position ${position + end} of ${this.logPath}`);
+      const size = this.batchSizeAt(buf, end, position + end);
       if (end + size > buf.length) break;
       end += size;
     }
     if (end > 0) return buf.subarray(0, end);
     if (!minOneBatch || buf.length < LOG_OVERHEAD) return Buffer.alloc(0);
-    const size = LOG_OVERHEAD + buf.readInt32BE(8);
-    if (size < HEADER_SIZE) throw new KafkaError('CORRUPT_MESSAGE', `invalid batch size ${size} at position ${position} of ${this.logPath}`);
+    const size = this.batchSizeAt(buf, 0, position);
     return this.readBytes(position, size, true);
   }
 
@@ -422,13 +420,23 @@ export class Segment {
     let end = position;
     for (let step = 0; step < WALK_MAX; step++) {
       if (readFully(fd, sizePrefix, 0, LOG_OVERHEAD, end) < LOG_OVERHEAD) return null;
-      const size = LOG_OVERHEAD + sizePrefix.readInt32BE(8);
-      if (size < HEADER_SIZE) throw new KafkaError('CORRUPT_MESSAGE', `invalid batch size ${size} at position ${end} of ${this.logPath}`);
+      const size = this.batchSizeAt(sizePrefix, 0, end);
       if (end + size > limit) return end > position || !minOneBatch ? end : end + size;
       if (step === 0 && size * WALK_MAX < limit - position) return null;
       end += size;
     }
     return null;
+  }
+
+  /** The size of the batch whose first bytes are at buf[at] (file position `position`), checked. */
+  private batchSizeAt(buf: Buffer, at: number, position: number): number {
+    const size = LOG_OVERHEAD + buf.readInt32BE(at + 8);
+    if (size < HEADER_SIZE) throw this.invalidBatchSize(size, position);
+    return size;
+  }
+
+  private invalidBatchSize(size: number, position: number): KafkaError {
+    return new KafkaError('CORRUPT_MESSAGE', `invalid batch size ${size} at position ${position} of ${this.logPath}`);
   }
 
   /** The whole batch starting at `position`. */
@@ -457,7 +465,7 @@ export class Segment {
       if (at < 0) return -1;
       const { baseOffset: base, size, lastOffsetDelta, maxTimestamp } = readBatchHeader(win.buf, at);
       if (match(base, base + lastOffsetDelta, maxTimestamp)) return pos;
-      if (size < HEADER_SIZE) throw new KafkaError('CORRUPT_MESSAGE', `invalid batch size ${size} at position ${pos} of ${this.logPath}`);
+      if (size < HEADER_SIZE) throw this.invalidBatchSize(size, pos);
       pos += size;
     }
   }
