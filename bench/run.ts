@@ -12,7 +12,9 @@
 // produce rate is the machine's, and a server that does more per byte (a durable log) gets less of it.
 // Environment: KRILL_BENCH_SCALE (default 1; 0.1 = a tenth of the records, for a quick run),
 //              KRILL_BENCH_REPEAT (throughput repetitions, default 5; the table shows medians),
-//              KRILL_BENCH_START_RUNS (start-time runs, default 7; the table shows medians).
+//              KRILL_BENCH_START_RUNS (start-time runs, default 7; the table shows medians),
+//              KRILL_BENCH_CODECS (codecs of the compressed produce rows, default gzip,snappy,lz4,zstd;
+//              empty for none).
 // All traffic is to 127.0.0.1. Every server (krill or mock) is a fresh process with fresh state for
 // each repetition of each workload; krill and mock alternate so slow drifts of the machine hit both.
 //
@@ -24,7 +26,7 @@
 //   is timed as a whole process, so the median wall time of producing a single record (process start,
 //   connect, metadata, one round trip, exit) is measured on the same server and subtracted.
 //   librdkafka producer settings are its defaults, spelled out below: linger.ms=5, batch.size=1000000,
-//   batch.num.messages=10000, acks=all, no compression.
+//   batch.num.messages=10000, acks=all, no compression (the compressed rows set compression.codec).
 //   Fetch: confluent-kafka-python (bench/rdkafka_client.py) on the same system librdkafka. The mock
 //   keeps only the last ~5 MB of a partition (hard-coded in rdkafka_mock.c), so fetching N records from
 //   it means re-reading the retained range several times (seek back = assign again), which only an
@@ -71,7 +73,6 @@ const KCAT_PRODUCER_SETTINGS = [
   'batch.size=1000000',
   'batch.num.messages=10000',
   'acks=all',
-  'compression.codec=none',
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -92,11 +93,14 @@ const SCALE = envNumber('KRILL_BENCH_SCALE', 1, (n) => n > 0 && n <= 10);
 const REPEAT = Math.round(envNumber('KRILL_BENCH_REPEAT', 5, (n) => n >= 1 && n <= 20));
 const START_RUNS = Math.round(envNumber('KRILL_BENCH_START_RUNS', 7, (n) => n >= 1 && n <= 50));
 const PROBE_RUNS = 3;
+const CODECS = (process.env.KRILL_BENCH_CODECS ?? 'gzip,snappy,lz4,zstd').split(',').map((c) => c.trim()).filter((c) => c && c !== 'none');
 
 interface Workload {
-  id: 'small' | 'large';
+  id: string;
   records: number;
   size: number;
+  /** librdkafka's compression.codec for the produce: the broker inflates and checks every compressed batch. */
+  codec: string;
   topic: string;
   file: string; // records, one per line
   oneFile: string; // a single record, for the kcat fixed-cost baseline
@@ -104,7 +108,7 @@ interface Workload {
 
 const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
 const sizeLabel = (size: number) => (size >= 1024 ? `${size / 1024} KB` : `${size} B`);
-const workloadLabel = (w: Workload) => `${fmtInt(w.records)} × ${sizeLabel(w.size)}`;
+const workloadLabel = (w: Workload) => `${fmtInt(w.records)} × ${sizeLabel(w.size)}${w.codec === 'none' ? '' : `, ${w.codec}`}`;
 
 // ---------------------------------------------------------------------------------------------
 // child processes
@@ -433,9 +437,9 @@ async function pyClient(args: string[], timeoutMs: number): Promise<Record<strin
   }
 }
 
-async function kcatProduce(bootstrap: string, topic: string, file: string, timeoutMs: number): Promise<{ seconds: number } | { error: string }> {
+async function kcatProduce(bootstrap: string, topic: string, file: string, codec: string, timeoutMs: number): Promise<{ seconds: number } | { error: string }> {
   const args = ['-b', bootstrap, '-P', '-t', topic, '-p', '0'];
-  for (const s of KCAT_PRODUCER_SETTINGS) args.push('-X', s);
+  for (const s of [...KCAT_PRODUCER_SETTINGS, `compression.codec=${codec}`]) args.push('-X', s);
   args.push('-l', file);
   const { proc, seconds, timedOut } = await runToEnd(KCAT, args, timeoutMs);
   if (timedOut) return { error: `kcat produce timed out after ${timeoutMs / 1000} s` };
@@ -462,7 +466,7 @@ async function runWorkload(kind: 'krill' | 'mock', w: Workload): Promise<Workloa
     // Fixed cost of a kcat produce run (start, connect, metadata, one record, exit) on this server.
     const fixed: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const r = await kcatProduce(server.bootstrap, WARMUP_TOPIC, w.oneFile, 30_000);
+      const r = await kcatProduce(server.bootstrap, WARMUP_TOPIC, w.oneFile, w.codec, 30_000);
       if ('error' in r) return fail(crashed() ?? `warm-up: ${r.error}`);
       fixed.push(r.seconds);
     }
@@ -470,7 +474,7 @@ async function runWorkload(kind: 'krill' | 'mock', w: Workload): Promise<Workloa
 
     const timeoutMs = Math.max(120_000, (w.records * w.size) / 1e6 * 1000); // >= 1 MB/s
     const cpu0 = { server: processCpuSeconds(server.proc.child.pid), machine: machineCpuTicks() };
-    const prod = await kcatProduce(server.bootstrap, w.topic, w.file, timeoutMs);
+    const prod = await kcatProduce(server.bootstrap, w.topic, w.file, w.codec, timeoutMs);
     if ('error' in prod) return fail(crashed() ?? prod.error);
     const cpu1 = { server: processCpuSeconds(server.proc.child.pid), machine: machineCpuTicks() };
     const produceSeconds = Math.max(prod.seconds - overhead, 1e-6);
@@ -778,19 +782,22 @@ async function main(): Promise<void> {
 
   // --- throughput -------------------------------------------------------------------------
   const workDir = makeTempDir('krill-bench-');
+  const small = { records: Math.max(1, Math.round(1_000_000 * SCALE)), size: 100, file: 'small' };
   const workloads: Workload[] = [
-    { id: 'small', records: Math.max(1, Math.round(1_000_000 * SCALE)), size: 100 },
-    { id: 'large', records: Math.max(1, Math.round(10_000 * SCALE)), size: 100 * 1024 },
+    { id: 'small', ...small, codec: 'none' },
+    { id: 'large', records: Math.max(1, Math.round(10_000 * SCALE)), size: 100 * 1024, codec: 'none', file: 'large' },
+    // The small records again in each codec: what the broker's inflate-and-check of compressed batches costs.
+    ...CODECS.map((codec) => ({ id: `small-${codec}`, ...small, codec })),
   ].map((w) => ({
-    ...(w as { id: 'small' | 'large'; records: number; size: number }),
+    ...w,
     topic: `bench-${w.id}`,
-    file: path.join(workDir, `${w.id}.txt`),
-    oneFile: path.join(workDir, `${w.id}-one.txt`),
+    file: path.join(workDir, `${w.file}.txt`),
+    oneFile: path.join(workDir, `${w.file}-one.txt`),
   }));
 
   const results = {
-    krill: { small: [] as WorkloadRun[], large: [] as WorkloadRun[] },
-    mock: { small: [] as WorkloadRun[], large: [] as WorkloadRun[] },
+    krill: Object.fromEntries(workloads.map((w) => [w.id, [] as WorkloadRun[]])),
+    mock: Object.fromEntries(workloads.map((w) => [w.id, [] as WorkloadRun[]])),
   };
   const kinds: ('krill' | 'mock')[] = [];
   if (!clientProblem && !krillProblem) kinds.push('krill');
@@ -799,6 +806,7 @@ async function main(): Promise<void> {
   let fileProblem: string | null = null;
   try {
     for (const w of kinds.length ? workloads : []) {
+      if (w.codec !== 'none') continue; // shares the uncompressed workload's file
       log(`writing ${workloadLabel(w)} records to ${w.file}`);
       writeRecordFile(w.file, w.records, w.size);
       writeRecordFile(w.oneFile, 1, w.size);

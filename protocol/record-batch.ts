@@ -33,7 +33,7 @@
 import { crc32c } from './crc32c.js';
 import { KafkaError } from './errors.js';
 import { ProtocolError, Reader, varintSize } from './primitives.js';
-import { CODEC_NONE, compress, decompress, isKnownCodec } from './compression/index.js';
+import { CODEC_NONE, DEFAULT_MAX_INFLATED_BYTES, compress, decompress, isKnownCodec } from './compression/index.js';
 
 export const BASE_OFFSET_OFFSET = 0;
 export const BATCH_LENGTH_OFFSET = 8;
@@ -321,9 +321,10 @@ function decodeRecords(data: Buffer, count: number): KafkaRecord[] {
  * Decode the batch at `position`, decompressing its records. Key, value and header values are views
  * into `buf` (uncompressed batches) or into the decompressed buffer: copy them to keep them past `buf`.
  * No CRC check (use verifyBatchCrc). Malformed records → INVALID_RECORD; undecompressable data →
- * CORRUPT_MESSAGE; unknown codec → UNSUPPORTED_COMPRESSION_TYPE.
+ * CORRUPT_MESSAGE; records inflating past maxInflatedBytes → MESSAGE_TOO_LARGE; unknown codec →
+ * UNSUPPORTED_COMPRESSION_TYPE.
  */
-export function decodeBatch(buf: Buffer, position = 0): RecordBatch {
+export function decodeBatch(buf: Buffer, position = 0, maxInflatedBytes = DEFAULT_MAX_INFLATED_BYTES): RecordBatch {
   const info = readBatchHeader(buf, position);
   const magic = buf.readInt8(position + MAGIC_OFFSET);
   if (magic !== MAGIC) throw new KafkaError('INVALID_RECORD', `only record batches with magic version 2 are supported, got magic ${magic}`);
@@ -331,8 +332,7 @@ export function decodeBatch(buf: Buffer, position = 0): RecordBatch {
     throw new KafkaError('CORRUPT_MESSAGE', `record batch at ${position} is truncated: ${info.size} bytes declared, ${buf.length - position} present`);
   }
   if (info.recordCount < 0) throw invalid(`negative record count ${info.recordCount}`);
-  const body = buf.subarray(position + RECORDS_OFFSET, position + info.size);
-  const data = info.compression === CODEC_NONE ? body : decompress(info.compression, body);
+  const data = batchRecords(buf, info, maxInflatedBytes);
   let records: KafkaRecord[];
   try {
     records = decodeRecords(data, info.recordCount);
@@ -508,10 +508,37 @@ export function buildBatch(records: SimpleRecord[], opts: Omit<EncodeBatchSpec, 
 }
 
 /**
+ * The records section of a batch (whose header `info` was read from `buf`), uncompressed: a view of `buf`
+ * for codec none, else a new buffer of at most maxInflatedBytes (see decompress for the errors).
+ */
+export function batchRecords(buf: Buffer, info: BatchInfo, maxInflatedBytes = DEFAULT_MAX_INFLATED_BYTES): Buffer {
+  const body = buf.subarray(info.position + RECORDS_OFFSET, info.position + info.size);
+  return info.compression === CODEC_NONE ? body : decompress(info.compression, body, maxInflatedBytes);
+}
+
+/**
+ * The batch `info` of `buf` stored with `targetCodec`: its header (offsets, timestamps, producer fields,
+ * leader epoch, flags) with the codec bits changed, and `records` (its records section, uncompressed, as
+ * batchRecords gives it) compressed anew. The records section is the same bytes whatever the codec, so
+ * no record is decoded. Returns a new buffer with a valid CRC.
+ */
+export function rebuildBatch(buf: Buffer, info: BatchInfo, targetCodec: number, records: Buffer): Buffer {
+  const body = compress(targetCodec, records);
+  const size = RECORD_BATCH_OVERHEAD + body.length;
+  const out = Buffer.allocUnsafe(size);
+  buf.copy(out, 0, info.position, info.position + RECORD_BATCH_OVERHEAD);
+  out.writeInt32BE(size - LOG_OVERHEAD, BATCH_LENGTH_OFFSET);
+  out.writeInt16BE((info.attributes & ~COMPRESSION_CODEC_MASK) | targetCodec, ATTRIBUTES_OFFSET);
+  body.copy(out, RECORDS_OFFSET);
+  writeCrc(out, 0, size);
+  return out;
+}
+
+/**
  * Re-encode the batch at `position` with `targetCodec`, keeping offsets, timestamps, producer fields,
  * leader epoch and flags. Returns a new buffer with a valid CRC.
  */
 export function recompress(batchBuf: Buffer, targetCodec: number, position = 0): Buffer {
-  const b = decodeBatch(batchBuf, position);
-  return encodeBatch({ ...b, compression: targetCodec });
+  const info = readBatchHeader(batchBuf, position);
+  return rebuildBatch(batchBuf, info, targetCodec, batchRecords(batchBuf, info));
 }

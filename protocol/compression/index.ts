@@ -6,6 +6,9 @@ import { gzipCompress, gzipDecompress } from './gzip.js';
 import { lz4Compress, lz4Decompress } from './lz4.js';
 import { snappyCompress, snappyDecompress } from './snappy.js';
 import { zstdCompress, zstdDecompress } from './zstd.js';
+import { DEFAULT_MAX_INFLATED_BYTES } from './inflate-limit.js';
+
+export { DEFAULT_MAX_INFLATED_BYTES } from './inflate-limit.js';
 
 export const CODEC_NONE = 0;
 export const CODEC_GZIP = 1;
@@ -50,17 +53,18 @@ export function compress(codec: number, data: Buffer): Buffer {
 }
 
 /**
- * Inverse of compress. Malformed input throws KafkaError CORRUPT_MESSAGE; an unknown codec id, or a codec
- * whose native module cannot be loaded, throws UNSUPPORTED_COMPRESSION_TYPE.
+ * Inverse of compress, producing at most maxBytes: data that would inflate further throws KafkaError
+ * MESSAGE_TOO_LARGE, found out without inflating it all. Malformed input throws CORRUPT_MESSAGE; an
+ * unknown codec id, or a codec whose native module cannot be loaded, throws UNSUPPORTED_COMPRESSION_TYPE.
  */
-export function decompress(codec: number, data: Buffer): Buffer {
+export function decompress(codec: number, data: Buffer, maxBytes = DEFAULT_MAX_INFLATED_BYTES): Buffer {
   try {
     switch (codec) {
       case CODEC_NONE: return data;
-      case CODEC_GZIP: return gzipDecompress(data);
-      case CODEC_SNAPPY: return snappyDecompress(data);
-      case CODEC_LZ4: return lz4Decompress(data);
-      case CODEC_ZSTD: return zstdDecompress(data);
+      case CODEC_GZIP: return gzipDecompress(data, maxBytes);
+      case CODEC_SNAPPY: return snappyDecompress(data, maxBytes);
+      case CODEC_LZ4: return lz4Decompress(data, maxBytes);
+      case CODEC_ZSTD: return zstdDecompress(data, maxBytes);
     }
   } catch (err) {
     if (err instanceof KafkaError) throw err;

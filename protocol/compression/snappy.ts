@@ -17,6 +17,7 @@
 
 import { KafkaError } from '../errors.js';
 import { loadNative } from './native.js';
+import { inflateLimitError } from './inflate-limit.js';
 
 interface SnappyModule {
   compressSync(input: Uint8Array): Buffer;
@@ -39,7 +40,23 @@ export function isXerialFramed(data: Buffer): boolean {
   return hasXerialMagic(data, 0);
 }
 
-function rawUncompress(block: Buffer): Buffer {
+/**
+ * The length a raw snappy block declares for its output (its leading uvarint), which the decoder must
+ * produce exactly: checking it against the cap costs nothing and comes before any allocation.
+ */
+function declaredLength(block: Buffer): number {
+  let n = 0;
+  for (let i = 0; i < 5 && i < block.length; i++) {
+    const b = block[i];
+    n += (b & 0x7f) * 2 ** (7 * i);
+    if (b < 0x80) return n;
+  }
+  throw new KafkaError('CORRUPT_MESSAGE', 'snappy block does not start with a valid uncompressed length');
+}
+
+function rawUncompress(block: Buffer, budget: number, maxBytes: number): Buffer {
+  const length = declaredLength(block);
+  if (length > budget) throw inflateLimitError('snappy', maxBytes, maxBytes - budget + length);
   return snappy().uncompressSync(block, { asBuffer: true }) as Buffer;
 }
 
@@ -59,9 +76,10 @@ export function snappyCompressXerial(data: Buffer): Buffer {
   return Buffer.concat(parts);
 }
 
-export function snappyDecompress(data: Buffer): Buffer {
-  if (!isXerialFramed(data)) return rawUncompress(data);
+export function snappyDecompress(data: Buffer, maxBytes: number): Buffer {
+  if (!isXerialFramed(data)) return rawUncompress(data, maxBytes, maxBytes);
   const out: Buffer[] = [];
+  let budget = maxBytes;
   let at = XERIAL_HEADER_SIZE;
   while (at < data.length) {
     if (hasXerialMagic(data, at)) {
@@ -74,7 +92,9 @@ export function snappyDecompress(data: Buffer): Buffer {
     if (len < 0 || len > data.length - at) {
       throw new KafkaError('CORRUPT_MESSAGE', `xerial snappy block of ${len} bytes overruns the ${data.length - at} bytes left`);
     }
-    out.push(rawUncompress(data.subarray(at, at + len)));
+    const block = rawUncompress(data.subarray(at, at + len), budget, maxBytes);
+    budget -= block.length;
+    out.push(block);
     at += len;
   }
   return out.length === 1 ? out[0] : Buffer.concat(out);

@@ -242,3 +242,40 @@ describe('zstd', () => {
     expect(decompress(CODEC_ZSTD, two).toString()).toBe('abcd');
   });
 });
+
+describe('the inflate cap', () => {
+  const data = sample(200_000);
+
+  for (const codec of [CODEC_GZIP, CODEC_SNAPPY, CODEC_LZ4, CODEC_ZSTD]) {
+    it(`${CODEC_NAMES[codec]}: output up to the cap passes, one byte more is MESSAGE_TOO_LARGE`, () => {
+      const c = compress(codec, data);
+      // lz4 is judged by its block headers alone: each of the frame's 4 blocks may yield 64 KiB
+      const cap = codec === CODEC_LZ4 ? 4 * 64 * 1024 : data.length;
+      expect(decompress(codec, c, cap).equals(data)).toBe(true);
+      expectKafkaError(() => decompress(codec, c, cap - 1), ErrorCode.MESSAGE_TOO_LARGE);
+    });
+  }
+
+  it('xerial snappy counts every block against the cap', () => {
+    const c = snappyCompressXerial(data);
+    expect(decompress(CODEC_SNAPPY, c, data.length).equals(data)).toBe(true);
+    expectKafkaError(() => decompress(CODEC_SNAPPY, c, data.length - 1), ErrorCode.MESSAGE_TOO_LARGE);
+  });
+
+  it.skipIf(!HAS_ZSTD)('zstd: a streamed frame without a content size stops at the cap', () => {
+    const frame = execFileSync('zstd', ['-c', '-q', '-'], { input: Buffer.alloc(8 * 1024 * 1024) });
+    expectKafkaError(() => decompress(CODEC_ZSTD, frame, 1024 * 1024), ErrorCode.MESSAGE_TOO_LARGE);
+    expect(decompress(CODEC_ZSTD, frame, 8 * 1024 * 1024).length).toBe(8 * 1024 * 1024);
+  });
+
+  it('zstd: a frame cut short is CORRUPT_MESSAGE, and the next frame decodes (the context is reset)', () => {
+    const c = compress(CODEC_ZSTD, data);
+    expectKafkaError(() => decompress(CODEC_ZSTD, c.subarray(0, c.length - 10)), ErrorCode.CORRUPT_MESSAGE);
+    expect(decompress(CODEC_ZSTD, c).equals(data)).toBe(true);
+  });
+
+  it('lz4: a frame cut before its end mark is CORRUPT_MESSAGE', () => {
+    const c = compress(CODEC_LZ4, data);
+    expectKafkaError(() => decompress(CODEC_LZ4, c.subarray(0, c.length - 4)), ErrorCode.CORRUPT_MESSAGE);
+  });
+});
