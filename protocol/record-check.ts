@@ -1,7 +1,9 @@
 // Structural check of a batch's records, on their bytes: what Kafka's LogValidator proves of every batch a
 // producer sends (each record's length, offset delta, key, value and headers within bounds; exactly
-// recordCount records, no bytes after them) without building a record object. This is the produce hot
-// path for compressed batches, so it reads varints straight off the buffer into a module-level cursor.
+// recordCount records, no bytes after them) without building a record object.
+// This runs on every produced batch, so it is written for V8: one loop over local positions, varints read
+// by a small stateless function that hands its value back through a typed array (module-level `let`
+// state, or a cursor object, made the walk 6-30 times slower when measured).
 
 import { KafkaError } from './errors.js';
 
@@ -10,41 +12,51 @@ export interface RecordCheckOptions {
   requireKeys: boolean;
 }
 
-let at = 0;
-let limit = 0;
-/** The record being read, for messages. */
-let index = 0;
+/** The value of the last varint read. */
+const value = new Int32Array(1);
+
+/**
+ * Reads a zig-zag varint of at most 5 bytes at `at`, not past `limit`, into value[0]; returns the position
+ * after it, or -1 when it runs past `limit` or is longer than 5 bytes.
+ */
+function readVarint(data: Buffer, at: number, limit: number): number {
+  let u = 0;
+  for (let shift = 0; shift < 35; shift += 7) {
+    if (at >= limit) return -1;
+    const b = data[at++];
+    u |= (b & 0x7f) << shift;
+    if (b < 0x80) {
+      value[0] = (u >>> 1) ^ -(u & 1);
+      return at;
+    }
+  }
+  return -1;
+}
+
+/** The position after a varlong of at most 10 bytes at `at`, or -1. */
+function skipVarlong(data: Buffer, at: number, limit: number): number {
+  for (let i = 0; i < 10 && at < limit; i++) {
+    if (data[at++] < 0x80) return at;
+  }
+  return -1;
+}
 
 function invalid(message: string): KafkaError {
   return new KafkaError('INVALID_RECORD', message);
 }
 
-/** A zig-zag varint of at most 5 bytes (int32), read at `at`, not past `limit`. */
-function varint(data: Buffer, what: string): number {
-  let u = 0;
-  for (let shift = 0; shift < 35; shift += 7) {
-    if (at >= limit) throw invalid(`record ${index}: ${what} runs past the end of the record`);
-    const b = data[at++];
-    u += (b & 0x7f) * 2 ** shift;
-    if (b < 0x80) return u % 2 === 0 ? u / 2 : -(u + 1) / 2;
-  }
-  throw invalid(`record ${index}: ${what} is a varint longer than 5 bytes`);
+function malformed(record: number, field: string): KafkaError {
+  return invalid(`record ${record}: its ${field} runs past the end of the record or is not a valid varint`);
 }
 
-/** Skip a varlong of at most 10 bytes. */
-function skipVarlong(data: Buffer, what: string): void {
-  for (let i = 0; i < 10; i++) {
-    if (at >= limit) throw invalid(`record ${index}: ${what} runs past the end of the record`);
-    if (data[at++] < 0x80) return;
-  }
-  throw invalid(`record ${index}: ${what} is a varlong longer than 10 bytes`);
-}
-
-/** Skip `length` bytes (-1 = null when nullable) of a field. */
-function skipBytes(data: Buffer, length: number, nullable: boolean, what: string): void {
-  if (length < (nullable ? -1 : 0)) throw invalid(`record ${index}: ${what} has invalid length ${length}`);
-  if (length > limit - at) throw invalid(`record ${index}: ${what} of ${length} bytes runs past the end of the record`);
-  if (length > 0) at += length;
+/** The position after a length-prefixed field (length -1 = null where nullable) at `at`. */
+function skipField(data: Buffer, at: number, limit: number, record: number, field: string, nullable: boolean): number {
+  at = readVarint(data, at, limit);
+  if (at < 0) throw malformed(record, `${field} length`);
+  const length = value[0];
+  if (length < (nullable ? -1 : 0)) throw invalid(`record ${record}: its ${field} has invalid length ${length}`);
+  if (length > limit - at) throw invalid(`record ${record}: its ${field} of ${length} bytes runs past the end of the record`);
+  return length > 0 ? at + length : at;
 }
 
 /**
@@ -52,29 +64,30 @@ function skipBytes(data: Buffer, length: number, nullable: boolean, what: string
  * offset deltas run 0, 1, 2, ... . Throws KafkaError INVALID_RECORD naming the first fault.
  */
 export function checkRecords(data: Buffer, count: number, options: RecordCheckOptions): void {
-  at = 0;
   const end = data.length;
+  let at = 0;
   for (let i = 0; i < count; i++) {
-    index = i;
-    limit = end;
     if (at >= end) throw invalid(`the batch declares ${count} records but holds ${i}`);
-    const length = varint(data, 'length');
-    if (length < 0 || length > end - at) throw invalid(`record ${i} declares ${length} bytes, ${end - at} are left`);
-    limit = at + length;
-    if (at >= limit) throw invalid(`record ${i} is empty`);
-    at++; // attributes: unused in magic 2
-    skipVarlong(data, 'timestamp delta');
-    const offsetDelta = varint(data, 'offset delta');
-    if (offsetDelta !== i) throw invalid(`record ${i} has offset delta ${offsetDelta}: the records of a batch must have incremental offsets`);
-    const keyLength = varint(data, 'key length');
-    if (keyLength < 0 && options.requireKeys) throw invalid('Compacted topic cannot accept message without key');
-    skipBytes(data, keyLength, true, 'key');
-    skipBytes(data, varint(data, 'value length'), true, 'value');
-    const headers = varint(data, 'header count');
+    at = readVarint(data, at, end);
+    if (at < 0) throw malformed(i, 'length');
+    const length = value[0];
+    if (length <= 0 || length > end - at) throw invalid(`record ${i} declares ${length} bytes, ${end - at} are left`);
+    const limit = at + length;
+    at = skipVarlong(data, at + 1, limit); // after the attributes byte (unused in magic 2): timestampDelta
+    if (at < 0) throw malformed(i, 'timestamp delta');
+    at = readVarint(data, at, limit);
+    if (at < 0) throw malformed(i, 'offset delta');
+    if (value[0] !== i) throw invalid(`record ${i} has offset delta ${value[0]}: the records of a batch must have incremental offsets`);
+    if (options.requireKeys && at < limit && data[at] === 0x01) throw invalid('Compacted topic cannot accept message without key');
+    at = skipField(data, at, limit, i, 'key', true);
+    at = skipField(data, at, limit, i, 'value', true);
+    at = readVarint(data, at, limit);
+    if (at < 0) throw malformed(i, 'header count');
+    const headers = value[0];
     if (headers < 0) throw invalid(`record ${i} has negative header count ${headers}`);
     for (let h = 0; h < headers; h++) {
-      skipBytes(data, varint(data, 'header key length'), false, 'header key');
-      skipBytes(data, varint(data, 'header value length'), true, 'header value');
+      at = skipField(data, at, limit, i, 'header key', false);
+      at = skipField(data, at, limit, i, 'header value', true);
     }
     if (at !== limit) throw invalid(`record ${i} declares ${length} bytes but its fields take ${length - (limit - at)}`);
   }
