@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DataDirError, LogManager, TOPICS_FILE } from '../../src/storage/log-manager.js';
 import { buildBatch, parseBatches, rmDir, tempDir, toAppend } from './batches.js';
+import { dirSnapshot } from '../helpers.js';
 
 let dataDir: string;
 const managers: LogManager[] = [];
@@ -34,16 +35,6 @@ function close(m: LogManager): void {
 function append(m: LogManager, topic: string, p: number, records = 1): void {
   const { buf, batches } = toAppend(buildBatch({ records, valueSize: 40 }));
   m.partition(topic, p)!.append(buf, batches);
-}
-
-/** Every file under dataDir with its size and mtime. */
-function snapshot(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const f of fs.readdirSync(dataDir, { recursive: true }) as string[]) {
-    const st = fs.statSync(path.join(dataDir, f));
-    out[f] = `${st.size}@${st.mtimeMs}`;
-  }
-  return out;
 }
 
 describe('the topic list of a data directory', () => {
@@ -103,10 +94,10 @@ describe('the topic list of a data directory', () => {
     close(m);
     const file = path.join(dataDir, TOPICS_FILE);
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').slice(0, 40));
-    const before = snapshot();
+    const before = dirSnapshot(dataDir);
     expect(() => open()).toThrow(DataDirError);
     expect(() => open()).toThrow(file);
-    expect(snapshot()).toEqual(before);
+    expect(dirSnapshot(dataDir)).toEqual(before);
   });
 
   it('a new topic whose name an unlisted directory holds sets that directory aside instead of wiping it', () => {
