@@ -8,8 +8,9 @@
 //     directory (symlinks, bind mounts) names the same inode. Abstract names are per network namespace:
 //     containers with their own network that share one volume do not see each other's lock.
 //   elsewhere: <dir>/.lock is created exclusively (O_EXCL) holding the pid. A lock whose pid is not alive
-//     is stale and taken over. A pid reused by an unrelated live process keeps a stale lock held: the
-//     message names the file to remove.
+//     is stale and taken over (two starts taking over the same stale lock at the same instant may both
+//     win: the narrow race a pid file cannot close). A pid reused by an unrelated live process keeps a
+//     stale lock held: the message names the file to remove.
 //
 // Either way <dir>/.lock holds the owner's pid (what people see, and what the refusal names); it is
 // written once the broker's port is bound (Linux) and removed by release().
@@ -20,7 +21,10 @@ import path from 'node:path';
 
 export const LOCK_FILE = '.lock';
 
-/** Directories locked by this process through the pid file (its pid is alive, yet the lock may be stale). */
+/**
+ * Lock files this process holds. A lock file naming this process's pid is stale (left by an earlier
+ * process that had the same pid) unless it is in here.
+ */
 const heldByThisProcess = new Set<string>();
 
 export class DataDirLockedError extends Error {}
