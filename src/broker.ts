@@ -1,7 +1,9 @@
 // The broker: configuration, the log manager, the handler registry and the listening socket.
-// start() opens the data dir (recovering logs), then listens; close() stops accepting, closes every
-// connection, and checkpoints the logs so the next start needs no recovery scan.
+// start() locks the data dir, binds the port, then opens the data dir (recovering logs); close() stops
+// accepting, closes every connection, checkpoints the logs so the next start needs no recovery scan, and
+// unlocks the data dir.
 
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { Logger } from './logger.js';
@@ -11,6 +13,7 @@ import { HANDLERS } from './handlers/index.js';
 import { Connection } from './server/connection.js';
 import { LogManager } from './storage/log-manager.js';
 import { readOrCreateMetaProperties, syncInBackground } from './storage/checkpoints.js';
+import { DataDirLock } from './storage/data-dir-lock.js';
 import { GroupCoordinator } from './group/coordinator.js';
 import { OffsetsTopicStore } from './group/offsets-topic.js';
 
@@ -24,46 +27,69 @@ export class Broker {
   /** The fsync of a meta.properties written by this start (see readOrCreateMetaProperties). */
   private metaSynced: Promise<void> = Promise.resolve();
   private boundPort = 0;
+  // Set by open(), right after the port is bound (see start()).
+  clusterId!: string;
+  logs!: LogManager;
+  groups!: GroupCoordinator;
+  offsetsTopic!: OffsetsTopicStore;
 
   private constructor(
     readonly config: BrokerConfig,
     readonly log: Logger,
     readonly dataDir: string,
-    readonly clusterId: string,
-    readonly logs: LogManager,
-    readonly groups: GroupCoordinator,
-    readonly offsetsTopic: OffsetsTopicStore,
+    private readonly lock: DataDirLock,
   ) {}
 
+  /**
+   * Like Kafka: the data dir's lock before anything is read, then the port, and only then any write (log
+   * recovery, checkpoints, meta.properties, the clean-shutdown marker). A start refused by either leaves
+   * the directory as it found it, and never touches the data of a broker already running on it.
+   */
   static async start(config: BrokerConfig, log: Logger): Promise<Broker> {
     const dataDir = path.resolve(config.dataDir);
-    const logs = LogManager.open({ dataDir, defaults: config.topicDefaults(), log });
-    let groups: GroupCoordinator;
-    let offsetsTopic: OffsetsTopicStore;
-    try {
-      offsetsTopic = OffsetsTopicStore.open(logs, config.int('offsets.topic.num.partitions'));
-      groups = Broker.openGroups(config, logs, offsetsTopic);
-    } catch (err) {
-      logs.close();
-      throw err;
-    }
-    const meta = readOrCreateMetaProperties(dataDir, config.nodeId);
-    const broker = new Broker(config, log, dataDir, meta.clusterId, logs, groups, offsetsTopic);
+    fs.mkdirSync(dataDir, { recursive: true });
+    const lock = await DataDirLock.acquire(dataDir);
+    const broker = new Broker(config, log, dataDir, lock);
     try {
       await broker.listen();
     } catch (err) {
-      groups.close();
-      logs.close();
+      await lock.release();
       throw err;
     }
-    if (meta.created) {
-      broker.metaSynced = syncInBackground(meta.created).catch((err) =>
-        log.warn({ err: (err as Error).message, file: meta.created }, 'fsync of meta.properties failed'),
-      );
+    try {
+      lock.recordOwner();
+      // Synchronous from the bind on, so that no connection is accepted before the logs are open.
+      broker.open();
+    } catch (err) {
+      await new Promise<void>((resolve) => broker.server!.close(() => resolve()));
+      await lock.release();
+      throw err;
     }
     broker.checkpointTimer = setInterval(() => broker.checkpoint(), CHECKPOINT_INTERVAL_MS);
     broker.checkpointTimer.unref();
     return broker;
+  }
+
+  /** Opens the data dir: the logs (recovering them), the group coordinator, meta.properties. */
+  private open(): void {
+    const { config, log, dataDir } = this;
+    const logs = LogManager.open({ dataDir, defaults: config.topicDefaults(), log });
+    try {
+      this.offsetsTopic = OffsetsTopicStore.open(logs, config.int('offsets.topic.num.partitions'));
+      this.groups = Broker.openGroups(config, logs, this.offsetsTopic);
+      const meta = readOrCreateMetaProperties(dataDir, config.nodeId);
+      this.clusterId = meta.clusterId;
+      if (meta.created) {
+        this.metaSynced = syncInBackground(meta.created).catch((err) =>
+          log.warn({ err: (err as Error).message, file: meta.created }, 'fsync of meta.properties failed'),
+        );
+      }
+    } catch (err) {
+      this.groups?.close();
+      logs.close();
+      throw err;
+    }
+    this.logs = logs;
   }
 
   /** The group coordinator, loaded from __consumer_offsets when it exists. */
@@ -136,6 +162,10 @@ export class Broker {
       await closed;
     }
     await this.metaSynced;
-    this.logs.close();
+    try {
+      this.logs.close();
+    } finally {
+      await this.lock.release();
+    }
   }
 }

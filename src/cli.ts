@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // npx krill [--host H] [--port P] [--data-dir DIR] [--set key=value]... [--config server.properties] [--log-level L]
 // Prints one ready line on stdout; logs go to stderr. SIGTERM/SIGINT close cleanly with exit 0.
-// A bad argument, unknown config name or bad value exits with code 2 and says why.
+// A bad argument, unknown config name or bad value, or an unusable data dir (krill-topics.json) exits with code 2 and says why.
 
 import fs from 'node:fs';
 import { BrokerConfig, ConfigError, parseProperties } from './config.js';
 import { LOG_LEVELS, createLogger, isLogLevel } from './logger.js';
 import { Broker } from './broker.js';
+import { DataDirError } from './storage/topics-file.js';
 
 const USAGE = `usage: krill [--host H] [--port P] [--data-dir DIR] [--set key=value]... [--config server.properties] [--log-level L]
 
@@ -103,7 +104,7 @@ async function main(): Promise<void> {
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     process.stderr.write(`krill: cannot start: ${e.code === 'EADDRINUSE' ? `address ${config.listener.host}:${config.listener.port} is already in use` : e.message}\n`);
-    process.exit(e instanceof ConfigError ? 2 : 1);
+    process.exit(e instanceof ConfigError || e instanceof DataDirError ? 2 : 1);
   }
   let stopping = false;
   const stop = (signal: string) => {

@@ -12,6 +12,8 @@ import { BrokerConfig } from './config.js';
 import { createLogger } from './logger.js';
 
 export { BrokerConfig, ConfigError } from './config.js';
+export { DataDirError } from './storage/topics-file.js';
+export { DataDirLockedError } from './storage/data-dir-lock.js';
 
 export interface StartOptions {
   host?: string;

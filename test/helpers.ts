@@ -100,3 +100,13 @@ export function rawRequest(port: number, frame: Buffer, timeoutMs = 5000): Promi
     });
   });
 }
+
+/** Every file and directory under dir with its size and mtime: equal snapshots mean nothing was written. */
+export function dirSnapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of fs.readdirSync(dir, { recursive: true }) as string[]) {
+    const st = fs.statSync(path.join(dir, f));
+    out[f] = st.isDirectory() ? 'dir' : `${st.size}@${st.mtimeMs}`;
+  }
+  return out;
+}

@@ -3,6 +3,7 @@
 //   <dataDir>/<topic>-<partition>/                 one directory per partition; topic names may contain
 //                                                  '-', so a directory name is split at its LAST '-'
 //   <dataDir>/<topic>-<partition>.<id>-delete/     a partition being deleted (removed at start-up)
+//   <dataDir>/<topic>-<partition>.<id>-stray/      a partition directory set aside, kept for the operator
 //   .../00000000000000000000.log                   segment data: record batches back to back
 //   .../00000000000000000000.index                 sparse offset index of that segment
 //   .../00000000000000000000.timeindex             sparse time index of that segment
@@ -19,6 +20,7 @@ export const TIME_INDEX_SUFFIX = '.timeindex';
 /** Suffixes of leftovers of interrupted operations; such files are deleted when a partition is opened. */
 export const TEMP_SUFFIXES = ['.deleted', '.cleaned', '.swap', '.tmp'] as const;
 export const DELETE_DIR_SUFFIX = '-delete';
+export const STRAY_DIR_SUFFIX = '-stray';
 export const PARTITION_METADATA_FILE = 'partition.metadata';
 
 export type SegmentFileKind = 'log' | 'index' | 'timeindex';
@@ -73,12 +75,21 @@ export function isDeletedDirName(name: string): boolean {
   return name.endsWith(DELETE_DIR_SUFFIX) && name.includes('.');
 }
 
-/** "<topic>-<partition>.<uniqueId>-delete", the name a partition directory is renamed to before removal. */
 /**
  * The name a partition directory is renamed to before removal. Like Kafka, the topic part is shortened so
  * the whole name stays within the 255-byte file-name limit (topic names may be 249 characters).
  */
 export function deletedDirName(topic: string, partition: number, uniqueId: string): string {
-  const suffix = `-${partition}.${uniqueId}${DELETE_DIR_SUFFIX}`;
+  return renamedDirName(topic, partition, uniqueId, DELETE_DIR_SUFFIX);
+}
+
+/** The name a partition directory krill must not use but may not delete is renamed to (Kafka's stray logs). */
+export function strayDirName(topic: string, partition: number, uniqueId: string): string {
+  return renamedDirName(topic, partition, uniqueId, STRAY_DIR_SUFFIX);
+}
+
+/** "<topic>-<partition>.<uniqueId><suffix>", the topic shortened to keep the name within 255 bytes. */
+function renamedDirName(topic: string, partition: number, uniqueId: string, dirSuffix: string): string {
+  const suffix = `-${partition}.${uniqueId}${dirSuffix}`;
   return `${topic.slice(0, Math.max(0, 255 - suffix.length))}${suffix}`;
 }

@@ -1,9 +1,6 @@
 // The data directory: every topic's partition logs plus the bookkeeping files. Layout:
 //
-//   <dataDir>/krill-topics.json                  topic metadata, replaced atomically:
-//       {"version":1,"topics":[{"name":"t","topicId":"<base64url of 16 bytes>","partitions":3,
-//                               "configs":{"segment.bytes":"1048576"}}]}
-//     ("configs" holds only the topic's overrides; defaults come from the broker config at open.)
+//   <dataDir>/krill-topics.json                  topic metadata (topics-file.ts)
 //   <dataDir>/<topic>-<partition>/                 a partition log (partition-log.ts, segment.ts), with
 //       partition.metadata                         "version: 0\ntopic_id: <base64url topic id>\n"
 //   <dataDir>/recovery-point-offset-checkpoint     checkpoints (checkpoints.ts)
@@ -13,21 +10,27 @@
 //
 // Creating a topic writes krill-topics.json first, then the partition directories; deleting one writes
 // krill-topics.json first, then renames each directory to <dir>.<id>-delete and removes it. At open,
-// "-delete" directories are removed, missing partition directories are created, a directory whose
-// partition.metadata names another topic id is a leftover of a deleted namesake and is wiped, and
-// directories of unknown topics are left alone (logged).
+// "-delete" directories are removed, missing partition directories are created, and directories of
+// unknown topics are left alone (logged). A lost krill-topics.json is rebuilt from the directories.
+// Only DeleteTopics removes a partition directory: one that is in the way (its partition.metadata names
+// another topic id, or a new topic's name is taken by a directory no topic has) is renamed
+// <dir>.<id>-stray and kept, as Kafka does with stray logs, for the operator to inspect or remove.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { KafkaError } from '../../protocol/errors.js';
 import {
   CLEAN_SHUTDOWN_FILE, LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, randomKafkaUuid, readCheckpointFile,
-  readTextIfExists, writeCheckpointFile, writeFileAtomic, type CheckpointEntry,
+  writeCheckpointFile, writeFileAtomic, type CheckpointEntry,
 } from './checkpoints.js';
-import { PARTITION_METADATA_FILE, isDeletedDirName, parsePartitionDirName, partitionDirName } from './file-names.js';
+import { PARTITION_METADATA_FILE, isDeletedDirName, parsePartitionDirName, partitionDirName, strayDirName } from './file-names.js';
 import { DEFAULT_LOG_CONFIG, PartitionLog, logConfigFromMap, type LogConfig, type StorageLogger } from './partition-log.js';
+import { randomBytes } from './random.js';
+import {
+  TOPICS_FILE, readPartitionMetadata, readTopicsFile, rebuildTopics, writeTopicCopy, writeTopicsFile, type PersistedTopic,
+} from './topics-file.js';
 
-export const TOPICS_FILE = 'krill-topics.json';
+export { DataDirError, TOPICS_FILE } from './topics-file.js';
 
 export interface TopicInfo {
   name: string;
@@ -49,13 +52,6 @@ export interface LogManagerOptions {
   now?: () => number;
 }
 
-interface PersistedTopic {
-  name: string;
-  topicId: string;
-  partitions: number;
-  configs: Record<string, string>;
-}
-
 interface TopicState {
   info: TopicInfo;
   logs: PartitionLog[];
@@ -67,19 +63,6 @@ function key(topic: string, partition: number): string {
 
 export function formatPartitionMetadata(topicId: Buffer): string {
   return `version: 0\ntopic_id: ${topicId.toString('base64url')}\n`;
-}
-
-/** The topic id in a partition.metadata file, or null when absent/unreadable. */
-export function readPartitionMetadata(dir: string): Buffer | null {
-  try {
-    const text = fs.readFileSync(path.join(dir, PARTITION_METADATA_FILE), 'utf8');
-    const m = /^topic_id:\s*(\S+)\s*$/m.exec(text);
-    if (!m) return null;
-    const id = Buffer.from(m[1], 'base64url');
-    return id.length === 16 ? id : null;
-  } catch {
-    return null;
-  }
 }
 
 export class LogManager {
@@ -100,11 +83,16 @@ export class LogManager {
     const mgr = new LogManager(dataDir, { ...(options.defaults ?? {}) }, options);
     const log = options.log;
 
+    // First, as it may refuse the start: nothing is written before.
+    const listed = readTopicsFile(dataDir);
+    const persisted = listed ?? rebuildTopics(dataDir);
+    if (!listed && persisted.length > 0) {
+      log?.warn({ topics: persisted.map((t) => `${t.name} (${t.partitions})`) }, `${TOPICS_FILE} is missing; rebuilt the topic list from the partition directories`);
+    }
     const cleanFile = path.join(dataDir, CLEAN_SHUTDOWN_FILE);
     const cleanShutdown = fs.existsSync(cleanFile);
     const recoveryPoints = mgr.readCheckpoint(RECOVERY_POINT_CHECKPOINT);
     const startOffsets = mgr.readCheckpoint(LOG_START_OFFSET_CHECKPOINT);
-    const persisted = mgr.readTopicsFile();
 
     const known = new Set<string>();
     for (const t of persisted) for (let p = 0; p < t.partitions; p++) known.add(partitionDirName(t.name, p));
@@ -128,9 +116,8 @@ export class LogManager {
           const dir = path.join(dataDir, partitionDirName(t.name, p));
           const stored = fs.existsSync(dir) ? readPartitionMetadata(dir) : null;
           let clean = cleanShutdown;
-          if (fs.existsSync(dir) && stored && !stored.equals(topicId)) {
-            log?.warn({ dir }, 'partition directory belongs to an older topic of the same name; wiping it');
-            fs.rmSync(dir, { recursive: true, force: true });
+          if (stored && !stored.equals(topicId)) {
+            mgr.setAside(dir, 'its partition.metadata names another topic id');
             clean = false;
           }
           const k = key(t.name, p);
@@ -141,6 +128,7 @@ export class LogManager {
           }));
         }
       }
+      if (!listed && persisted.length > 0) mgr.writeTopicsFile();
     } catch (err) {
       mgr.closeLogs();
       throw err;
@@ -163,22 +151,6 @@ export class LogManager {
     return out;
   }
 
-  private readTopicsFile(): PersistedTopic[] {
-    const file = path.join(this.dataDir, TOPICS_FILE);
-    const text = readTextIfExists(file);
-    if (text === null) return [];
-    const doc = JSON.parse(text) as { version?: number; topics?: PersistedTopic[] };
-    if (!Array.isArray(doc.topics)) throw new Error(`${file}: no "topics" array`);
-    for (const t of doc.topics) {
-      if (typeof t.name !== 'string' || typeof t.topicId !== 'string' || !Number.isInteger(t.partitions) || t.partitions < 1) {
-        throw new Error(`${file}: malformed topic entry ${JSON.stringify(t)}`);
-      }
-      if (Buffer.from(t.topicId, 'base64url').length !== 16) throw new Error(`${file}: topic ${t.name} has a malformed topicId`);
-      t.configs ??= {};
-    }
-    return doc.topics;
-  }
-
   private writeTopicsFile(): void {
     const topics: PersistedTopic[] = [...this.byName.values()].map(({ info }) => ({
       name: info.name,
@@ -186,7 +158,20 @@ export class LogManager {
       partitions: info.partitions,
       configs: info.overrides,
     }));
-    writeFileAtomic(path.join(this.dataDir, TOPICS_FILE), JSON.stringify({ version: 1, topics }, null, 2) + '\n');
+    writeTopicsFile(this.dataDir, topics);
+  }
+
+  /** Renames a partition directory that is in the way to <dir>.<id>-stray: krill never removes data but by DeleteTopics. */
+  private setAside(dir: string, why: string): void {
+    const parsed = parsePartitionDirName(path.basename(dir))!;
+    const stray = path.join(this.dataDir, strayDirName(parsed.topic, parsed.partition, randomBytes(8).toString('hex')));
+    fs.renameSync(dir, stray);
+    this.options.log?.warn({ dir, movedTo: path.basename(stray) }, `setting a partition directory aside: ${why}`);
+  }
+
+  /** The copy of a topic's entry in its partition 0 directory (topics-file.ts). */
+  private writeTopicCopy(info: TopicInfo): void {
+    writeTopicCopy(this.dataDir, { name: info.name, partitions: info.partitions, configs: info.overrides });
   }
 
   private topicInfo(name: string, topicId: Buffer<ArrayBuffer>, partitions: number, overrides: Record<string, string>): TopicInfo {
@@ -231,8 +216,12 @@ export class LogManager {
     if (!Number.isInteger(partitions) || partitions < 1) throw new KafkaError('INVALID_PARTITIONS', `Invalid partition count ${partitions}.`);
     let id = topicId ? Buffer.from(topicId) : undefined;
     while (!id || this.byId.has(id.toString('hex'))) id = Buffer.from(randomKafkaUuid().bytes);
-    // Leftovers of a deleted namesake would otherwise be adopted.
-    for (let p = 0; p < partitions; p++) fs.rmSync(path.join(this.dataDir, partitionDirName(name, p)), { recursive: true, force: true });
+    // A directory already there (a namesake's whose deletion was cut short, or one no topic listed) would
+    // otherwise be adopted.
+    for (let p = 0; p < partitions; p++) {
+      const dir = path.join(this.dataDir, partitionDirName(name, p));
+      if (fs.existsSync(dir)) this.setAside(dir, `a new topic ${name} takes its name`);
+    }
     const info = this.topicInfo(name, id, partitions, configs);
     const state: TopicState = { info, logs: [] };
     this.byName.set(name, state);
@@ -247,6 +236,7 @@ export class LogManager {
     for (let p = 0; p < partitions; p++) {
       state.logs.push(this.openLog(path.join(this.dataDir, partitionDirName(name, p)), info, { recoveryPoint: 0 }));
     }
+    this.writeTopicCopy(info);
     return info;
   }
 
@@ -284,6 +274,7 @@ export class LogManager {
     if (!state) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Topic '${name}' does not exist.`);
     state.info = this.topicInfo(name, state.info.topicId, state.info.partitions, overrides);
     this.writeTopicsFile();
+    this.writeTopicCopy(state.info);
     for (const log of state.logs) log.updateConfig(this.logConfig(state.info));
     return state.info;
   }

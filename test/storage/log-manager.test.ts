@@ -202,11 +202,12 @@ describe('LogManager', () => {
     m.close();
   });
 
-  it('wipes a stale directory of a deleted namesake and ignores unknown ones', () => {
+  it('sets a directory of a deleted namesake aside (-stray, data kept) and ignores unknown ones', () => {
     let m = openManager();
     const first = m.createTopic('t', 1, {});
     append(m, 't', 0);
     closeManager(m);
+    const oldLog = fs.readFileSync(path.join(dataDir, 't-0', '00000000000000000000.log'));
     // Simulate a crash after krill-topics.json dropped the topic but before its directory was removed,
     // followed by a new topic of the same name.
     const doc = JSON.parse(fs.readFileSync(path.join(dataDir, TOPICS_FILE), 'utf8'));
@@ -219,5 +220,9 @@ describe('LogManager', () => {
     expect(m.partition('t', 0)!.logEndOffset).toBe(0);
     expect(fs.existsSync(path.join(dataDir, 'ghost-0'))).toBe(true);
     expect(fs.existsSync(path.join(dataDir, 'gone-0.abcd-delete'))).toBe(false);
+    const strays = fs.readdirSync(dataDir).filter((f) => /^t-0\.[0-9a-f]+-stray$/.test(f));
+    expect(strays).toHaveLength(1);
+    expect(fs.readFileSync(path.join(dataDir, strays[0], '00000000000000000000.log'))).toEqual(oldLog);
+    expect(warnings).toContain('setting a partition directory aside: its partition.metadata names another topic id');
   });
 });
