@@ -37,7 +37,7 @@ export class Broker {
 
   static async start(config: BrokerConfig, log: Logger): Promise<Broker> {
     const dataDir = path.resolve(config.dataDir);
-    const logs = LogManager.open({ dataDir, defaults: config.topicDefaults(), log });
+    const logs = LogManager.open({ dataDir, defaults: config.topicDefaults(), log, maxOpenFiles: config.int('krill.log.max.open.files') });
     let groups: GroupCoordinator;
     let offsetsTopic: OffsetsTopicStore;
     try {

@@ -24,6 +24,7 @@ import {
   CLEAN_SHUTDOWN_FILE, LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, randomKafkaUuid, readCheckpointFile,
   readTextIfExists, writeCheckpointFile, writeFileAtomic, type CheckpointEntry,
 } from './checkpoints.js';
+import { setMaxOpenFiles } from './open-files.js';
 import { PARTITION_METADATA_FILE, isDeletedDirName, parsePartitionDirName, partitionDirName } from './file-names.js';
 import { DEFAULT_LOG_CONFIG, PartitionLog, logConfigFromMap, type LogConfig, type StorageLogger } from './partition-log.js';
 
@@ -47,6 +48,8 @@ export interface LogManagerOptions {
   log?: StorageLogger;
   /** Clock for segment.ms rolling; default Date.now. */
   now?: () => number;
+  /** krill.log.max.open.files: the process-wide bound on open segment files (open-files.ts). */
+  maxOpenFiles?: number;
 }
 
 interface PersistedTopic {
@@ -98,6 +101,7 @@ export class LogManager {
     const dataDir = path.resolve(options.dataDir);
     fs.mkdirSync(dataDir, { recursive: true });
     const mgr = new LogManager(dataDir, { ...(options.defaults ?? {}) }, options);
+    if (options.maxOpenFiles !== undefined) setMaxOpenFiles(options.maxOpenFiles);
     const log = options.log;
 
     const cleanFile = path.join(dataDir, CLEAN_SHUTDOWN_FILE);

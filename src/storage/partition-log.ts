@@ -159,7 +159,13 @@ export class PartitionLog {
     const active = segments[segments.length - 1];
     const logEnd = active.nextOffset;
     let logStart = Math.max(options.logStartOffset ?? 0, segments[0].baseOffset);
-    if (logStart > logEnd) logStart = logEnd;
+    if (logStart > logEnd) {
+      log?.warn(
+        { dir, partition: path.basename(dir), logStartOffset: logStart, logEndOffset: logEnd },
+        `the log start offset ${logStart} of ${path.basename(dir)} (from the checkpoint) is past its log end offset ${logEnd}; using ${logEnd}`,
+      );
+      logStart = logEnd;
+    }
     const recoveryPoint = Math.min(options.recoveryPoint ?? 0, logEnd);
     return new PartitionLog(dir, config, options, segmentConfig, segments, logStart, recoveryPoint);
   }
@@ -167,11 +173,27 @@ export class PartitionLog {
   private static recover(dir: string, segments: Segment[], options: PartitionLogOptions, log: StorageLogger | undefined): Segment[] {
     const last = segments.length - 1;
     const recoveryPoint = options.recoveryPoint ?? 0;
+    const partition = path.basename(dir);
     let firstToScan = 0;
     if (options.cleanShutdown) firstToScan = last;
     else for (let i = 0; i < segments.length; i++) if (segments[i].baseOffset <= recoveryPoint) firstToScan = i;
     for (let i = 0; i < firstToScan; i++) {
-      if (segments[i].checkTrusted()) log?.warn({ dir, segment: segments[i].baseOffset }, 'rebuilt missing or broken index files');
+      const seg = segments[i];
+      if (seg.checkTrusted()) {
+        log?.warn({ dir, segment: seg.baseOffset }, 'rebuilt missing or broken index files');
+        continue;
+      }
+      // Segments below the recovery point were fsynced and are trusted (as Kafka does), but after a
+      // crash a look at each one's tail costs little and tells damage from the outside (a cut or
+      // rotten file) instead of letting consumers skip its records unawares. Nothing is changed.
+      if (options.cleanShutdown) continue;
+      const problem = seg.checkTail();
+      if (problem) {
+        log?.warn(
+          { dir, partition, segment: seg.baseOffset, reason: problem },
+          `segment ${seg.baseOffset} of ${partition}, below the recovery point, is damaged (${problem}); it is left as it is and the records past the damage are unreadable`,
+        );
+      }
     }
     let keep = segments.length;
     for (let i = firstToScan; i <= last; i++) {
@@ -195,6 +217,16 @@ export class PartitionLog {
       }
     }
     const kept = segments.slice(0, keep);
+    for (let i = 0; i + 1 < kept.length; i++) {
+      // Known only for segments that were read: a gap is a missing segment file or one cut at a batch boundary.
+      const [seg, next] = [kept[i], kept[i + 1]];
+      if (seg.size > 0 && seg.nextOffset < next.baseOffset) {
+        log?.warn(
+          { dir, partition, segment: seg.baseOffset, missingFrom: seg.nextOffset, missingTo: next.baseOffset - 1 },
+          `offsets ${seg.nextOffset} to ${next.baseOffset - 1} of ${partition} are missing (segment ${seg.baseOffset} ends before the next one, ${next.baseOffset}, starts: a segment file missing or cut?); consumers will skip them`,
+        );
+      }
+    }
     // An empty segment in the middle holds nothing: drop it (the first one stays: it anchors the start).
     const result = kept.filter((seg, i) => {
       if (i === 0 || i === kept.length - 1 || seg.size > 0) return true;
