@@ -24,7 +24,7 @@ import {
   CLEAN_SHUTDOWN_FILE, LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, randomKafkaUuid, readCheckpointFile,
   readTextIfExists, writeCheckpointFile, writeFileAtomic, type CheckpointEntry,
 } from './checkpoints.js';
-import { setMaxOpenFiles } from './open-files.js';
+import { setMaxOpenFiles, setOpenFilesLogger } from './open-files.js';
 import { PARTITION_METADATA_FILE, isDeletedDirName, parsePartitionDirName, partitionDirName } from './file-names.js';
 import { DEFAULT_LOG_CONFIG, PartitionLog, logConfigFromMap, type LogConfig, type StorageLogger } from './partition-log.js';
 
@@ -102,6 +102,7 @@ export class LogManager {
     fs.mkdirSync(dataDir, { recursive: true });
     const mgr = new LogManager(dataDir, { ...(options.defaults ?? {}) }, options);
     if (options.maxOpenFiles !== undefined) setMaxOpenFiles(options.maxOpenFiles);
+    if (options.log) setOpenFilesLogger(options.log);
     const log = options.log;
 
     const cleanFile = path.join(dataDir, CLEAN_SHUTDOWN_FILE);

@@ -63,21 +63,28 @@ function isOutOfDescriptors(err: unknown): boolean {
   return code === 'EMFILE' || code === 'ENFILE';
 }
 
-/** fs.openSync for a file of `owner`, counted against the bound (see the file comment for EMFILE). */
-export function openFile(owner: FileOwner, path: string, flags: string): number {
-  let fd: number;
+/**
+ * fs.openSync that, when the process is out of descriptors, closes the cached segment files (but `keep`'s)
+ * and tries once more; then throws KAFKA_STORAGE_ERROR naming the limit. For any file storage opens.
+ */
+export function openMakingRoom(path: string, flags: string, keep: FileOwner | null = null): number {
   try {
-    fd = fs.openSync(path, flags);
+    return fs.openSync(path, flags);
   } catch (err) {
     if (!isOutOfDescriptors(err)) throw err;
-    closeIdleFiles(owner);
-    try {
-      fd = fs.openSync(path, flags);
-    } catch (again) {
-      if (!isOutOfDescriptors(again)) throw again;
-      throw outOfDescriptors(path, again as NodeJS.ErrnoException);
-    }
   }
+  closeIdleFiles(keep);
+  try {
+    return fs.openSync(path, flags);
+  } catch (err) {
+    if (!isOutOfDescriptors(err)) throw err;
+    throw outOfDescriptors(path, err as NodeJS.ErrnoException);
+  }
+}
+
+/** fs.openSync for a file of `owner`, counted against the bound (see the file comment for EMFILE). */
+export function openFile(owner: FileOwner, path: string, flags: string): number {
+  const fd = openMakingRoom(path, flags, owner);
   const held = owners.get(owner) ?? 0;
   owners.delete(owner);
   owners.set(owner, held + 1);
@@ -121,12 +128,25 @@ function evictBeyondBound(keep: FileOwner | null): void {
   }
 }
 
+/** Where the first failure of a burst is reported (requests fail one by one; the log says why once). */
+let warn: ((obj: object, msg: string) => void) | null = null;
+let lastWarnedAt = -Infinity;
+const WARN_EVERY_MS = 10_000;
+
+export function setOpenFilesLogger(log: { warn(obj: object, msg?: string): void } | null): void {
+  warn = log ? (obj, msg) => log.warn(obj, msg) : null;
+}
+
 function outOfDescriptors(path: string, err: NodeJS.ErrnoException): KafkaError {
   const which = err.code === 'ENFILE' ? 'the system-wide limit of open files (fs.file-max)' : 'its limit of open files (ulimit -n, RLIMIT_NOFILE)';
-  return new KafkaError(
-    'KAFKA_STORAGE_ERROR',
+  const message =
     `cannot open ${path}: the process is at ${which} (${err.code}); krill keeps at most ` +
-      `krill.log.max.open.files=${maxOpen} segment files open and closed all it could, the rest are ` +
-      'connections and other files: raise the limit or lower krill.log.max.open.files',
-  );
+    `krill.log.max.open.files=${maxOpen} segment files open and closed all it could, the rest are ` +
+    'connections and other files: raise the limit or lower krill.log.max.open.files';
+  const now = Date.now();
+  if (warn && now - lastWarnedAt >= WARN_EVERY_MS) {
+    lastWarnedAt = now;
+    warn({ code: err.code, path }, `${message} (requests needing a file fail until descriptors are free)`);
+  }
+  return new KafkaError('KAFKA_STORAGE_ERROR', message);
 }
