@@ -15,7 +15,8 @@
 // When an open fails because the process (EMFILE) or the system (ENFILE) is out of descriptors anyway
 // (sockets take their share), every other owner's files are closed and the open is retried once; if that
 // fails too, the operation fails with KAFKA_STORAGE_ERROR naming the limit: that request fails, the broker
-// goes on.
+// goes on. Storage's other files (checkpoints, krill-topics.json) open through openMakingRoom() for the same
+// treatment, outside the bound: they are closed right away.
 
 import fs from 'node:fs';
 import { KafkaError } from '../../protocol/errors.js';
