@@ -8,7 +8,9 @@
 //     scanned in full (complete header, magic 2, size within the file, CRC32C, increasing offsets), cut at
 //     the first bad batch, and its indexes rebuilt; segments after a cut one are deleted;
 //   - after a clean shutdown, only the active segment's tail (from its last offset index entry) is checked;
-//   - segments before the recovery point are trusted, their indexes rebuilt only when missing or broken.
+//   - segments before the recovery point are trusted, their indexes rebuilt only when missing or broken;
+//     after a crash the tail of each is checked too (Segment.checkTail), and damage is logged, not repaired;
+//   - offsets missing between one read segment's end and the next one's base offset are logged.
 // A rolled segment is fsynced in the background and the recovery point then moves to the next segment's
 // base offset; close() fsyncs everything and sets the recovery point to the log end offset.
 
@@ -191,7 +193,7 @@ export class PartitionLog {
       if (problem) {
         log?.warn(
           { dir, partition, segment: seg.baseOffset, reason: problem },
-          `segment ${seg.baseOffset} of ${partition}, below the recovery point, is damaged (${problem}); it is left as it is and the records past the damage are unreadable`,
+          `segment ${seg.baseOffset} of ${partition}, below the recovery point, is damaged (${problem}); it is left as it is, and consumers reaching the damaged batch may fail`,
         );
       }
     }
@@ -219,7 +221,8 @@ export class PartitionLog {
     const kept = segments.slice(0, keep);
     for (let i = 0; i + 1 < kept.length; i++) {
       // Known only for segments that were read: a gap is a missing segment file or one cut at a batch boundary.
-      const [seg, next] = [kept[i], kept[i + 1]];
+      const seg = kept[i];
+      const next = kept[i + 1];
       if (seg.size > 0 && seg.nextOffset < next.baseOffset) {
         log?.warn(
           { dir, partition, segment: seg.baseOffset, missingFrom: seg.nextOffset, missingTo: next.baseOffset - 1 },

@@ -200,7 +200,7 @@ describe('segments', () => {
     expect(appendBatch(log).baseOffset).toBe(10);
   });
 
-  it('works with few descriptors kept for old segments', () => {
+  it('works with a bound of one open file (active segment included)', () => {
     setMaxOpenFiles(1);
     try {
       const log = openLog({ segmentBytes: 300, indexIntervalBytes: 10 });
