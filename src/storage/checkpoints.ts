@@ -77,7 +77,7 @@ export async function syncInBackground(file: string): Promise<void> {
 export function fsyncDir(dir: string): void {
   let fd: number | null = null;
   try {
-    fd = fs.openSync(dir, 'r');
+    fd = openMakingRoom(dir, 'r');
     fs.fsyncSync(fd);
   } catch {
     // best effort (not supported on every platform)
