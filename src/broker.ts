@@ -73,7 +73,7 @@ export class Broker {
   /** Opens the data dir: the logs (recovering them), the group coordinator, meta.properties. */
   private open(): void {
     const { config, log, dataDir } = this;
-    const logs = LogManager.open({ dataDir, defaults: config.topicDefaults(), log });
+    const logs = LogManager.open({ dataDir, defaults: config.topicDefaults(), log, maxOpenFiles: config.int('krill.log.max.open.files') });
     try {
       this.offsetsTopic = OffsetsTopicStore.open(logs, config.int('offsets.topic.num.partitions'));
       this.groups = Broker.openGroups(config, logs, this.offsetsTopic);

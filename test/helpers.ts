@@ -48,9 +48,14 @@ export interface CliBroker {
   exited: Promise<number | string>;
 }
 
-/** Starts the built CLI (dist/src/bin/krill.cjs, what npx krill runs) and waits for its ready line. */
-export function spawnCli(args: string[], opts: { timeoutMs?: number; cli?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliBroker> {
-  const proc = spawn(process.execPath, [opts.cli ?? CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: opts.env ?? process.env });
+/**
+ * Starts the built CLI (dist/src/bin/krill.cjs, what npx krill runs) and waits for its ready line;
+ * `openFileLimit` runs it under `ulimit -n` (through sh, which then execs node: the pid is krill's).
+ */
+export function spawnCli(args: string[], opts: { timeoutMs?: number; cli?: string; env?: NodeJS.ProcessEnv; openFileLimit?: number } = {}): Promise<CliBroker> {
+  const argv = [process.execPath, opts.cli ?? CLI, ...args];
+  const [cmd, ...cmdArgs] = opts.openFileLimit === undefined ? argv : ['/bin/sh', '-c', `ulimit -n ${opts.openFileLimit} && exec "$0" "$@"`, ...argv];
+  const proc = spawn(cmd, cmdArgs, { stdio: ['ignore', 'pipe', 'pipe'], env: opts.env ?? process.env });
   let out = '';
   let err = '';
   const exited = new Promise<number | string>((resolve) => proc.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));

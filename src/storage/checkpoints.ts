@@ -22,6 +22,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from './random.js';
+import { openMakingRoom } from './open-files.js';
 
 export const RECOVERY_POINT_CHECKPOINT = 'recovery-point-offset-checkpoint';
 export const LOG_START_OFFSET_CHECKPOINT = 'log-start-offset-checkpoint';
@@ -41,7 +42,7 @@ export interface CheckpointEntry {
  */
 export function writeFileAtomic(file: string, content: string | Buffer, durable = true): void {
   const tmp = `${file}.tmp`;
-  const fd = fs.openSync(tmp, 'w');
+  const fd = openMakingRoom(tmp, 'w');
   try {
     const buf = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
     let done = 0;
@@ -76,7 +77,7 @@ export async function syncInBackground(file: string): Promise<void> {
 export function fsyncDir(dir: string): void {
   let fd: number | null = null;
   try {
-    fd = fs.openSync(dir, 'r');
+    fd = openMakingRoom(dir, 'r');
     fs.fsyncSync(fd);
   } catch {
     // best effort (not supported on every platform)

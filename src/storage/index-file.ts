@@ -3,22 +3,28 @@
 // files are preallocated and trimmed on close). Entries are not held in memory: lookups binary-search
 // the file with positional reads (page cache), and only the last entry is cached, so a partition costs
 // no memory per indexed byte and a tail lookup costs no read at all. File descriptors are opened lazily
-// ('a+': appends go to the end, reads are positional) and can be released and reopened at will.
+// ('a+': appends go to the end, reads are positional), counted against the bound of open-files.ts on
+// behalf of their owner (the segment), and can be released and reopened at will.
 
 import fs from 'node:fs';
+import { closeFile, openFile, touch, type FileOwner } from './open-files.js';
 
-export abstract class IndexFile<E> {
+export abstract class IndexFile<E> implements FileOwner {
   private fd: number | null = null;
   private count = -1;
   private last: E | null = null;
   private readonly scratch: Buffer;
+  private readonly owner: FileOwner;
 
+  /** `owner` is the segment the file belongs to; a standalone index owns itself. */
   protected constructor(
     readonly path: string,
     readonly baseOffset: number,
     readonly entrySize: number,
+    owner?: FileOwner,
   ) {
     this.scratch = Buffer.alloc(entrySize);
+    this.owner = owner ?? this;
   }
 
   protected abstract decode(buf: Buffer, at: number): E;
@@ -34,8 +40,9 @@ export abstract class IndexFile<E> {
   }
 
   private handle(): number {
-    if (this.fd === null) {
-      this.fd = fs.openSync(this.path, 'a+');
+    if (this.fd !== null) touch(this.owner);
+    else {
+      this.fd = openFile(this.owner, this.path, 'a+');
       const size = fs.fstatSync(this.fd).size;
       if (size % this.entrySize !== 0) {
         // A torn entry from an interrupted write: drop it (the entries before it are whole).
@@ -134,8 +141,12 @@ export abstract class IndexFile<E> {
     if (this.fd !== null) {
       const fd = this.fd;
       this.fd = null;
-      fs.closeSync(fd);
+      closeFile(this.owner, fd);
     }
+  }
+
+  closeFiles(): void {
+    this.close();
   }
 
   delete(): void {

@@ -23,6 +23,7 @@ import {
   CLEAN_SHUTDOWN_FILE, LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, randomKafkaUuid, readCheckpointFile,
   writeCheckpointFile, writeFileAtomic, type CheckpointEntry,
 } from './checkpoints.js';
+import { setMaxOpenFiles, setOpenFilesLogger } from './open-files.js';
 import { PARTITION_METADATA_FILE, isDeletedDirName, parsePartitionDirName, partitionDirName, strayDirName } from './file-names.js';
 import { DEFAULT_LOG_CONFIG, PartitionLog, logConfigFromMap, type LogConfig, type StorageLogger } from './partition-log.js';
 import { randomBytes } from './random.js';
@@ -50,6 +51,8 @@ export interface LogManagerOptions {
   log?: StorageLogger;
   /** Clock for segment.ms rolling; default Date.now. */
   now?: () => number;
+  /** krill.log.max.open.files: the process-wide bound on open segment files (open-files.ts). */
+  maxOpenFiles?: number;
 }
 
 interface TopicState {
@@ -81,6 +84,8 @@ export class LogManager {
     const dataDir = path.resolve(options.dataDir);
     fs.mkdirSync(dataDir, { recursive: true });
     const mgr = new LogManager(dataDir, { ...(options.defaults ?? {}) }, options);
+    if (options.maxOpenFiles !== undefined) setMaxOpenFiles(options.maxOpenFiles);
+    if (options.log) setOpenFilesLogger(options.log);
     const log = options.log;
 
     // First, as it may refuse the start: nothing is written before.

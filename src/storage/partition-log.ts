@@ -8,7 +8,9 @@
 //     scanned in full (complete header, magic 2, size within the file, CRC32C, increasing offsets), cut at
 //     the first bad batch, and its indexes rebuilt; segments after a cut one are deleted;
 //   - after a clean shutdown, only the active segment's tail (from its last offset index entry) is checked;
-//   - segments before the recovery point are trusted, their indexes rebuilt only when missing or broken.
+//   - segments before the recovery point are trusted, their indexes rebuilt only when missing or broken;
+//     after a crash the tail of each is checked too (Segment.checkTail), and damage is logged, not repaired;
+//   - offsets missing between one read segment's end and the next one's base offset are logged.
 // A rolled segment is fsynced in the background and the recovery point then moves to the next segment's
 // base offset; close() fsyncs everything and sets the recovery point to the log end offset.
 
@@ -159,7 +161,13 @@ export class PartitionLog {
     const active = segments[segments.length - 1];
     const logEnd = active.nextOffset;
     let logStart = Math.max(options.logStartOffset ?? 0, segments[0].baseOffset);
-    if (logStart > logEnd) logStart = logEnd;
+    if (logStart > logEnd) {
+      log?.warn(
+        { dir, partition: path.basename(dir), logStartOffset: logStart, logEndOffset: logEnd },
+        `the log start offset ${logStart} of ${path.basename(dir)} (from the checkpoint) is past its log end offset ${logEnd}; using ${logEnd}`,
+      );
+      logStart = logEnd;
+    }
     const recoveryPoint = Math.min(options.recoveryPoint ?? 0, logEnd);
     return new PartitionLog(dir, config, options, segmentConfig, segments, logStart, recoveryPoint);
   }
@@ -167,11 +175,27 @@ export class PartitionLog {
   private static recover(dir: string, segments: Segment[], options: PartitionLogOptions, log: StorageLogger | undefined): Segment[] {
     const last = segments.length - 1;
     const recoveryPoint = options.recoveryPoint ?? 0;
+    const partition = path.basename(dir);
     let firstToScan = 0;
     if (options.cleanShutdown) firstToScan = last;
     else for (let i = 0; i < segments.length; i++) if (segments[i].baseOffset <= recoveryPoint) firstToScan = i;
     for (let i = 0; i < firstToScan; i++) {
-      if (segments[i].checkTrusted()) log?.warn({ dir, segment: segments[i].baseOffset }, 'rebuilt missing or broken index files');
+      const seg = segments[i];
+      if (seg.checkTrusted()) {
+        log?.warn({ dir, segment: seg.baseOffset }, 'rebuilt missing or broken index files');
+        continue;
+      }
+      // Segments below the recovery point were fsynced and are trusted (as Kafka does), but after a
+      // crash a look at each one's tail costs little and tells damage from the outside (a cut or
+      // rotten file) instead of letting consumers skip its records unawares. Nothing is changed.
+      if (options.cleanShutdown) continue;
+      const problem = seg.checkTail();
+      if (problem) {
+        log?.warn(
+          { dir, partition, segment: seg.baseOffset, reason: problem },
+          `segment ${seg.baseOffset} of ${partition}, below the recovery point, is damaged (${problem}); it is left as it is, and consumers reaching the damaged batch may fail`,
+        );
+      }
     }
     let keep = segments.length;
     for (let i = firstToScan; i <= last; i++) {
@@ -195,6 +219,17 @@ export class PartitionLog {
       }
     }
     const kept = segments.slice(0, keep);
+    for (let i = 0; i + 1 < kept.length; i++) {
+      // Known only for segments that were read: a gap is a missing segment file or one cut at a batch boundary.
+      const seg = kept[i];
+      const next = kept[i + 1];
+      if (seg.size > 0 && seg.nextOffset < next.baseOffset) {
+        log?.warn(
+          { dir, partition, segment: seg.baseOffset, missingFrom: seg.nextOffset, missingTo: next.baseOffset - 1 },
+          `offsets ${seg.nextOffset} to ${next.baseOffset - 1} of ${partition} are missing (segment ${seg.baseOffset} ends before the next one, ${next.baseOffset}, starts: a segment file missing or cut?); consumers will skip them`,
+        );
+      }
+    }
     // An empty segment in the middle holds nothing: drop it (the first one stays: it anchors the start).
     const result = kept.filter((seg, i) => {
       if (i === 0 || i === kept.length - 1 || seg.size > 0) return true;

@@ -11,14 +11,16 @@
 // page cache and survive a kill -9 of the process (Kafka's default too, which does not fsync per write);
 // flush() fsyncs for power-loss durability. Reads are positional fs.readSync, into pooled buffers when
 // they are for a response (read-buffers.ts).
-// Descriptors are opened lazily; inactive (rolled) segments keep theirs in a process-wide LRU bounded by
-// setMaxOpenInactiveSegments() so that thousands of old segments do not exhaust the fd limit.
+// Descriptors are opened on first use and kept in the process-wide least-recently-used set of
+// open-files.ts, the active segment's too: any number of partitions fits under a small `ulimit -n`, and an
+// append or read on a segment whose files were closed reopens them.
 
 import fs from 'node:fs';
 import { KafkaError } from '../../protocol/errors.js';
-import { LOG_OVERHEAD, RECORD_BATCH_OVERHEAD as HEADER_SIZE, readBatchHeader, verifyBatchCrc } from '../../protocol/record-batch.js';
+import { LOG_OVERHEAD, RECORD_BATCH_OVERHEAD as HEADER_SIZE, readBatchHeader, verifyBatchCrc, type BatchInfo } from '../../protocol/record-batch.js';
 import { firstRecordAtOrAfter, headerProblem } from './batch-header.js';
 import { segmentFilePath } from './file-names.js';
+import { closeFile, openFile, touch, type FileOwner } from './open-files.js';
 import { OffsetIndex } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 import { RecentBatches } from './recent-batches.js';
@@ -43,25 +45,6 @@ export interface ScanResult {
   truncatedBytes: number;
   /** Why the scan stopped early, when it did. */
   problem: string | null;
-}
-
-// --- process-wide LRU of inactive segments holding open descriptors --------------------------------
-
-let maxOpenInactive = 256;
-const openInactive = new Map<Segment, true>();
-
-/** Bounds the number of rolled segments that keep their descriptors open (default 256). */
-export function setMaxOpenInactiveSegments(n: number): void {
-  maxOpenInactive = Math.max(1, n);
-  evictInactive();
-}
-
-function evictInactive(): void {
-  while (openInactive.size > maxOpenInactive) {
-    const oldest = openInactive.keys().next().value as Segment;
-    openInactive.delete(oldest);
-    oldest.releaseDescriptors();
-  }
 }
 
 /** Batches read by their size prefixes alone before a read (Segment.walkLargeBatches). */
@@ -103,7 +86,7 @@ class Window {
   }
 }
 
-export class Segment {
+export class Segment implements FileOwner {
   readonly logPath: string;
   readonly index: OffsetIndex;
   readonly timeIndex: TimeIndex;
@@ -128,8 +111,8 @@ export class Segment {
     private readonly config: SegmentConfig,
   ) {
     this.logPath = segmentFilePath(dir, baseOffset, 'log');
-    this.index = new OffsetIndex(segmentFilePath(dir, baseOffset, 'index'), baseOffset);
-    this.timeIndex = new TimeIndex(segmentFilePath(dir, baseOffset, 'timeindex'), baseOffset);
+    this.index = new OffsetIndex(segmentFilePath(dir, baseOffset, 'index'), baseOffset, this);
+    this.timeIndex = new TimeIndex(segmentFilePath(dir, baseOffset, 'timeindex'), baseOffset, this);
     this.nextOffset = baseOffset;
     this.createdAt = config.now();
   }
@@ -137,9 +120,10 @@ export class Segment {
   /** A new, empty, active segment (any files of that name are emptied). */
   static create(dir: string, baseOffset: number, config: SegmentConfig): Segment {
     const seg = new Segment(dir, baseOffset, config);
-    fs.closeSync(fs.openSync(seg.logPath, 'w'));
-    fs.closeSync(fs.openSync(seg.index.path, 'w'));
-    fs.closeSync(fs.openSync(seg.timeIndex.path, 'w'));
+    // Opened as they stay (the segment is about to be appended to), then emptied.
+    fs.ftruncateSync(seg.handle(), 0);
+    seg.index.reset();
+    seg.timeIndex.reset();
     seg.maxTs = -1;
     seg.indexesChecked = true;
     seg.setActive(true);
@@ -163,33 +147,30 @@ export class Segment {
 
   setActive(active: boolean): void {
     this.active = active;
-    if (active) openInactive.delete(this);
-    else if (this.fd !== null) this.touch();
-  }
-
-  private touch(): void {
-    if (this.active || this.closed) return;
-    openInactive.delete(this);
-    openInactive.set(this, true);
-    evictInactive();
   }
 
   private handle(): number {
     if (this.closed) throw new KafkaError('KAFKA_STORAGE_ERROR', `segment ${this.logPath} is closed`);
-    this.touch();
-    this.fd ??= fs.openSync(this.logPath, 'a+');
+    if (this.fd === null) this.fd = openFile(this, this.logPath, 'a+');
+    else touch(this);
     return this.fd;
   }
 
-  /** Closes the descriptors (they reopen on next use). */
-  releaseDescriptors(): void {
-    if (this.fd !== null) {
-      const fd = this.fd;
-      this.fd = null;
-      fs.closeSync(fd);
+  /** Closes the descriptors (they reopen on next use); called by open-files.ts to stay within its bound. */
+  closeFiles(): void {
+    try {
+      if (this.fd !== null) {
+        const fd = this.fd;
+        this.fd = null;
+        closeFile(this, fd);
+      }
+    } finally {
+      try {
+        this.index.close();
+      } finally {
+        this.timeIndex.close();
+      }
     }
-    this.index.close();
-    this.timeIndex.close();
   }
 
   // --- loading and recovery --------------------------------------------------------------------------
@@ -257,9 +238,42 @@ export class Segment {
     return true;
   }
 
+  /**
+   * A cheap look at a trusted segment (one before the recovery point, not scanned at start): walks the
+   * batches from its last offset index entry to the end of the .log, checking headers and CRCs, and changes
+   * nothing. Returns what is wrong (the .log was cut mid-batch, a batch is corrupt, the index points past
+   * the end), or null, in which case nextOffset becomes one past the last batch, so that a gap before the
+   * next segment (a missing segment file) shows. Reads about index.interval.bytes plus the last batch.
+   */
+  checkTail(): string | null {
+    const fd = this.handle();
+    const fileSize = fs.fstatSync(fd).size;
+    const win = new Window(fd, fileSize, 1 << 16);
+    const last = this.index.lastEntry();
+    let pos = 0;
+    let next = this.baseOffset;
+    if (last) {
+      if (last.position >= fileSize) return `the .log (${fileSize} bytes) ends before the batch its offset index places at position ${last.position}`;
+      const at = win.at(last.position, HEADER_SIZE);
+      const h = at < 0 ? null : readBatchHeader(win.buf, at);
+      if (!h || headerProblem(h) || h.baseOffset + h.lastOffsetDelta !== last.offset) {
+        return `no batch ending at offset ${last.offset} at position ${last.position}, where the offset index places one`;
+      }
+      pos = last.position;
+      next = h.baseOffset;
+    }
+    while (pos < fileSize) {
+      const checked = this.checkBatchAt(win, pos, fileSize, next, true);
+      if (typeof checked === 'string') return checked;
+      next = checked.baseOffset + checked.lastOffsetDelta + 1;
+      pos += checked.size;
+    }
+    if (fileSize > 0) this.nextOffset = next;
+    return null;
+  }
+
   /** Validates the indexes once (lazily, for trusted segments); rebuilds them when they fail. */
   private ensureIndexes(): void {
-    this.touch();
     if (this.indexesChecked) return;
     this.indexesChecked = true;
     const problem = this.index.validate(this.size) ?? this.timeIndex.validate(this.active ? undefined : this.nextOffset);
@@ -286,25 +300,15 @@ export class Segment {
     let pos = start;
     let problem: string | null = null;
     while (pos < fileSize) {
-      let at = win.at(pos, HEADER_SIZE);
-      if (at < 0) {
-        problem = `incomplete batch header at position ${pos}`;
+      const checked = this.checkBatchAt(win, pos, fileSize, this.nextOffset, verifyCrc);
+      if (typeof checked === 'string') {
+        problem = checked;
         break;
       }
-      const h = readBatchHeader(win.buf, at);
-      problem = headerProblem(h);
-      if (!problem && pos + h.size > fileSize) problem = `batch at position ${pos} (${h.size} bytes) runs past the end of the file (${fileSize})`;
-      if (!problem && h.baseOffset < this.nextOffset) problem = `batch at position ${pos} has base offset ${h.baseOffset}, below ${this.nextOffset}`;
-      const lastOffset = h.baseOffset + h.lastOffsetDelta;
-      if (!problem && lastOffset - this.baseOffset > 0x7fffffff) problem = `offset ${lastOffset} does not fit segment ${this.baseOffset}`;
-      if (!problem && verifyCrc) {
-        at = win.at(pos, h.size);
-        if (at < 0 || !verifyBatchCrc(win.buf, at, h.size)) problem = `CRC mismatch in the batch at position ${pos}`;
-      }
-      if (problem) break;
-      this.indexBatch(pos, h.size, lastOffset, h.maxTimestamp, !(firstIsIndexed && pos === start));
+      const lastOffset = checked.baseOffset + checked.lastOffsetDelta;
+      this.indexBatch(pos, checked.size, lastOffset, checked.maxTimestamp, !(firstIsIndexed && pos === start));
       this.nextOffset = lastOffset + 1;
-      pos += h.size;
+      pos += checked.size;
     }
     let truncatedBytes = 0;
     if (problem && truncate) {
@@ -317,6 +321,24 @@ export class Segment {
       this.size = fileSize;
     }
     return { truncatedBytes, problem };
+  }
+
+  /** The header of the batch at `pos` when it is whole and valid (its CRC too, if asked), else what is wrong. */
+  private checkBatchAt(win: Window, pos: number, fileSize: number, nextOffset: number, verifyCrc: boolean): BatchInfo | string {
+    let at = win.at(pos, HEADER_SIZE);
+    if (at < 0) return `incomplete batch header at position ${pos}`;
+    const h = readBatchHeader(win.buf, at);
+    const problem = headerProblem(h);
+    if (problem) return `${problem} (batch at position ${pos})`;
+    if (pos + h.size > fileSize) return `batch at position ${pos} (${h.size} bytes) runs past the end of the file (${fileSize})`;
+    if (h.baseOffset < nextOffset) return `batch at position ${pos} has base offset ${h.baseOffset}, below ${nextOffset}`;
+    const lastOffset = h.baseOffset + h.lastOffsetDelta;
+    if (lastOffset - this.baseOffset > 0x7fffffff) return `offset ${lastOffset} does not fit segment ${this.baseOffset}`;
+    if (verifyCrc) {
+      at = win.at(pos, h.size);
+      if (at < 0 || !verifyBatchCrc(win.buf, at, h.size)) return `CRC mismatch in the batch at position ${pos}`;
+    }
+    return h;
   }
 
   private indexBatch(position: number, size: number, lastOffset: number, maxTimestamp: number, write = true): void {
@@ -471,7 +493,6 @@ export class Segment {
   }
 
   private ensureMaxTimestamp(): void {
-    this.touch();
     if (this.maxTs !== undefined) return;
     this.ensureIndexes();
     if (this.maxTs !== undefined) return;
@@ -542,9 +563,8 @@ export class Segment {
 
   close(): void {
     if (this.closed) return;
-    openInactive.delete(this);
-    this.releaseDescriptors();
     this.closed = true;
+    this.closeFiles();
   }
 
   /** Closes and removes the three files. */

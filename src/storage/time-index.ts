@@ -13,6 +13,7 @@
 // finds the first record with timestamp >= ts.
 
 import { IndexFile } from './index-file.js';
+import type { FileOwner } from './open-files.js';
 
 export const TIME_INDEX_ENTRY_SIZE = 12;
 
@@ -22,8 +23,8 @@ export interface TimestampOffset {
 }
 
 export class TimeIndex extends IndexFile<TimestampOffset> {
-  constructor(path: string, baseOffset: number) {
-    super(path, baseOffset, TIME_INDEX_ENTRY_SIZE);
+  constructor(path: string, baseOffset: number, owner?: FileOwner) {
+    super(path, baseOffset, TIME_INDEX_ENTRY_SIZE, owner);
   }
 
   protected decode(buf: Buffer, at: number): TimestampOffset {

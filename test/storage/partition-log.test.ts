@@ -3,7 +3,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { PartitionLog, type PartitionLogOptions } from '../../src/storage/partition-log.js';
-import { Segment, setMaxOpenInactiveSegments } from '../../src/storage/segment.js';
+import { Segment } from '../../src/storage/segment.js';
+import { DEFAULT_MAX_OPEN_FILES, setMaxOpenFiles } from '../../src/storage/open-files.js';
 import { buildBatch, parseBatches, rmDir, tempDir, toAppend } from './batches.js';
 
 let root: string;
@@ -199,8 +200,8 @@ describe('segments', () => {
     expect(appendBatch(log).baseOffset).toBe(10);
   });
 
-  it('works with few descriptors kept for old segments', () => {
-    setMaxOpenInactiveSegments(1);
+  it('works with a bound of one open file (active segment included)', () => {
+    setMaxOpenFiles(1);
     try {
       const log = openLog({ segmentBytes: 300, indexIntervalBytes: 10 });
       for (let i = 0; i < 40; i++) appendBatch(log, { records: 1, valueSize: 100, timestamp: 1000 + i });
@@ -211,7 +212,7 @@ describe('segments', () => {
         expect(log.offsetForTimestamp(1017)).toEqual({ offset: 17, timestamp: 1017 });
       }
     } finally {
-      setMaxOpenInactiveSegments(256);
+      setMaxOpenFiles(DEFAULT_MAX_OPEN_FILES);
     }
   });
 
