@@ -12,7 +12,7 @@ import { LOG_LEVELS, createLogger, isLogLevel } from './logger.js';
 import { Broker } from './broker.js';
 import { watchParent } from './parent-watch.js';
 
-const USAGE = `usage: krill [--host H] [--port P] [--data-dir DIR] [--set key=value]... [--config server.properties] [--log-level L]
+const USAGE = `usage: krill [--host H] [--port P] [--data-dir DIR] [--set key=value]... [--config server.properties] [--log-level L] [--detached]
        krill --version
 
   --host H          address to listen on (default 127.0.0.1)
@@ -20,7 +20,8 @@ const USAGE = `usage: krill [--host H] [--port P] [--data-dir DIR] [--set key=va
   --data-dir DIR    where logs are kept (default ./krill-data)
   --set key=value   a Kafka broker config, by Kafka's name (repeatable)
   --config FILE     a Kafka server.properties file
-  --log-level L     ${LOG_LEVELS.join(', ')} (default info)`;
+  --log-level L     ${LOG_LEVELS.join(', ')} (default info)
+  --detached        keep running when the process that started krill exits (default: stop with it)`;
 
 class UsageError extends Error {}
 
@@ -31,6 +32,7 @@ function parseArgs(argv: string[]) {
   let port: string | undefined;
   let dataDir: string | undefined;
   let logLevel = 'info';
+  let detached = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const eq = arg.indexOf('=');
@@ -47,6 +49,7 @@ function parseArgs(argv: string[]) {
       case '--data-dir': dataDir = value(); break;
       case '--config': files.push(value()); break;
       case '--log-level': logLevel = value(); break;
+      case '--detached': detached = true; break;
       case '--set': {
         const kv = value();
         const at = kv.indexOf('=');
@@ -69,7 +72,7 @@ function parseArgs(argv: string[]) {
   if (port !== undefined && !(/^\d+$/.test(port) && Number(port) <= 65535)) {
     throw new UsageError(`--port must be a port number from 0 to 65535, got '${port}'`);
   }
-  return { files, sets, host, port: port === undefined ? undefined : Number(port), dataDir, logLevel };
+  return { files, sets, host, port: port === undefined ? undefined : Number(port), dataDir, logLevel, detached };
 }
 
 /** The version in krill's package.json, found upwards from this file (dist/ or the CLI bundle). */
@@ -156,7 +159,7 @@ async function main(): Promise<void> {
   // `npx krill` runs krill under npm and a shell, and SIGTERM to npm does not reach krill; a supervisor
   // that starts krill and dies would leave it holding the port and the data dir. So krill stops as on
   // SIGTERM once the process that started it is gone.
-  watchParent(() => stop('parent exited'));
+  if (!args.detached) watchParent(() => stop('parent exited'));
   // Only now say ready: a supervisor may signal as soon as it reads this line, and before the handlers
   // above exist SIGTERM/SIGINT would kill the process outright instead of closing cleanly.
   const { host, port } = broker.listener;

@@ -12,7 +12,7 @@ import { API, metadataBody } from '../server/kafka.js';
 const dir = useTempDirs('krill-stop-');
 
 /** Starts `command` (which starts krill somewhere below it) and resolves with krill's port once it is ready. */
-function startReady(command: string, args: string[], cwd?: string): Promise<{ proc: ChildProcess; port: number }> {
+function startReady(command: string, args: string[], cwd?: string): Promise<{ proc: ChildProcess; port: number; stdout: () => string }> {
   const proc = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -24,7 +24,7 @@ function startReady(command: string, args: string[], cwd?: string): Promise<{ pr
       const m = /krill ready on [^\s]+:(\d+) /.exec(out);
       if (m) {
         clearTimeout(timer);
-        resolve({ proc, port: Number(m[1]) });
+        resolve({ proc, port: Number(m[1]), stdout: () => out });
       }
     });
     proc.on('exit', (code) => reject(new Error(`${command} exited with ${code} before krill was ready: ${err}`)));
@@ -39,11 +39,11 @@ async function serves(port: number): Promise<boolean> {
 }
 
 /**
- * Sends `signal` to `proc` (krill or a process above it) and expects krill to stop cleanly: its port free,
+ * Sends `signal` to `target` (krill or a process above it) and expects krill to stop cleanly: its port free,
  * and Kafka's clean-shutdown marker, written after the checkpoints, in its data dir.
  */
-async function expectStopAfter(proc: ChildProcess, signal: NodeJS.Signals, port: number, dataDir: string): Promise<void> {
-  proc.kill(signal);
+async function expectStopAfter(target: { kill(signal: NodeJS.Signals): unknown }, signal: NodeJS.Signals, port: number, dataDir: string): Promise<void> {
+  target.kill(signal);
   expect(await portFreed(port)).toBe(true);
   const marker = path.join(dataDir, '.kafka_cleanshutdown');
   for (let i = 0; i < 100 && !fs.existsSync(marker); i++) await new Promise((r) => setTimeout(r, 50));
@@ -71,6 +71,17 @@ describe('stopping krill', () => {
     await new Promise((r) => setTimeout(r, 1500));
     expect(await serves(port)).toBe(true);
     await expectStopAfter(proc, 'SIGKILL', port, data);
+  }, 30_000);
+
+  it('with --detached krill outlives the process that started it', async () => {
+    const data = dir();
+    const parent = `"${process.execPath}" "${CLI}" --port 0 --data-dir "${data}" --detached & echo "pid $!"; wait`;
+    const { proc, port, stdout } = await startReady('bash', ['-c', parent]);
+    const pid = Number(/pid (\d+)/.exec(stdout())![1]);
+    proc.kill('SIGKILL');
+    await new Promise((r) => setTimeout(r, 1500)); // several of the parent checks it would otherwise make
+    expect(await serves(port)).toBe(true);
+    await expectStopAfter({ kill: (signal) => process.kill(pid, signal) }, 'SIGTERM', port, data);
   }, 30_000);
 
   it('krill exits when a supervisor that read its output dies: logging to the broken pipe does not hold it up', async () => {
