@@ -69,6 +69,7 @@ function parseArgs(argv: string[]) {
     }
   }
   if (!isLogLevel(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+  if (host !== undefined && !/^[A-Za-z0-9._:%-]+$/.test(host)) throw new UsageError(`--host must be a host name or IP address, got '${host}'`);
   if (port !== undefined && !(/^\d+$/.test(port) && Number(port) <= 65535)) {
     throw new UsageError(`--port must be a port number from 0 to 65535, got '${port}'`);
   }

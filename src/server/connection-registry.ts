@@ -40,7 +40,7 @@ export function normaliseAddress(address: string | undefined): string {
 export class ConnectionRegistry {
   private readonly all = new Set<TrackedConnection>();
   private readonly perIp = new Map<string, number>();
-  /** When the sweep last found each connection active (or when it was added). */
+  /** When the sweep last found each connection active (or when it was added), on the monotonic clock. */
   private readonly lastSeenActive = new Map<TrackedConnection, number>();
   private sweepTimer: NodeJS.Timeout | null = null;
   private readonly sweepIntervalMs: number;
@@ -78,7 +78,7 @@ export class ConnectionRegistry {
     this.all.add(connection);
     this.perIp.set(connection.address, (this.perIp.get(connection.address) ?? 0) + 1);
     if (this.limits.idleMs < 0) return;
-    this.lastSeenActive.set(connection, Date.now());
+    this.lastSeenActive.set(connection, performance.now());
     if (!this.sweepTimer) {
       this.sweepTimer = setInterval(() => this.sweep(), this.sweepIntervalMs);
       this.sweepTimer.unref();
@@ -106,13 +106,13 @@ export class ConnectionRegistry {
   }
 
   private sweep(): void {
-    const now = Date.now();
+    const now = performance.now();
     for (const [c, seen] of this.lastSeenActive) {
       if (c.active || c.busy) {
         c.active = false;
         this.lastSeenActive.set(c, now);
       } else if (now - seen >= this.limits.idleMs) {
-        this.log.debug({ client: c.address, idleMs: now - seen }, 'closing idle connection (connections.max.idle.ms)');
+        this.log.debug({ client: c.address, idleMs: Math.round(now - seen) }, 'closing idle connection (connections.max.idle.ms)');
         c.close();
       }
     }

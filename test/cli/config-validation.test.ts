@@ -198,6 +198,12 @@ describe('the command line', () => {
     expect(r.stderr).not.toContain('listeners');
   });
 
+  it('--host with what is no host name exits 2 naming --host', async () => {
+    const r = await runCli(['--host', 'bad host', '--port', '0', '--data-dir', dir()]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--host');
+  });
+
   it('--version prints the package version', async () => {
     const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
     const r = await runCli(['--version']);
