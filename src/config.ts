@@ -153,11 +153,19 @@ export class BrokerConfig {
     if (problems.length > 0) throw new ConfigError(problems);
   }
 
-  /** Sets one config (checked alone and against the others); throws ConfigError. */
+  /** Sets one config (checked alone and against the others); throws ConfigError and changes nothing. */
   set(rawName: string, raw: ConfigValue): void {
-    this.assign(rawName, raw);
+    const name = rawName.trim();
+    const key = BROKER_CONFIGS[name]?.aliasOf ?? name;
+    const [had, before, wasGiven] = [this.values.has(key), this.values.get(key), this.given.has(name)];
+    this.assign(name, raw);
     const problems = this.check();
-    if (problems.length > 0) throw new ConfigError(problems);
+    if (problems.length === 0) return;
+    if (had) this.values.set(key, before!);
+    else this.values.delete(key);
+    if (!wasGiven) this.given.delete(name);
+    this.check();
+    throw new ConfigError(problems);
   }
 
   private assign(rawName: string, raw: unknown): void {
@@ -203,7 +211,8 @@ export class BrokerConfig {
 
   /** The Kafka configs given that krill accepts but has no use for, in the order given. */
   get ignored(): string[] {
-    return [...this.given].filter((name) => name in KAFKA_ONLY_CONFIGS);
+    // A name honoured since (in BROKER_CONFIGS too) is not ignored, whatever the other list still says.
+    return [...this.given].filter((name) => name in KAFKA_ONLY_CONFIGS && !(name in BROKER_CONFIGS));
   }
 
   /** Controller listeners krill does not open. */

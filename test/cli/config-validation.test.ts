@@ -72,6 +72,19 @@ describe('listeners are checked at start', () => {
   });
 });
 
+describe('BrokerConfig.set', () => {
+  it('changes nothing when the new value does not fit with the others', () => {
+    const config = new BrokerConfig({ listeners: 'PLAINTEXT://127.0.0.1:9092' });
+    expect(() => config.set('advertised.listeners', 'garbage')).toThrow(/advertised\.listeners: 'garbage'/);
+    expect(config.string('advertised.listeners')).toBeNull();
+    expect(() => config.set('broker.id', 7)).not.toThrow();
+    expect(() => config.set('controller.quorum.voters', '7@a:9093,8@b:9093')).toThrow(/names node 8/);
+    expect(config.string('controller.quorum.voters')).toBeNull();
+    expect(config.ignored).toEqual([]);
+    expect(config.nodeId).toBe(7);
+  });
+});
+
 describe("Kafka's server.properties", () => {
   // Kafka 4.0's config/server.properties (KRaft, combined broker and controller), as shipped but for the
   // data dir and the client port, plus the names older (ZooKeeper-era) files carry.
