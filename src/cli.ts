@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // npx krill [--host H] [--port P] [--data-dir DIR] [--set key=value]... [--config server.properties] [--log-level L]
-// Prints one ready line on stdout; logs go to stderr. SIGTERM/SIGINT, or the exit of the process that
+// Prints one ready line on stdout; logs go to stderr. SIGTERM/SIGINT/SIGHUP, or the exit of the process that
 // started krill, close cleanly with exit 0. Bad arguments, unknown config names or bad values exit with
 // code 2, every problem named in one message.
 
@@ -157,6 +157,8 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // As Kafka's JVM does on a hang-up (a closed terminal): close cleanly rather than die.
+  process.on('SIGHUP', () => stop('SIGHUP'));
   // `npx krill` runs krill under npm and a shell, and SIGTERM to npm does not reach krill; a supervisor
   // that starts krill and dies would leave it holding the port and the data dir. So krill stops as on
   // SIGTERM once the process that started it is gone.

@@ -4,9 +4,9 @@
 // hands krill to init or to a subreaper, and the id changes. The timer is unref'd: it never keeps the
 // process alive, and a start pays one getppid().
 //
-// A process started by init (or as a container's PID 1) has nothing to watch and keeps running. To leave
-// krill running after the shell that started it exits, detach it (`setsid -f krill ...`, a supervisor,
-// a container) so that its parent at start is already the one it keeps.
+// A process started by init (or as a container's PID 1) has nothing to watch and keeps running; the CLI's
+// --detached turns the watch off. On Windows a process keeps the id of its dead parent, so there this
+// watch never fires.
 
 const CHECK_INTERVAL_MS = 500;
 

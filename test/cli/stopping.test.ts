@@ -63,6 +63,14 @@ describe('stopping krill', () => {
     await expectStopAfter(proc, 'SIGTERM', port, data);
   }, 30_000);
 
+  it('SIGHUP (a closed terminal) stops krill cleanly, as Kafka does', async () => {
+    const data = dir();
+    const { proc, port } = await startReady(process.execPath, [CLI, '--port', '0', '--data-dir', data]);
+    const exited = new Promise((resolve) => proc.once('exit', (code) => resolve(code)));
+    await expectStopAfter(proc, 'SIGHUP', port, data);
+    expect(await exited).toBe(0);
+  }, 30_000);
+
   it('krill exits when the process that started it dies (SIGKILL), but not while it lives', async () => {
     const data = dir();
     const parent = `"${process.execPath}" "${CLI}" --port 0 --data-dir "${data}" & wait`;
