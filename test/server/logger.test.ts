@@ -64,13 +64,13 @@ log.flush();
 console.log('still running');`;
     const full = fs.openSync('/dev/full', 'w');
     try {
-      const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', full] });
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', full], timeout: 10_000 });
       expect(r.status).toBe(0);
       expect(r.stdout).toBe('still running\n');
     } finally {
       fs.closeSync(full);
     }
-  });
+  }, 15_000);
 
   it('is silent at level silent', () => {
     const { lines } = run('silent', `log.fatal('no'); log.child({}).error('no');`);
