@@ -11,6 +11,7 @@ import { BrokerConfig, type Listener } from './config.js';
 import { HandlerRegistry } from './handlers/registry.js';
 import { HANDLERS } from './handlers/index.js';
 import { Connection } from './server/connection.js';
+import { ConnectionRegistry, normaliseAddress } from './server/connection-registry.js';
 import { LogManager } from './storage/log-manager.js';
 import { readOrCreateMetaProperties, syncInBackground } from './storage/checkpoints.js';
 import { DataDirLock } from './storage/data-dir-lock.js';
@@ -21,7 +22,7 @@ const CHECKPOINT_INTERVAL_MS = 60_000;
 
 export class Broker {
   readonly registry = new HandlerRegistry(HANDLERS);
-  readonly connections = new Set<Connection>();
+  readonly connections: ConnectionRegistry;
   private server: net.Server | null = null;
   private checkpointTimer: NodeJS.Timeout | null = null;
   /** The fsync of a meta.properties written by this start (see readOrCreateMetaProperties). */
@@ -38,7 +39,14 @@ export class Broker {
     readonly log: Logger,
     readonly dataDir: string,
     private readonly lock: DataDirLock,
-  ) {}
+  ) {
+    this.connections = new ConnectionRegistry({
+      maxConnections: config.int('max.connections'),
+      maxPerIp: config.int('max.connections.per.ip'),
+      perIpOverrides: config.maxConnectionsPerIpOverrides,
+      idleMs: config.int('connections.max.idle.ms'),
+    }, log);
+  }
 
   /**
    * Like Kafka: the data dir's lock before anything is read, then the port, and only then any write (log
@@ -130,7 +138,9 @@ export class Broker {
     return new Promise((resolve, reject) => {
       // Paused, so that the connection can make its reads land in its own buffer (see Connection).
       const server = net.createServer({ pauseOnConnect: true }, (socket) => {
-        this.connections.add(new Connection(socket, this));
+        // Over a connection quota the new connection is closed before anything is read from it.
+        if (!this.connections.admits(normaliseAddress(socket.remoteAddress))) socket.destroy();
+        else this.connections.add(new Connection(socket, this));
       });
       server.once('error', reject);
       server.listen({ host, port }, () => {
@@ -158,7 +168,7 @@ export class Broker {
     this.server = null;
     if (server) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const c of this.connections) c.close();
+      this.connections.closeAll();
       await closed;
     }
     await this.metaSynced;

@@ -1,22 +1,28 @@
 #!/usr/bin/env node
 // npx krill [--host H] [--port P] [--data-dir DIR] [--set key=value]... [--config server.properties] [--log-level L]
-// Prints one ready line on stdout; logs go to stderr. SIGTERM/SIGINT close cleanly with exit 0.
-// A bad argument, unknown config name or bad value, or an unusable data dir (krill-topics.json) exits with code 2 and says why.
+// Prints one ready line on stdout; logs go to stderr. SIGTERM/SIGINT/SIGHUP, or the exit of the process that
+// started krill, close cleanly with exit 0. Bad arguments, unknown config names or bad values, or an unusable
+// data dir (krill-topics.json) exit with code 2, every problem named in one message.
 
 import fs from 'node:fs';
-import { BrokerConfig, ConfigError, parseProperties } from './config.js';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BrokerConfig, ConfigError, parseProperties, type ConfigValue } from './config.js';
 import { LOG_LEVELS, createLogger, isLogLevel } from './logger.js';
 import { Broker } from './broker.js';
 import { DataDirError } from './storage/topics-file.js';
+import { watchParent } from './parent-watch.js';
 
-const USAGE = `usage: krill [--host H] [--port P] [--data-dir DIR] [--set key=value]... [--config server.properties] [--log-level L]
+const USAGE = `usage: krill [--host H] [--port P] [--data-dir DIR] [--set key=value]... [--config server.properties] [--log-level L] [--detached]
+       krill --version
 
   --host H          address to listen on (default 127.0.0.1)
   --port P          port to listen on, 0 for any free port (default 9092)
   --data-dir DIR    where logs are kept (default ./krill-data)
   --set key=value   a Kafka broker config, by Kafka's name (repeatable)
   --config FILE     a Kafka server.properties file
-  --log-level L     ${LOG_LEVELS.join(', ')} (default info)`;
+  --log-level L     ${LOG_LEVELS.join(', ')} (default info)
+  --detached        keep running when the process that started krill exits (default: stop with it)`;
 
 class UsageError extends Error {}
 
@@ -27,6 +33,7 @@ function parseArgs(argv: string[]) {
   let port: string | undefined;
   let dataDir: string | undefined;
   let logLevel = 'info';
+  let detached = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const eq = arg.indexOf('=');
@@ -43,6 +50,7 @@ function parseArgs(argv: string[]) {
       case '--data-dir': dataDir = value(); break;
       case '--config': files.push(value()); break;
       case '--log-level': logLevel = value(); break;
+      case '--detached': detached = true; break;
       case '--set': {
         const kv = value();
         const at = kv.indexOf('=');
@@ -50,6 +58,9 @@ function parseArgs(argv: string[]) {
         sets.push([kv.slice(0, at), kv.slice(at + 1)]);
         break;
       }
+      case '--version':
+        process.stdout.write(`${packageVersion()}\n`);
+        process.exit(0);
       case '-h':
       case '--help':
         process.stdout.write(USAGE + '\n');
@@ -59,28 +70,48 @@ function parseArgs(argv: string[]) {
     }
   }
   if (!isLogLevel(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
-  if (port !== undefined && !/^\d+$/.test(port)) throw new UsageError(`--port must be a number, got '${port}'`);
-  return { files, sets, host, port, dataDir, logLevel };
+  if (host !== undefined && !/^[A-Za-z0-9._:%-]+$/.test(host)) throw new UsageError(`--host must be a host name or IP address, got '${host}'`);
+  if (port !== undefined && !(/^\d+$/.test(port) && Number(port) <= 65535)) {
+    throw new UsageError(`--port must be a port number from 0 to 65535, got '${port}'`);
+  }
+  return { files, sets, host, port: port === undefined ? undefined : Number(port), dataDir, logLevel, detached };
 }
 
-function buildConfig(args: ReturnType<typeof parseArgs>): BrokerConfig {
-  const config = new BrokerConfig();
-  for (const file of args.files) {
-    let text: string;
+/** The version in krill's package.json, found upwards from this file (dist/ or the CLI bundle). */
+function packageVersion(): string {
+  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
     try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch (err) {
-      throw new ConfigError(`cannot read config file ${file}: ${(err as Error).message}`);
+      const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'krill' && pkg.version) return pkg.version;
+    } catch {
+      // no package.json here: look further up
     }
-    for (const [k, v] of Object.entries(parseProperties(text))) config.set(k, v);
+    if (path.dirname(dir) === dir) return 'unknown';
   }
-  for (const [k, v] of args.sets) config.set(k, v);
-  if (args.host !== undefined || args.port !== undefined) {
-    const l = config.listener;
-    const host = args.host ?? l.host;
-    config.set('listeners', `PLAINTEXT://${host.includes(':') ? `[${host}]` : host}:${args.port ?? l.port}`);
+}
+
+/** Every config file, then every --set, checked together: one ConfigError lists all their problems. */
+function buildConfig(args: ReturnType<typeof parseArgs>): BrokerConfig {
+  const entries: [string, ConfigValue][] = [];
+  const unreadable: string[] = [];
+  for (const file of args.files) {
+    try {
+      entries.push(...Object.entries(parseProperties(fs.readFileSync(file, 'utf8'))));
+    } catch (err) {
+      unreadable.push(err instanceof ConfigError ? `${file}: ${err.message}` : `cannot read config file ${file}: ${(err as Error).message}`);
+    }
   }
-  if (args.dataDir !== undefined) config.set('log.dirs', args.dataDir);
+  entries.push(...args.sets);
+  if (args.dataDir !== undefined) entries.push(['log.dirs', args.dataDir]);
+  let config: BrokerConfig;
+  try {
+    config = new BrokerConfig(entries);
+  } catch (err) {
+    if (err instanceof ConfigError && unreadable.length > 0) throw new ConfigError([...unreadable, ...err.problems]);
+    throw err;
+  }
+  if (unreadable.length > 0) throw new ConfigError(unreadable);
+  config.setListenerAddress(args.host, args.port);
   return config;
 }
 
@@ -98,6 +129,7 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = createLogger(args.logLevel);
+  config.warnIgnored(log);
   let broker: Broker;
   try {
     broker = await Broker.start(config, log);
@@ -126,6 +158,12 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // As Kafka's JVM does on a hang-up (a closed terminal): close cleanly rather than die.
+  process.on('SIGHUP', () => stop('SIGHUP'));
+  // `npx krill` runs krill under npm and a shell, and SIGTERM to npm does not reach krill; a supervisor
+  // that starts krill and dies would leave it holding the port and the data dir. So krill stops as on
+  // SIGTERM once the process that started it is gone.
+  if (!args.detached) watchParent(() => stop('parent exited'));
   // Only now say ready: a supervisor may signal as soon as it reads this line, and before the handlers
   // above exist SIGTERM/SIGINT would kill the process outright instead of closing cleanly.
   const { host, port } = broker.listener;

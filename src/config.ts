@@ -1,21 +1,39 @@
 // Broker configuration, by Kafka's own names and meanings. Every name krill honours is in BROKER_CONFIGS;
-// an unknown name or an invalid value is a ConfigError, which the CLI turns into exit code 2.
+// Kafka's names that mean nothing here are in KAFKA_ONLY_CONFIGS (accepted, listed in one warning). An
+// unknown name, an invalid value or a combination krill cannot honour is a ConfigError naming every such
+// problem at once, which the CLI turns into exit code 2.
+import { isIP } from 'node:net';
+import type { Logger } from './logger.js';
+import { KAFKA_ONLY_CONFIGS } from './kafka-only-configs.js';
+import { DEFAULT_PROTOCOL_MAP, resolveListeners, withAddress, type Listener, type ResolvedListeners } from './listeners.js';
+
+export type { Listener } from './listeners.js';
 
 export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
+  readonly problems: readonly string[];
+
+  constructor(problems: string | readonly string[]) {
+    const list = typeof problems === 'string' ? [problems] : problems;
+    super(list.length === 1 ? list[0] : `${list.length} config problems:\n  ${list.join('\n  ')}`);
+    this.problems = list;
     this.name = 'ConfigError';
   }
 }
 
+/** A value as given: properties files and --set give strings; the embedded API may give numbers and booleans. */
+export type ConfigValue = string | number | boolean;
+
 type Kind = 'int' | 'long' | 'bool' | 'string' | 'list' | 'enum';
 
-interface ConfigDef {
+export interface ValueRule {
   kind: Kind;
-  default: string | null;
   min?: number;
   max?: number;
   choices?: readonly string[];
+}
+
+interface ConfigDef extends ValueRule {
+  default: string | null;
   /** The name this one is an alias of (broker.id → node.id). */
   aliasOf?: string;
   doc: string;
@@ -27,8 +45,14 @@ const TIMESTAMP_TYPES = ['CreateTime', 'LogAppendTime'] as const;
 export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = Object.freeze({
   'node.id': { kind: 'int', default: '1', min: 0, doc: 'This broker\'s id; Metadata names it as the controller.' },
   'broker.id': { kind: 'int', default: null, min: 0, aliasOf: 'node.id', doc: 'Alias of node.id.' },
-  'listeners': { kind: 'list', default: 'PLAINTEXT://127.0.0.1:9092', doc: 'Where to listen; only PLAINTEXT for now.' },
+  'listeners': { kind: 'list', default: 'PLAINTEXT://127.0.0.1:9092', doc: 'Where to listen; one PLAINTEXT listener for clients.' },
   'advertised.listeners': { kind: 'list', default: null, doc: 'Address given to clients in Metadata; defaults to listeners.' },
+  'listener.security.protocol.map': { kind: 'list', default: DEFAULT_PROTOCOL_MAP, doc: 'Security protocol of each listener name.' },
+  'controller.listener.names': { kind: 'list', default: null, doc: 'KRaft controller listeners, which krill (its own controller) does not open.' },
+  'connections.max.idle.ms': { kind: 'long', default: '600000', doc: 'A connection idle this long is closed; negative: never.' },
+  'max.connections.per.ip': { kind: 'int', default: '2147483647', min: 0, doc: 'Connections allowed from one IP address.' },
+  'max.connections.per.ip.overrides': { kind: 'string', default: '', doc: 'ip:count,... exceptions to max.connections.per.ip.' },
+  'max.connections': { kind: 'int', default: '2147483647', min: 0, doc: 'Connections allowed in all.' },
   'log.dirs': { kind: 'string', default: null, doc: 'Data directory (one).' },
   'log.dir': { kind: 'string', default: './krill-data', doc: 'Data directory, when log.dirs is unset.' },
   'num.partitions': { kind: 'int', default: '1', min: 1, doc: 'Partitions of an auto-created topic.' },
@@ -63,7 +87,14 @@ export const TOPIC_CONFIGS: Readonly<Record<string, { broker: string | null; kin
   'cleanup.policy': { broker: null, kind: 'list', choices: ['delete', 'compact'] },
 });
 
-function checkValue(name: string, kind: Kind, raw: string, opts: { min?: number; max?: number; choices?: readonly string[] }): string {
+/** A given value as the string Kafka would read from a properties file. */
+function asText(name: string, raw: unknown): string {
+  if (typeof raw === 'string') return raw;
+  if ((typeof raw === 'number' && Number.isFinite(raw)) || typeof raw === 'boolean') return String(raw);
+  throw new ConfigError(`${name}: ${raw === null ? 'null' : typeof raw} is not a value (a string, number or boolean)`);
+}
+
+function checkValue(name: string, kind: Kind, raw: string, opts: ValueRule): string {
   const value = raw.trim();
   switch (kind) {
     case 'int':
@@ -101,29 +132,112 @@ export function checkTopicConfig(name: string, value: string | null): string {
   return checkValue(name, def.kind, value, def);
 }
 
-export interface Listener {
-  host: string;
-  port: number;
-}
-
 export class BrokerConfig {
   private readonly values = new Map<string, string | null>();
+  private readonly given = new Set<string>();
+  private resolved!: ResolvedListeners;
 
-  constructor(overrides: Record<string, string> = {}) {
+  /** All of `overrides` at once: every problem found is reported in one ConfigError. */
+  constructor(overrides: Record<string, ConfigValue> | Iterable<readonly [string, ConfigValue]> = {}) {
     for (const [name, def] of Object.entries(BROKER_CONFIGS)) if (!def.aliasOf) this.values.set(name, def.default);
-    for (const [rawName, raw] of Object.entries(overrides)) this.set(rawName, raw);
+    const entries = Symbol.iterator in overrides ? overrides : Object.entries(overrides);
+    const problems: string[] = [];
+    for (const [name, raw] of entries) {
+      try {
+        this.assign(name, raw);
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err;
+        problems.push(...err.problems);
+      }
+    }
+    problems.push(...this.check());
+    if (problems.length > 0) throw new ConfigError(problems);
   }
 
-  set(rawName: string, raw: string): void {
+  /** Sets one config (checked alone and against the others); throws ConfigError and changes nothing. */
+  set(rawName: string, raw: ConfigValue): void {
     const name = rawName.trim();
-    const def = BROKER_CONFIGS[name];
+    const key = BROKER_CONFIGS[name]?.aliasOf ?? name;
+    const [had, before, wasGiven] = [this.values.has(key), this.values.get(key), this.given.has(name)];
+    this.assign(name, raw);
+    const problems = this.check();
+    if (problems.length === 0) return;
+    if (had) this.values.set(key, before!);
+    else this.values.delete(key);
+    if (!wasGiven) this.given.delete(name);
+    this.check();
+    throw new ConfigError(problems);
+  }
+
+  private assign(rawName: string, raw: unknown): void {
+    const name = rawName.trim();
+    const def = BROKER_CONFIGS[name] ?? KAFKA_ONLY_CONFIGS[name];
     if (!def) throw new ConfigError(`unknown config '${name}'`);
-    const value = checkValue(name, def.kind, raw, def);
-    this.values.set(def.aliasOf ?? name, value);
+    const value = checkValue(name, def.kind, asText(name, raw), def);
+    this.given.add(name);
+    this.values.set((def as ConfigDef).aliasOf ?? name, value);
+  }
+
+  /** The checks that involve several configs; records the listeners when they are sound. */
+  private check(): string[] {
+    const listeners = resolveListeners((name) => this.string(name));
+    const problems = 'problems' in listeners ? [...listeners.problems] : [];
+    if (!('problems' in listeners)) this.resolved = listeners;
+    const roles = this.values.get('process.roles');
+    if (roles != null && !roles.split(',').some((r) => r.trim() === 'broker')) {
+      problems.push(`process.roles: '${roles}' has no broker role; krill is always a broker (and its own controller)`);
+    }
+    const voters = this.values.get('controller.quorum.voters');
+    if (voters != null) {
+      const others = new Set<string>();
+      for (const v of voters.split(',').map((e) => e.trim()).filter(Boolean)) {
+        const m = /^(\d+)@.+:\d+$/.exec(v);
+        if (!m) problems.push(`controller.quorum.voters: '${v}' is not of the form id@host:port`);
+        else if (Number(m[1]) !== this.nodeId) others.add(m[1]);
+      }
+      if (others.size > 0) {
+        problems.push(`controller.quorum.voters: names node ${[...others].join(', ')}, but krill is a single node (node.id ${this.nodeId}) and joins no quorum`);
+      }
+    }
+    try {
+      const overrides = this.maxConnectionsPerIpOverrides;
+      if (this.int('max.connections.per.ip') === 0 && overrides.size === 0) {
+        problems.push('max.connections.per.ip: 0 is allowed only with max.connections.per.ip.overrides');
+      }
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
+    return problems;
+  }
+
+  /** The Kafka configs given that krill accepts but has no use for, in the order given. */
+  get ignored(): string[] {
+    // A name honoured since (in BROKER_CONFIGS too) is not ignored, whatever the other list still says.
+    return [...this.given].filter((name) => name in KAFKA_ONLY_CONFIGS && !(name in BROKER_CONFIGS));
+  }
+
+  /** Controller listeners krill does not open. */
+  get ignoredListeners(): string[] {
+    return this.resolved.ignored;
+  }
+
+  /** Logs one warning naming everything given that krill ignores; nothing when there is nothing to say. */
+  warnIgnored(log: Pick<Logger, 'warn'>): void {
+    const configs = this.ignored;
+    const listeners = this.ignoredListeners;
+    if (configs.length === 0 && listeners.length === 0) return;
+    const parts = [
+      ...(configs.length ? [`Kafka configs with no meaning for krill: ${configs.join(', ')}`] : []),
+      ...(listeners.length ? [`controller listeners (krill is its own controller): ${listeners.join(', ')}`] : []),
+    ];
+    log.warn({ ignoredConfigs: configs, ignoredListeners: listeners }, `ignoring ${parts.join('; ')}`);
   }
 
   string(name: string): string | null {
-    if (!this.values.has(name)) throw new Error(`config '${name}' is not defined`);
+    if (!this.values.has(name)) {
+      if (name in KAFKA_ONLY_CONFIGS) return null;
+      throw new Error(`config '${name}' is not defined`);
+    }
     return this.values.get(name)!;
   }
 
@@ -148,16 +262,38 @@ export class BrokerConfig {
     return ms !== null ? Number(ms) : this.int('log.roll.hours') * 3600_000;
   }
 
+  /** The one listener clients connect to. */
   get listener(): Listener {
-    return parseListener(this.string('listeners')!, 'listeners');
+    return this.resolved.listener;
   }
 
+  /** What Metadata advertises for the listener; port 0 means the port actually bound. */
   get advertisedListener(): Listener {
-    const adv = this.string('advertised.listeners');
-    const own = this.listener;
-    if (adv === null) return own;
-    const l = parseListener(adv, 'advertised.listeners');
-    return { host: l.host, port: l.port === 0 ? own.port : l.port };
+    return this.resolved.advertised;
+  }
+
+  /** Moves the client listener to `host` and/or `port`, keeping its name and any controller listener. */
+  setListenerAddress(host: string | undefined, port: number | undefined): void {
+    if (host === undefined && port === undefined) return;
+    this.set('listeners', withAddress(this.string('listeners')!, this.resolved, host, port));
+  }
+
+  /** max.connections.per.ip.overrides as IP address → limit. */
+  get maxConnectionsPerIpOverrides(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const entry of this.string('max.connections.per.ip.overrides')!.split(',').map((e) => e.trim()).filter(Boolean)) {
+      const at = entry.lastIndexOf(':');
+      const ip = entry.slice(0, at).replace(/^\[|\]$/g, '');
+      const count = entry.slice(at + 1);
+      if (at <= 0 || !/^\d+$/.test(count)) {
+        throw new ConfigError(`max.connections.per.ip.overrides: '${entry}' is not of the form ip:count`);
+      }
+      if (isIP(ip) === 0) {
+        throw new ConfigError(`max.connections.per.ip.overrides: '${ip}' is not an IP address (krill matches addresses, it resolves no host names)`);
+      }
+      out.set(ip, Number(count));
+    }
+    return out;
   }
 
   /** The broker-level defaults behind each topic config, as topic config names. */
@@ -170,18 +306,6 @@ export class BrokerConfig {
     out['cleanup.policy'] = 'delete';
     return out;
   }
-}
-
-function parseListener(spec: string, name: string): Listener {
-  const first = spec.split(',')[0].trim();
-  const m = /^(?:([A-Za-z_]+):\/\/)?(\[[^\]]*\]|[^:]*):(\d+)$/.exec(first);
-  if (!m) throw new ConfigError(`${name}: '${spec}' is not of the form PLAINTEXT://host:port`);
-  if (m[1] && m[1].toUpperCase() !== 'PLAINTEXT') {
-    throw new ConfigError(`${name}: security protocol '${m[1]}' is not supported yet (PLAINTEXT only)`);
-  }
-  const port = Number(m[3]);
-  if (port > 65535) throw new ConfigError(`${name}: port ${port} is out of range`);
-  return { host: m[2].replace(/^\[|\]$/g, '') || '127.0.0.1', port };
 }
 
 /** Parses Java properties text (key=value or key: value, # and ! comments, line continuations). */

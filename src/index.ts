@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Broker } from './broker.js';
-import { BrokerConfig } from './config.js';
+import { BrokerConfig, ConfigError, type ConfigValue } from './config.js';
 import { createLogger } from './logger.js';
 
 export { BrokerConfig, ConfigError } from './config.js';
@@ -20,8 +20,8 @@ export interface StartOptions {
   /** 0 picks a free port. Default 9092. */
   port?: number;
   dataDir?: string;
-  /** Kafka broker configs by their Kafka names, e.g. { 'num.partitions': '3' }. */
-  config?: Record<string, string>;
+  /** Kafka broker configs by their Kafka names, e.g. { 'num.partitions': 3 }. */
+  config?: Record<string, ConfigValue>;
   /** pino level; default 'warn' when embedded. */
   logLevel?: string;
 }
@@ -36,14 +36,17 @@ export interface RunningBroker {
 }
 
 export async function startBroker(options: StartOptions = {}): Promise<RunningBroker> {
+  if (options.port !== undefined && !(Number.isInteger(options.port) && options.port >= 0 && options.port <= 65535)) {
+    throw new ConfigError(`port: ${options.port} is not a port number (0-65535)`);
+  }
   const config = new BrokerConfig(options.config);
-  const host = options.host ?? config.listener.host;
-  const port = options.port ?? config.listener.port;
-  config.set('listeners', `PLAINTEXT://${host.includes(':') ? `[${host}]` : host}:${port}`);
+  config.setListenerAddress(options.host, options.port);
+  const log = createLogger(options.logLevel ?? 'warn');
+  config.warnIgnored(log);
   const temporary = options.dataDir === undefined && options.config?.['log.dirs'] === undefined && options.config?.['log.dir'] === undefined;
   const dataDir = temporary ? fs.mkdtempSync(path.join(os.tmpdir(), 'krill-')) : (options.dataDir ?? config.dataDir);
   config.set('log.dirs', dataDir);
-  const broker = await Broker.start(config, createLogger(options.logLevel ?? 'warn')).catch((err) => {
+  const broker = await Broker.start(config, log).catch((err) => {
     if (temporary) fs.rmSync(dataDir, { recursive: true, force: true });
     throw err;
   });

@@ -102,6 +102,14 @@ export function createLogger(level: string = 'info'): Logger {
   if (!isLogLevel(level)) throw new Error(`unknown log level '${level}' (one of ${LOG_LEVELS.join(', ')})`);
   return new LazyLogger(level, () => {
     const pino = loadPino();
-    return pino({ level, base: { name: 'krill' } }, pino.destination({ fd: 2, sync: false }));
+    // Synchronous writes: an asynchronous destination is flushed at exit by a loop that retries a failed
+    // write forever, so a krill whose stderr pipe lost its reader (the parent that read it died) would hang
+    // on exit, holding the port and the data dir. A synchronous write sees EPIPE at once, and pino then
+    // stops writing. krill logs little below debug, so the writes cost nothing that matters.
+    const destination = pino.destination({ fd: 2, sync: true });
+    // Any other failed write (a closed terminal's EIO, a full disk) would be thrown from the logging call:
+    // losing a log line must not stop the broker, so such errors are dropped.
+    destination.on('error', () => {});
+    return pino({ level, base: { name: 'krill' } }, destination);
   });
 }

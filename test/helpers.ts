@@ -37,6 +37,19 @@ export function tempDir(prefix = 'krill-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
+/** Returns a maker of fresh temporary directories, all removed once the calling test file is done. */
+export function useTempDirs(prefix: string): () => string {
+  const made: string[] = [];
+  afterAll(() => {
+    for (const d of made) fs.rmSync(d, { recursive: true, force: true });
+  });
+  return () => {
+    const d = tempDir(prefix);
+    made.push(d);
+    return d;
+  };
+}
+
 export interface CliBroker {
   proc: ChildProcess;
   port: number;
@@ -114,4 +127,39 @@ export function dirSnapshot(dir: string): Record<string, string> {
     out[f] = st.isDirectory() ? 'dir' : `${st.size}@${st.mtimeMs}`;
   }
   return out;
+}
+
+/** Runs the built CLI to completion (for argument errors, --version). */
+export function runCli(args: string[], timeoutMs = 10_000): Promise<{ code: number | string; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (d) => (stdout += d));
+    proc.stderr.on('data', (d) => (stderr += d));
+    const t = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`krill did not exit: ${stdout} ${stderr}`));
+    }, timeoutMs);
+    proc.on('exit', (code, signal) => {
+      clearTimeout(t);
+      resolve({ code: code ?? signal ?? -1, stdout, stderr });
+    });
+  });
+}
+
+/** Polls until `port` on 127.0.0.1 refuses connections; false if it still accepts after `timeoutMs`. */
+export async function portFreed(port: number, timeoutMs = 10_000): Promise<boolean> {
+  const refused = () => new Promise<boolean>((resolve) => {
+    const s = net.connect(port, '127.0.0.1');
+    s.once('connect', () => {
+      s.destroy();
+      resolve(false);
+    });
+    s.once('error', () => resolve(true));
+  });
+  for (const end = Date.now() + timeoutMs; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+    if (await refused()) return true;
+  }
+  return false;
 }

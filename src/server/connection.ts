@@ -3,9 +3,14 @@
 // (a Produce behind a long-polling Fetch, say) finishes first. Clients pipeline several requests.
 //
 // Anything malformed closes this connection only: Kafka does the same for frames it cannot parse.
+//
+// At log level debug every connection opened and closed, and every request answered (api, version,
+// client id, correlation id, duration), is logged, as Kafka's request logger does; whether to is decided
+// once per connection, so other levels pay nothing per request.
 
 import net, { type Socket } from 'node:net';
 import { ReceiveBuffer } from './receive-buffer.js';
+import { normaliseAddress, type TrackedConnection } from './connection-registry.js';
 import { readBuffers } from '../storage/read-buffers.js';
 import type { Logger } from '../logger.js';
 import { ProtocolError, Reader, Writer } from '../../protocol/primitives.js';
@@ -22,6 +27,8 @@ interface Slot {
   chunks: Buffer[] | null | undefined;
   /** Set by a handler that wants the connection closed once earlier responses are out. */
   closeReason?: string;
+  /** performance.now() when the request arrived, for the request log (0 when it is off). */
+  startedAt: number;
 }
 
 /**
@@ -50,13 +57,18 @@ function adoptReadingInto(accepted: Socket, rx: ReceiveBuffer, onRead: () => voi
   return new net.Socket(options as net.SocketConstructorOpts);
 }
 
-export class Connection {
+export class Connection implements TrackedConnection {
+  readonly address: string;
+  /** Read or written since the idle sweep last looked (see ConnectionRegistry). */
+  active = true;
   private readonly socket: Socket;
   private readonly rx: ReceiveBuffer;
   private readonly queue: Slot[] = [];
   private readonly abort = new AbortController();
   private closed = false;
   private readonly log: Logger;
+  /** Whether requests are logged (level debug). */
+  private readonly requestLog: boolean;
 
   /** `accepted`: a socket the server accepted with pauseOnConnect. */
   constructor(accepted: Socket, private readonly broker: Broker) {
@@ -71,11 +83,19 @@ export class Connection {
       });
       accepted.resume();
     }
+    this.address = normaliseAddress(this.socket.remoteAddress);
     this.log = broker.log.child({ client: `${this.socket.remoteAddress}:${this.socket.remotePort}` });
+    this.requestLog = this.log.isLevelEnabled('debug');
+    if (this.requestLog) this.log.debug('connection opened');
     this.socket.setNoDelay(true);
     this.socket.on('error', (err) => this.log.debug({ err: err.message }, 'socket error'));
     this.socket.on('close', () => this.onClose());
     this.socket.on('drain', () => this.socket.resume());
+  }
+
+  /** A request is being served, or a response is still on its way out: not idle. */
+  get busy(): boolean {
+    return this.queue.length > 0 || this.socket.writableLength > 0;
   }
 
   close(): void {
@@ -83,6 +103,7 @@ export class Connection {
   }
 
   private onClose(): void {
+    if (this.requestLog) this.log.debug('connection closed');
     this.closed = true;
     this.abort.abort();
     this.broker.connections.delete(this);
@@ -102,6 +123,7 @@ export class Connection {
    * it in its response or its state. The buffer is given away when such a handler is still running.
    */
   private onReceived(): void {
+    this.active = true;
     while (!this.closed) {
       const head = this.rx.peekSize();
       if (head && 'invalid' in head) {
@@ -202,13 +224,19 @@ export class Connection {
   }
 
   private enqueue(correlationId: number): Slot {
-    const slot: Slot = { correlationId, chunks: undefined };
+    const slot: Slot = { correlationId, chunks: undefined, startedAt: this.requestLog ? performance.now() : 0 };
     this.queue.push(slot);
     return slot;
   }
 
   private complete(slot: Slot, handler: Handler, version: number, header: RequestHeader, body: Message | null): void {
     if (this.closed) return;
+    if (this.requestLog) {
+      this.log.debug({
+        api: handler.def.name, apiVersion: version, clientId: header.clientId, correlationId: header.correlationId,
+        durationMs: Math.round((performance.now() - slot.startedAt) * 1000) / 1000,
+      }, 'request');
+    }
     if (body === null) slot.chunks = null;
     else {
       try {
@@ -260,6 +288,7 @@ export class Connection {
       }
     }
     if (wrote) {
+      this.active = true;
       this.socket.uncork();
       // Stop reading while the client is not reading its responses.
       if (!ok) this.socket.pause();

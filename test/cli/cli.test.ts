@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { CLI, ROOT, spawnCli, tempDir, type CliBroker } from '../helpers.js';
+import { CLI, ROOT, runCli, spawnCli, tempDir, type CliBroker } from '../helpers.js';
 import { TestClient, encodeRequest } from '../server/client.js';
 import { API, metadataBody, uniqueTopic } from '../server/kafka.js';
 import { startBroker } from '../../src/index.js';
@@ -17,25 +17,6 @@ function dir(): string {
 afterAll(() => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
-
-/** Runs the CLI to completion (for argument errors). */
-function runCli(args: string[], timeoutMs = 10_000): Promise<{ code: number | string; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    proc.stdout.on('data', (d) => (stdout += d));
-    proc.stderr.on('data', (d) => (stderr += d));
-    const t = setTimeout(() => {
-      proc.kill('SIGKILL');
-      reject(new Error(`krill did not exit: ${stdout} ${stderr}`));
-    }, timeoutMs);
-    proc.on('exit', (code, signal) => {
-      clearTimeout(t);
-      resolve({ code: code ?? signal ?? -1, stdout, stderr });
-    });
-  });
-}
 
 async function stop(b: CliBroker, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | string> {
   b.proc.kill(signal);

@@ -1,5 +1,6 @@
 // The logger front: pino records on stderr, with child bindings, created only when a record passes the level.
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers.js';
@@ -53,6 +54,23 @@ log.warn('passes');
 console.log(JSON.stringify([before, loaded()]));`);
     expect(JSON.parse(stdout)).toEqual([false, true]);
   });
+
+  it('a failed write (stderr on a full device) loses the record, not the process', () => {
+    const script = `import { createLogger } from ${JSON.stringify(LOGGER)};
+const log = createLogger('info');
+log.warn('lost');
+log.info('lost too');
+log.flush();
+console.log('still running');`;
+    const full = fs.openSync('/dev/full', 'w');
+    try {
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', full], timeout: 10_000 });
+      expect(r.status).toBe(0);
+      expect(r.stdout).toBe('still running\n');
+    } finally {
+      fs.closeSync(full);
+    }
+  }, 15_000);
 
   it('is silent at level silent', () => {
     const { lines } = run('silent', `log.fatal('no'); log.child({}).error('no');`);

@@ -1,0 +1,55 @@
+// Kafka broker configs that mean nothing on krill, so that a stock Kafka server.properties (or a Docker
+// setup's KAFKA_* list) starts as it is. Each is accepted, its value checked as Kafka checks it (a typo in
+// a value is still reported), and the names given are listed in one warning at start. A config that asks
+// for something krill cannot do (a second client listener, TLS, a controller-only node, a quorum of other
+// nodes) is refused instead: see config.ts and listeners.ts.
+import type { ValueRule } from './config.js';
+
+const int = (min?: number): ValueRule => ({ kind: 'int', min });
+const long = (min?: number): ValueRule => ({ kind: 'long', min });
+const bool: ValueRule = { kind: 'bool' };
+const text: ValueRule = { kind: 'string' };
+
+export const KAFKA_ONLY_CONFIGS: Readonly<Record<string, ValueRule>> = Object.freeze({
+  // Threads, queues and socket buffers: krill is one event loop and leaves buffers to the OS.
+  'num.network.threads': int(1),
+  'num.io.threads': int(1),
+  'num.replica.fetchers': int(1),
+  'num.recovery.threads.per.data.dir': int(1),
+  'background.threads': int(1),
+  'queued.max.requests': int(1),
+  'socket.send.buffer.bytes': int(-1),
+  'socket.receive.buffer.bytes': int(-1),
+  'socket.listen.backlog.size': int(1),
+  // Replication: one broker holds the only replica of every partition.
+  'offsets.topic.replication.factor': int(1),
+  'transaction.state.log.replication.factor': int(1),
+  'transaction.state.log.min.isr': int(1),
+  'transaction.state.log.num.partitions': int(1),
+  'share.coordinator.state.topic.replication.factor': int(1),
+  'share.coordinator.state.topic.min.isr': int(1),
+  'min.insync.replicas': int(1),
+  'unclean.leader.election.enable': bool,
+  'auto.leader.rebalance.enable': bool,
+  'replica.lag.time.max.ms': long(0),
+  'replica.fetch.max.bytes': int(0),
+  // Flushing: krill's durability does not depend on these (see "The command line" in README.md).
+  'log.flush.interval.messages': long(1),
+  'log.flush.interval.ms': long(0),
+  'log.flush.scheduler.interval.ms': long(0),
+  // Retention and the cleaner are not there yet: krill keeps every record.
+  'log.retention.hours': int(-1),
+  'log.retention.minutes': int(-1),
+  'log.retention.ms': long(-1),
+  'log.retention.bytes': long(-1),
+  'log.retention.check.interval.ms': long(1),
+  'log.cleaner.enable': bool,
+  // Cluster membership: krill is a single node and its own controller (checked in config.ts).
+  'process.roles': { kind: 'list', choices: ['broker', 'controller'] },
+  'controller.quorum.voters': { kind: 'list' },
+  'controller.quorum.bootstrap.servers': { kind: 'list' },
+  'inter.broker.listener.name': text,
+  'zookeeper.connect': text,
+  'zookeeper.connection.timeout.ms': int(0),
+  'zookeeper.session.timeout.ms': int(0),
+});
