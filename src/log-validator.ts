@@ -6,18 +6,17 @@
 import { KafkaError } from '../protocol/errors.js';
 import { batchRecords, readBatchHeader, rebuildBatch, scanBatches, setLogAppendTime, setPartitionLeaderEpoch, type BatchInfo } from '../protocol/record-batch.js';
 import { checkRecords } from '../protocol/record-check.js';
-import { codecFromName } from '../protocol/compression/index.js';
+import { DEFAULT_MAX_INFLATED_BYTES, codecFromName } from '../protocol/compression/index.js';
 
 /** A single broker leads every partition from its creation on: the leader epoch is always 0. */
 export const LEADER_EPOCH = 0;
 
 /**
  * How far a batch's records may inflate, as a multiple of max.message.bytes (64 MiB at the default), and
- * never more than MAX_INFLATED_BATCH_BYTES. Kafka inflates record by record with no cap; krill inflates a
+ * never more than DEFAULT_MAX_INFLATED_BYTES (256 MiB). Kafka inflates record by record with no cap; krill inflates a
  * batch whole, so it caps what one batch can make it hold. Real producers' batches inflate 2-10 times.
  */
 export const INFLATE_FACTOR = 64;
-export const MAX_INFLATED_BATCH_BYTES = 256 * 1024 * 1024;
 
 export interface TopicAppendConfig {
   maxMessageBytes: number;
@@ -35,7 +34,7 @@ export function topicAppendConfig(configs: Record<string, string>): TopicAppendC
   const maxMessageBytes = Number(configs['max.message.bytes'] ?? 1048588);
   return {
     maxMessageBytes,
-    maxInflatedBytes: Math.min(maxMessageBytes * INFLATE_FACTOR, MAX_INFLATED_BATCH_BYTES),
+    maxInflatedBytes: Math.min(maxMessageBytes * INFLATE_FACTOR, DEFAULT_MAX_INFLATED_BYTES),
     logAppendTime: configs['message.timestamp.type'] === 'LogAppendTime',
     targetCodec: compression === 'producer' ? null : codecFromName(compression),
     compacted: (configs['cleanup.policy'] ?? 'delete').split(',').some((p) => p.trim() === 'compact'),

@@ -16,6 +16,7 @@ interface ZstdNapi {
 }
 interface DCtx {
   reset(directive: number): void;
+  setParameter(param: number, value: number): void;
   decompressStream(dst: Uint8Array, src: Uint8Array): [remaining: number, produced: number, consumed: number];
 }
 interface ZstdBinding {
@@ -27,7 +28,18 @@ interface Fzstd {
 }
 
 const RESET_SESSION_ONLY = 1; // ZSTD_reset_session_only
+const D_WINDOW_LOG_MAX = 100; // ZSTD_d_windowLogMax
 const MIN_OUTPUT = 64 * 1024;
+/**
+ * The window a frame may ask the decoder to allocate, as log2: as large as the cap (a longer window cannot
+ * be needed for output the cap allows), but never below 8 MiB (what libzstd's level 19 uses on large
+ * inputs, so that no real producer's frame is refused for a small topic cap) nor above libzstd's own
+ * default limit of 128 MiB. Without it a 20-byte frame could make the native decoder allocate 128 MiB,
+ * outside the cap on the output.
+ */
+function windowLogMax(maxBytes: number): number {
+  return Math.min(27, Math.max(23, Math.ceil(Math.log2(maxBytes))));
+}
 
 let dctx: DCtx | null = null;
 
@@ -43,6 +55,7 @@ export function zstdDecompress(data: Buffer, maxBytes: number): Buffer {
 function nativeDecompress(binding: ZstdBinding, data: Buffer, maxBytes: number): Buffer {
   dctx ??= new binding.DCtx();
   dctx.reset(RESET_SESSION_ONLY); // a previous call may have stopped inside a frame
+  dctx.setParameter(D_WINDOW_LOG_MAX, windowLogMax(maxBytes));
   let declared: number | null = null;
   try {
     declared = binding.getFrameContentSize(data);
@@ -60,7 +73,14 @@ function nativeDecompress(binding: ZstdBinding, data: Buffer, maxBytes: number):
       out.copy(grown, 0, 0, produced);
       out = grown;
     }
-    const [remaining, wrote, read] = dctx.decompressStream(out.subarray(produced), data.subarray(consumed));
+    let step: [number, number, number];
+    try {
+      step = dctx.decompressStream(out.subarray(produced), data.subarray(consumed));
+    } catch (err) {
+      if (/too much memory/i.test((err as Error).message)) throw inflateLimitError('zstd', maxBytes);
+      throw err;
+    }
+    const [remaining, wrote, read] = step;
     produced += wrote;
     consumed += read;
     if (remaining === 0 && consumed === data.length) return out.subarray(0, produced);

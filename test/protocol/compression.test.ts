@@ -268,6 +268,11 @@ describe('the inflate cap', () => {
     expect(decompress(CODEC_ZSTD, frame, 8 * 1024 * 1024).length).toBe(8 * 1024 * 1024);
   });
 
+  it.skipIf(!HAS_ZSTD)('zstd: a frame that asks for a 1 GiB window is refused, not allocated', () => {
+    const frame = execFileSync('zstd', ['--long=30', '-c', '-q', '-'], { input: Buffer.alloc(100_000) });
+    expectKafkaError(() => decompress(CODEC_ZSTD, frame, 1024 * 1024), ErrorCode.MESSAGE_TOO_LARGE);
+  });
+
   it('zstd: a frame cut short is CORRUPT_MESSAGE, and the next frame decodes (the context is reset)', () => {
     const c = compress(CODEC_ZSTD, data);
     expectKafkaError(() => decompress(CODEC_ZSTD, c.subarray(0, c.length - 10)), ErrorCode.CORRUPT_MESSAGE);
