@@ -14,12 +14,22 @@
 //
 // Either way <dir>/.lock holds the owner's pid (what people see, and what the refusal names); it is
 // written once the broker's port is bound (Linux) and removed by release().
+//
+// On Linux `.lock` is also a lease, for what the socket cannot see: a broker in another network namespace
+// (two containers of one image sharing a volume, both pid 1) or on another host (a network file system).
+// The owner rewrites it every LEASE_REFRESH_MS with its host name; a start that got the socket still
+// refuses while `.lock` names another host, or a live process of this host other than itself, and was written
+// less than LEASE_EXPIRY_MS ago. On the same host a dead pid frees it at once, so a restart after kill -9 is
+// not kept waiting.
 
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 
 export const LOCK_FILE = '.lock';
+export const LEASE_REFRESH_MS = 5_000;
+export const LEASE_EXPIRY_MS = 30_000;
 
 /**
  * Lock files this process holds. A lock file naming this process's pid is stale (left by an earlier
@@ -34,14 +44,34 @@ function lockedMessage(dataDir: string, holder: number | null, hint = ''): strin
   return `cannot lock the data directory ${dataDir} (${LOCK_FILE}): ${who} is using it${hint}. Two brokers on one directory would destroy each other's records: stop the other one or use another data directory.`;
 }
 
-/** The pid recorded in <dir>/.lock, or null. */
-function readHolder(lockFile: string): number | null {
+interface Holder {
+  pid: number | null;
+  host: string | null;
+  writtenAt: number;
+}
+
+/** What <dir>/.lock says: the owner's pid (first line) and host (second line), and when it was written. */
+function readLockFile(lockFile: string): Holder | null {
   try {
-    const pid = Number(fs.readFileSync(lockFile, 'utf8').trim());
-    return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
+    const [pidLine = '', host = ''] = fs.readFileSync(lockFile, 'utf8').split('\n');
+    const pid = Number(pidLine.trim());
+    return {
+      pid: Number.isSafeInteger(pid) && pid > 0 ? pid : null,
+      host: host.trim() || null,
+      writtenAt: fs.statSync(lockFile).mtimeMs,
+    };
   } catch {
     return null;
   }
+}
+
+/** The pid recorded in <dir>/.lock, or null. */
+function readHolder(lockFile: string): number | null {
+  return readLockFile(lockFile)?.pid ?? null;
+}
+
+function ownerText(): string {
+  return `${process.pid}\n${os.hostname()}\n`;
 }
 
 function isAlive(pid: number): boolean {
@@ -89,6 +119,16 @@ export class DataDirLock {
       });
       server.listen(name, () => {
         server.unref();
+        const lease = readLockFile(path.join(dataDir, LOCK_FILE));
+        const age = lease ? Date.now() - lease.writtenAt : Infinity;
+        // Another host, or a live broker of this host in another network namespace (`ip netns exec`).
+        const elsewhere = lease?.host && (lease.host !== os.hostname() || (lease.pid !== null && lease.pid !== process.pid && isAlive(lease.pid)));
+        if (lease && elsewhere && age < LEASE_EXPIRY_MS) {
+          server.close();
+          const wait = Math.ceil((LEASE_EXPIRY_MS - age) / 1000);
+          reject(new DataDirLockedError(lockedMessage(dataDir, lease.pid, ` on host ${lease.host}, which renewed its lease ${Math.round(age / 1000)} s ago (if it is gone, the lease expires in ${wait} s)`)));
+          return;
+        }
         resolve(new DataDirLock(dataDir, server));
       });
     });
@@ -98,7 +138,7 @@ export class DataDirLock {
     const lockFile = path.join(dataDir, LOCK_FILE);
     for (let attempt = 0; ; attempt++) {
       try {
-        fs.writeFileSync(lockFile, `${process.pid}\n`, { flag: 'wx' });
+        fs.writeFileSync(lockFile, ownerText(), { flag: 'wx' });
         heldByThisProcess.add(lockFile);
         return new DataDirLock(dataDir, null);
       } catch (err) {
@@ -114,15 +154,30 @@ export class DataDirLock {
     }
   }
 
-  /** Writes this process's pid into <dir>/.lock (Linux; the pid file already holds it elsewhere). */
+  private leaseTimer: NodeJS.Timeout | null = null;
+
+  /**
+   * Writes this process's pid and host into <dir>/.lock (Linux; the pid file already holds them elsewhere),
+   * and renews that lease from now on.
+   */
   recordOwner(): void {
-    if (this.socket) fs.writeFileSync(this.lockFile, `${process.pid}\n`);
+    if (!this.socket) return;
+    fs.writeFileSync(this.lockFile, ownerText());
+    this.leaseTimer = setInterval(() => {
+      try {
+        fs.writeFileSync(this.lockFile, ownerText());
+      } catch {
+        // A full disk or a vanished directory: the next renewal tries again; the socket still holds the lock here.
+      }
+    }, LEASE_REFRESH_MS);
+    this.leaseTimer.unref();
   }
 
   /** Removes <dir>/.lock when it is this process's and drops the lock. Idempotent. */
   async release(): Promise<void> {
     if (this.released) return;
     this.released = true;
+    if (this.leaseTimer) clearInterval(this.leaseTimer);
     if (readHolder(this.lockFile) === process.pid) fs.rmSync(this.lockFile, { force: true });
     heldByThisProcess.delete(this.lockFile);
     const socket = this.socket;
