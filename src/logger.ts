@@ -5,6 +5,7 @@
 // brokers default to 'warn' and often log nothing at all). So the logger handed around is a thin
 // front that knows the level and its bindings, and creates the pino logger, children included, on
 // the first record that passes the level. Records and their order are exactly pino's.
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Logger as PinoLogger } from 'pino';
 
@@ -90,12 +91,40 @@ class LazyLogger implements Logger {
   }
 
   flush(): void {
-    this.real?.flush();
+    try {
+      this.real?.flush();
+    } catch {
+      // stderr is full or gone: what it could not take is lost, and the caller is on its way out
+    }
   }
 }
 
 export function isLogLevel(level: string): level is LogLevel {
   return (LOG_LEVELS as readonly string[]).includes(level);
+}
+
+/** Log records held while stderr's pipe is full; beyond it records are dropped. */
+const MAX_PENDING_LOG_BYTES = 1024 * 1024;
+
+/**
+ * fd 2, or when it is a pipe (on Linux), a second, non-blocking open of the same pipe: writes that would
+ * block fail with EAGAIN instead, and fd 2 itself keeps its flags (which the parent's other children share).
+ */
+let stderrDescriptor: number | null = null;
+
+function stderrFd(): number {
+  stderrDescriptor ??= openStderr(); // once per process: every logger (embedded brokers too) shares it
+  return stderrDescriptor;
+}
+
+function openStderr(): number {
+  if (process.platform !== 'linux') return 2;
+  try {
+    if (!fs.fstatSync(2).isFIFO()) return 2;
+    return fs.openSync('/proc/self/fd/2', fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
+  } catch {
+    return 2;
+  }
 }
 
 export function createLogger(level: string = 'info'): Logger {
@@ -106,7 +135,10 @@ export function createLogger(level: string = 'info'): Logger {
     // write forever, so a krill whose stderr pipe lost its reader (the parent that read it died) would hang
     // on exit, holding the port and the data dir. A synchronous write sees EPIPE at once, and pino then
     // stops writing. krill logs little below debug, so the writes cost nothing that matters.
-    const destination = pino.destination({ fd: 2, sync: true });
+    // A synchronous write to a full pipe would block the whole broker, though (a parent that reads only
+    // stdout for the ready line): so a pipe is written through a non-blocking description of its own, and
+    // a record that does not fit is kept (up to MAX_PENDING_LOG_BYTES, then dropped) until the pipe drains.
+    const destination = pino.destination({ fd: stderrFd(), sync: true, retryEAGAIN: () => false, maxLength: MAX_PENDING_LOG_BYTES });
     // Any other failed write (a closed terminal's EIO, a full disk) would be thrown from the logging call:
     // losing a log line must not stop the broker, so such errors are dropped.
     destination.on('error', () => {});
