@@ -116,6 +116,7 @@ function buildConfig(args: ReturnType<typeof parseArgs>): BrokerConfig {
 }
 
 async function main(): Promise<void> {
+  const parent = process.ppid; // before the start, which may take long (log recovery): see watchParent
   let args: ReturnType<typeof parseArgs>;
   let config: BrokerConfig;
   try {
@@ -163,7 +164,7 @@ async function main(): Promise<void> {
   // `npx krill` runs krill under npm and a shell, and SIGTERM to npm does not reach krill; a supervisor
   // that starts krill and dies would leave it holding the port and the data dir. So krill stops as on
   // SIGTERM once the process that started it is gone.
-  if (!args.detached) watchParent(() => stop('parent exited'));
+  if (!args.detached) watchParent(() => stop('parent exited'), parent);
   // Only now say ready: a supervisor may signal as soon as it reads this line, and before the handlers
   // above exist SIGTERM/SIGINT would kill the process outright instead of closing cleanly.
   const { host, port } = broker.listener;

@@ -108,6 +108,10 @@ export function resolveListeners(get: (name: string) => string | null): Resolved
       } else if (a.name === clients[0]?.name) advertised = a;
     }
   }
+  if (!advertised && clients[0] && UNROUTABLE.has(clients[0].host)) {
+    // As Kafka: advertised.listeners defaults to listeners, and clients cannot connect to a wildcard.
+    problems.push(`advertised.listeners: not set, and the listener's ${clients[0].host} (every interface) is not an address clients can connect to: set advertised.listeners=${clients[0].name}://<host clients reach>:${clients[0].port}`);
+  }
   if (problems.length > 0) return { problems };
   const listener = clients[0];
   return {

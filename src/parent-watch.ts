@@ -10,9 +10,16 @@
 
 const CHECK_INTERVAL_MS = 500;
 
-export function watchParent(onGone: () => void, intervalMs = CHECK_INTERVAL_MS): void {
-  const parent = process.ppid;
+/**
+ * Calls onGone once `parent` (read with process.ppid when the process started: a start may take long, and
+ * the parent may die meanwhile) is no longer this process's parent; at once if that has already happened.
+ */
+export function watchParent(onGone: () => void, parent: number, intervalMs = CHECK_INTERVAL_MS): void {
   if (parent <= 1) return;
+  if (process.ppid !== parent) {
+    onGone();
+    return;
+  }
   const timer = setInterval(() => {
     if (process.ppid === parent) return;
     clearInterval(timer);

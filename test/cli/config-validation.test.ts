@@ -42,6 +42,18 @@ describe('listeners are checked at start', () => {
     expect(fs.readdirSync(d)).toEqual([]);
   });
 
+  it('--host 0.0.0.0 needs advertised.listeners, as Kafka refuses to advertise a wildcard; with it, it starts', async () => {
+    const d = dir();
+    const r = await runCli(['--host', '0.0.0.0', '--port', '0', '--data-dir', d]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('advertised.listeners: not set, and the listener\'s 0.0.0.0 (every interface) is not an address clients can connect to');
+    expect(fs.readdirSync(d)).toEqual([]);
+    // what the Docker image runs
+    const broker = await spawnCli(['--host', '0.0.0.0', '--port', '0', '--data-dir', d, '--set', 'advertised.listeners=PLAINTEXT://localhost:9092']);
+    broker.proc.kill('SIGTERM');
+    expect(await broker.exited).toBe(0);
+  });
+
   it('refuses what krill cannot honour, naming why', () => {
     expect(problemsOf({ listeners: 'PLAINTEXT://:9092,EXTERNAL://:9093', 'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,EXTERNAL:PLAINTEXT' }))
       .toEqual(['listeners: krill serves clients on one listener, PLAINTEXT and EXTERNAL given']);
