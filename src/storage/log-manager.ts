@@ -28,7 +28,7 @@ import { PARTITION_METADATA_FILE, isDeletedDirName, parsePartitionDirName, parti
 import { DEFAULT_LOG_CONFIG, PartitionLog, logConfigFromMap, type LogConfig, type StorageLogger } from './partition-log.js';
 import { randomBytes } from './random.js';
 import {
-  TOPICS_FILE, readPartitionMetadata, readTopicsFile, rebuildTopics, writeTopicCopy, writeTopicsFile, type PersistedTopic,
+  TOPICS_FILE, TOPIC_COPY_FILE, readPartitionMetadata, readTopicsFile, rebuildTopics, writeTopicCopy, writeTopicsFile, type PersistedTopic,
 } from './topics-file.js';
 
 export { DataDirError, TOPICS_FILE } from './topics-file.js';
@@ -93,6 +93,11 @@ export class LogManager {
     const persisted = listed ?? rebuildTopics(dataDir);
     if (!listed && persisted.length > 0) {
       log?.warn({ topics: persisted.map((t) => `${t.name} (${t.partitions})`) }, `${TOPICS_FILE} is missing; rebuilt the topic list from the partition directories`);
+      // Directories written before krill kept a copy of each topic's entry: their overrides are unknown.
+      const unknown = persisted.filter((t) => !fs.existsSync(path.join(dataDir, partitionDirName(t.name, 0), TOPIC_COPY_FILE)));
+      if (unknown.length > 0) {
+        log?.warn({ topics: unknown.map((t) => t.name) }, `these topics had no ${TOPIC_COPY_FILE}: their configs are back to the broker defaults; set their overrides again (cleanup.policy, retention, compression.type, ...)`);
+      }
     }
     const cleanFile = path.join(dataDir, CLEAN_SHUTDOWN_FILE);
     const cleanShutdown = fs.existsSync(cleanFile);

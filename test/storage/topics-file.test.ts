@@ -80,6 +80,19 @@ describe('the topic list of a data directory', () => {
     expect(m.partition('t', 1)!.logEndOffset).toBe(0);
   });
 
+  it('a topic rebuilt without its krill-topic.json copy (a data dir from before it) is named in a warning: its overrides are lost', () => {
+    let m = open();
+    m.createTopic('kept', 1, { 'cleanup.policy': 'compact' });
+    m.createTopic('old', 1, { 'cleanup.policy': 'compact' });
+    close(m);
+    fs.rmSync(path.join(dataDir, TOPICS_FILE));
+    fs.rmSync(path.join(dataDir, 'old-0', 'krill-topic.json'));
+    m = open();
+    expect(m.getTopic('kept')!.configs['cleanup.policy']).toBe('compact');
+    expect(m.getTopic('old')!.configs['cleanup.policy']).toBeUndefined();
+    expect(warnings).toContain('these topics had no krill-topic.json: their configs are back to the broker defaults; set their overrides again (cleanup.policy, retention, compression.type, ...)');
+  });
+
   it('a directory that is no partition (no segment, no partition.metadata) does not become a topic', () => {
     fs.mkdirSync(path.join(dataDir, 'backup-2024'));
     const m = open();
