@@ -106,9 +106,12 @@ function checkValue(name: string, kind: Kind, raw: string, opts: ValueRule): str
       if (opts.max !== undefined && n > opts.max) throw new ConfigError(`${name}: ${raw} is above the maximum ${opts.max}`);
       return value;
     }
-    case 'bool':
-      if (value !== 'true' && value !== 'false') throw new ConfigError(`${name}: '${raw}' is not true or false`);
-      return value;
+    case 'bool': {
+      // Kafka's ConfigDef reads booleans without regard to case.
+      const lower = value.toLowerCase();
+      if (lower !== 'true' && lower !== 'false') throw new ConfigError(`${name}: '${raw}' is not true or false`);
+      return lower;
+    }
     case 'enum':
       if (!opts.choices!.includes(value)) throw new ConfigError(`${name}: '${raw}' is not one of ${opts.choices!.join(', ')}`);
       return value;

@@ -119,6 +119,7 @@ export class DataDirLock {
       });
       server.listen(name, () => {
         server.unref();
+        server.on('error', () => {}); // nothing connects on purpose; an error later must not crash the broker
         const lease = readLockFile(path.join(dataDir, LOCK_FILE));
         const age = lease ? Date.now() - lease.writtenAt : Infinity;
         // Another host, or a live broker of this host in another network namespace (`ip netns exec`).

@@ -208,6 +208,12 @@ describe('the embedded config', () => {
     }
   });
 
+  it('reads booleans without regard to case, as Kafka does', () => {
+    expect(new BrokerConfig({ 'auto.create.topics.enable': 'FALSE' }).bool('auto.create.topics.enable')).toBe(false);
+    expect(new BrokerConfig({ 'auto.create.topics.enable': 'True' }).bool('auto.create.topics.enable')).toBe(true);
+    expect(problemsOf({ 'auto.create.topics.enable': 'yes' })).toEqual(["auto.create.topics.enable: 'yes' is not true or false"]);
+  });
+
   it('rejects a value that is no string, number or boolean, naming the config', () => {
     expect(problemsOf({ 'num.partitions': { n: 3 } as unknown as string })).toEqual(["num.partitions: object is not a value (a string, number or boolean)"]);
     expect(problemsOf({ 'num.partitions': 2.5 })).toEqual(["num.partitions: '2.5' is not an integer"]);

@@ -2,6 +2,7 @@
 // .lock), a refused start writes nothing, and a lost or broken krill-topics.json costs no record.
 import { afterAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { dirSnapshot, spawnCli, tempDir, type CliBroker } from '../helpers.js';
 import { TestClient } from '../server/client.js';
@@ -93,11 +94,11 @@ describe('one broker per data directory', () => {
     // kill -9 leaves .lock behind, which does not stop the next start
     c.close();
     await stop(first, 'SIGKILL');
-    expect(fs.readFileSync(path.join(d, '.lock'), 'utf8')).toBe(`${first.proc.pid}\n`);
+    expect(fs.readFileSync(path.join(d, '.lock'), 'utf8')).toBe(`${first.proc.pid}\n${os.hostname()}\n`);
     const next = await spawnCli(['--port', '0', '--data-dir', d]);
     c = await TestClient.connect(next.port);
     expect((await readAll(c, 'locked', 0)).map((r) => r.key)).toEqual(['a-0', 'a-1', 'a-2', 'a-3', 'a-4']);
-    expect(fs.readFileSync(path.join(d, '.lock'), 'utf8')).toBe(`${next.proc.pid}\n`);
+    expect(fs.readFileSync(path.join(d, '.lock'), 'utf8')).toBe(`${next.proc.pid}\n${os.hostname()}\n`);
     c.close();
     await stop(next);
     expect(fs.existsSync(path.join(d, '.lock'))).toBe(false);
