@@ -8,6 +8,7 @@ import {
   codecFromName, codecName, compress, decompress, isXerialFramed, snappyCompressXerial,
 } from '../../protocol/compression/index.js';
 import { KafkaError, ErrorCode } from '../../protocol/errors.js';
+import { xxh32 } from '../../protocol/compression/lz4.js';
 
 function hasTool(cmd: string, args: string[] = ['--version']): boolean {
   try {
@@ -199,6 +200,34 @@ describe('lz4', () => {
       const frame = execFileSync('lz4', [...args, '-'], { input: data, stdio: ['pipe', 'pipe', 'ignore'] });
       expect(decompress(CODEC_LZ4, frame).equals(data)).toBe(true);
     }
+  });
+
+  it.skipIf(!HAS_LZ4)('reads independent 64 KiB blocks without checksums block by block (librdkafka\'s frames), stored blocks too', () => {
+    for (const data of [sample(300_000), random(200_000)]) {
+      const frame = execFileSync('lz4', ['-B4', '-BI', '--no-frame-crc', '-c', '-q'], { input: data });
+      expect(frame[4]).toBe(0x60); // independent blocks, no checksums: the block-by-block path
+      expect(decompress(CODEC_LZ4, frame).equals(data)).toBe(true);
+    }
+  });
+
+  it('xxh32 (the descriptor checksum) gives the reference values', () => {
+    const h = (s: string) => xxh32(Buffer.from(s), 0, Buffer.byteLength(s));
+    expect([h(''), h('a'), h('abc'), h('Nobody inspects the spammish repetition')]).toEqual([0x02cc5d05, 0x550d7456, 0x32d153ff, 0xe2293b2f]);
+  });
+
+  it('a block that inflates past the frame\'s block size is CORRUPT_MESSAGE on the block-by-block path', () => {
+    // one sequence: literal 'a', then a match of 100,000 bytes at offset 1, then 5 literals; BD says 64 KiB
+    const seq: number[] = [0x1f, 0x61, 1, 0];
+    let ml = 100_000 - 4 - 15;
+    for (; ml >= 255; ml -= 255) seq.push(255);
+    seq.push(ml, 0x50, 0x62, 0x62, 0x62, 0x62, 0x62);
+    const block = Buffer.from(seq);
+    const header = Buffer.from([0x04, 0x22, 0x4d, 0x18, 0x60, 0x40, 0]);
+    header[6] = (xxh32(header, 4, 6) >>> 8) & 0xff;
+    const size = Buffer.alloc(4);
+    size.writeUInt32LE(block.length);
+    const frame = Buffer.concat([header, size, block, Buffer.alloc(4)]);
+    expectKafkaError(() => decompress(CODEC_LZ4, frame), ErrorCode.CORRUPT_MESSAGE);
   });
 
   it.skipIf(!HAS_LZ4)('the lz4 CLI reads our frames', () => {
