@@ -21,6 +21,9 @@ import type { Handler } from '../handlers/registry.js';
 
 const API_VERSIONS_KEY = 18;
 
+/** Responses queued on the socket beyond which no further request of the connection is taken. */
+const MAX_PENDING_OUTPUT_BYTES = 16 * 1024 * 1024;
+
 interface Slot {
   correlationId: number;
   /** Response chunks once ready; null for "send nothing" (acks=0); undefined while pending. */
@@ -64,6 +67,8 @@ export class Connection implements TrackedConnection {
   private readonly socket: Socket;
   private readonly rx: ReceiveBuffer;
   private readonly queue: Slot[] = [];
+  /** An asynchronous handler is serving a request of this connection (see onReceived). */
+  private serving = false;
   private readonly abort = new AbortController();
   private closed = false;
   private readonly log: Logger;
@@ -90,12 +95,20 @@ export class Connection implements TrackedConnection {
     this.socket.setNoDelay(true);
     this.socket.on('error', (err) => this.log.debug({ err: err.message }, 'socket error'));
     this.socket.on('close', () => this.onClose());
-    this.socket.on('drain', () => this.socket.resume());
+    this.socket.on('drain', () => {
+      this.active = true;
+      this.socket.resume();
+      this.onReceived(false); // frames held back while the output was full
+    });
   }
 
-  /** A request is being served, or a response is still on its way out: not idle. */
+  /**
+   * A request is being served (a long-poll Fetch, a JoinGroup): not idle. Responses the client does not
+   * read are no reason to keep a connection: as in Kafka, one that makes no progress for
+   * connections.max.idle.ms is closed (a drain counts as progress).
+   */
   get busy(): boolean {
-    return this.queue.length > 0 || this.socket.writableLength > 0;
+    return this.serving;
   }
 
   close(): void {
@@ -121,10 +134,23 @@ export class Connection implements TrackedConnection {
    * view of its request once it returns (Handler.releasesRequestBytes: Produce, whose records are the
    * bulk of what clients send) reads its frame in place; any other gets a copy, as it may keep views of
    * it in its response or its state. The buffer is given away when such a handler is still running.
+   *
+   * `fromRead`: called for bytes just received. Otherwise (frames held back, taken once the client has read
+   * its responses or the request in progress is answered) the buffer's layout must not change: Node has
+   * already been handed the tail for the next read. So every frame is copied, and the buffer is neither
+   * given away nor reset.
    */
-  private onReceived(): void {
+  private onReceived(fromRead = true): void {
     this.active = true;
     while (!this.closed) {
+      if (this.serving || this.socket.writableLength >= MAX_PENDING_OUTPUT_BYTES) {
+        // As Kafka mutes a channel while it serves a request: the next request waits in the receive buffer,
+        // and the socket stops reading, until the one in progress is answered and the client has read
+        // what is queued for it. Without this, pipelined Fetch requests would each hold a response in
+        // memory (200 of them took a broker from 56 to 745 MB), without bound.
+        this.socket.pause();
+        break;
+      }
       const head = this.rx.peekSize();
       if (head && 'invalid' in head) {
         this.fail(`frame of ${head.invalid} bytes exceeds socket.request.max.bytes (${this.rx.maxFrameBytes})`);
@@ -132,11 +158,20 @@ export class Connection implements TrackedConnection {
       }
       const frame = this.rx.takeFrame();
       if (!frame) break;
-      const inPlace = frame.length >= 2 && this.broker.registry.get(frame.readInt16BE(0))?.releasesRequestBytes === true;
+      const inPlace = fromRead && frame.length >= 2 && this.broker.registry.get(frame.readInt16BE(0))?.releasesRequestBytes === true;
       const stillRunning = this.onFrame(inPlace ? frame : Buffer.from(frame));
       if (inPlace && stillRunning) this.rx.detach();
+      if (stillRunning) this.serving = true;
     }
-    this.rx.settle();
+    if (fromRead) this.rx.settle();
+  }
+
+  /** After an asynchronous handler answered: take the requests that waited for it. */
+  private served(): void {
+    this.serving = false;
+    if (this.closed) return;
+    this.socket.resume();
+    this.onReceived(false);
   }
 
   /** Decodes and runs one request; true when its handler is still running (it returned a promise). */
@@ -201,7 +236,7 @@ export class Connection implements TrackedConnection {
       result.then(
         (body) => this.complete(slot, handler, version, header, body),
         (err) => this.onHandlerError(slot, handler, version, header, request, err),
-      );
+      ).finally(() => this.served());
       return true;
     }
     this.complete(slot, handler, version, header, result);

@@ -258,8 +258,9 @@ describe('large pipelined requests', () => {
       const frames: Buffer[] = [];
       const expected: string[] = [];
       let id = 500;
-      // a long-polling Fetch at the end of the log, answered once the first produce lands
-      frames.push(encodeRequest(API.Fetch, 12, fetchBody(12, topic, [{ partition: 0, fetchOffset: 0 }], { maxWaitMs: 5000, minBytes: 1 }), id++));
+      // a long-polling Fetch at the end of the log: as in Kafka, a connection's requests are served one at a
+      // time, so the produces behind it wait for it, and it is answered empty when its wait is over
+      frames.push(encodeRequest(API.Fetch, 12, fetchBody(12, topic, [{ partition: 0, fetchOffset: 0 }], { maxWaitMs: 300, minBytes: 1 }), id++));
       for (let i = 0; i < 6; i++) {
         frames.push(encodeRequest(API.Produce, 9, produceBody(topic, 0, batchFor(i)), id++));
         expected.push(...[0, 1, 2].map((r) => valueOf(i, r)));
@@ -278,7 +279,7 @@ describe('large pipelined requests', () => {
       expect(got.map((f) => f!.readInt32BE(0))).toEqual(Array.from({ length: id - 500 }, (_, k) => 500 + k));
       const fetched = decodeResponse(API.Fetch, 12, got[0]!).body.responses[0].partitions[0];
       expect(fetched.errorCode).toBe(0);
-      expect(recordsOf(fetched.records).slice(0, 3).map((r) => r.value)).toEqual(expected.slice(0, 3));
+      expect(recordsOf(fetched.records)).toEqual([]);
       // Produce responses in order: the one for the absent topic failed, every other one succeeded.
       const produceCodes = frames
         .map((f, k) => ({ apiKey: f.readInt16BE(4), frame: got[k]! }))
