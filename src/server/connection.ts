@@ -1,6 +1,7 @@
 // One client connection: splits the byte stream into size-prefixed frames, decodes each request,
-// runs its handler, and writes responses strictly in request order even when a later request
-// (a Produce behind a long-polling Fetch, say) finishes first. Clients pipeline several requests.
+// runs its handler, and writes responses strictly in request order. Clients pipeline several requests:
+// those answered at once (Produce) are taken back to back, but as in Kafka a request whose handler is
+// still running (a long-polling Fetch, a JoinGroup) holds back the ones behind it (see onReceived).
 //
 // Anything malformed closes this connection only: Kafka does the same for frames it cannot parse.
 //
