@@ -13,18 +13,16 @@ export default defineHandler({
   apiKey: 20,
   minVersion: 1,
   maxVersion: 6,
-  handle({ broker, apiVersion, log }, req) {
+  handle({ topics: admin, apiVersion, log }, req) {
     const wanted: { name: string | null; topicId: Buffer }[] =
       apiVersion >= 6 ? req.topics : req.topicNames.map((name: string) => ({ name, topicId: ZERO_UUID }));
     const responses = wanted.map((w) => {
       const byId = w.name === null || w.name === undefined;
-      const topic = byId ? broker.logs.getTopicById(w.topicId) : broker.logs.getTopic(w.name!);
+      const topic = byId ? admin.getTopicById(w.topicId) : admin.getTopic(w.name!);
       const result: Message = { name: topic?.name ?? w.name, topicId: topic?.topicId ?? w.topicId, errorCode: ErrorCode.NONE, errorMessage: null };
       try {
         if (!topic) throw byId ? new KafkaError('UNKNOWN_TOPIC_ID') : new KafkaError('UNKNOWN_TOPIC_OR_PARTITION');
-        if (!broker.config.bool('delete.topic.enable')) throw new KafkaError('TOPIC_DELETION_DISABLED', 'Topic deletion is disabled.');
-        if (topic.name.startsWith('__')) throw new KafkaError('INVALID_TOPIC_EXCEPTION', `Internal topic ${topic.name} cannot be deleted.`);
-        broker.logs.deleteTopic(topic.name);
+        admin.deleteTopic(topic);
         log.info({ topic: topic.name }, 'deleted topic');
       } catch (err) {
         if (!(err instanceof KafkaError)) throw err;
