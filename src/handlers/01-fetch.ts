@@ -7,7 +7,8 @@
 // sending full requests; a request naming a session gets FETCH_SESSION_ID_NOT_FOUND.
 // Version notes: topic ids replace names from v13 (KIP-516); lastStableOffset is the partition's (the high
 // watermark until transactions exist); preferredReadReplica is always -1 (one broker, no KIP-392).
-import { ErrorCode, KafkaError, errorCodeOf } from '../../protocol/errors.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { asKafkaError } from './error-result.js';
 import { defineHandler } from './registry.js';
 import type { Message } from '../../protocol/codec.js';
 import type { Partition } from '../partition/partition.js';
@@ -69,9 +70,8 @@ function readAll(targets: Target[], maxBytes: number) {
       base.lastStableOffset = read.lastStableOffset;
       base.logStartOffset = read.logStartOffset;
     } catch (err) {
-      if (!(err instanceof KafkaError)) throw err;
+      base.errorCode = asKafkaError(err).code;
       errors = true;
-      base.errorCode = errorCodeOf(err);
     }
     return base;
   });

@@ -5,7 +5,8 @@
 // at or after it through the time index, or answers offset -1 when there is none.
 // Version notes: v0's oldStyleOffsets is below the KIP-896 baseline; isolationLevel (v2+) makes no
 // difference until transactions exist.
-import { ErrorCode, KafkaError, errorCodeOf } from '../../protocol/errors.js';
+import { ErrorCode, KafkaError } from '../../protocol/errors.js';
+import { asKafkaError } from './error-result.js';
 import { defineHandler } from './registry.js';
 import type { Message } from '../../protocol/codec.js';
 import type { Partition } from '../partition/partition.js';
@@ -43,8 +44,7 @@ export default defineHandler({
           try {
             return { ...base, ...lookup(partition, p.timestamp) };
           } catch (err) {
-            if (!(err instanceof KafkaError)) throw err;
-            return { ...base, errorCode: errorCodeOf(err) };
+            return { ...base, errorCode: asKafkaError(err).code };
           }
         }),
       })),

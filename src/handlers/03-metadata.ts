@@ -7,7 +7,8 @@
 // creates synchronously and answers with the new topic at once.
 // Version notes: topic ids from v10 (KIP-516), lookups by id answer UNKNOWN_TOPIC_ID when unknown;
 // authorized operations (v8+) are reported as "not requested" (-2^31) since there are no ACLs yet.
-import { ErrorCode, KafkaError, errorCodeOf } from '../../protocol/errors.js';
+import { ErrorCode, KafkaError } from '../../protocol/errors.js';
+import { asKafkaError } from './error-result.js';
 import { defineHandler } from './registry.js';
 import { validateTopicName } from '../topics.js';
 import type { ReplicaManager } from '../partition/replica-manager.js';
@@ -73,8 +74,7 @@ export default defineHandler({
           if (!found) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION');
           topics.push(describeTopic(replicas, found));
         } catch (err) {
-          if (!(err instanceof KafkaError)) throw err;
-          topics.push(errorTopic(t.name, ZERO_UUID, errorCodeOf(err)));
+          topics.push(errorTopic(t.name, ZERO_UUID, asKafkaError(err).code));
         }
       }
     }

@@ -4,7 +4,8 @@
 // creates it unless validateOnly. Each topic succeeds or fails on its own; a name given twice in one
 // request fails both with INVALID_REQUEST, as in Kafka.
 // Version notes: v5+ return the effective partitions, replication factor and configs; v7 the topic id.
-import { ErrorCode, KafkaError, errorCodeOf } from '../../protocol/errors.js';
+import { ErrorCode, KafkaError } from '../../protocol/errors.js';
+import { errorResult } from './error-result.js';
 import { defineHandler } from './registry.js';
 import type { Message } from '../../protocol/codec.js';
 import type { BrokerConfig } from '../config.js';
@@ -75,9 +76,7 @@ export default defineHandler({
         result.replicationFactor = 1;
         result.configs = describeConfigs(config, checked.configs);
       } catch (err) {
-        if (!(err instanceof KafkaError)) throw err;
-        result.errorCode = errorCodeOf(err);
-        result.errorMessage = err.message;
+        Object.assign(result, errorResult(err));
       }
       return result;
     });

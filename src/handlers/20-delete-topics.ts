@@ -3,7 +3,8 @@
 // asynchronous deletion; a single broker can simply delete). delete.topic.enable=false answers
 // TOPIC_DELETION_DISABLED. Internal topics (names starting with "__") cannot be deleted.
 // Version notes: v6 names topics by name or id (KIP-516).
-import { ErrorCode, KafkaError, errorCodeOf } from '../../protocol/errors.js';
+import { ErrorCode, KafkaError } from '../../protocol/errors.js';
+import { errorResult } from './error-result.js';
 import { defineHandler } from './registry.js';
 import type { Message } from '../../protocol/codec.js';
 
@@ -25,9 +26,7 @@ export default defineHandler({
         admin.deleteTopic(topic);
         log.info({ topic: topic.name }, 'deleted topic');
       } catch (err) {
-        if (!(err instanceof KafkaError)) throw err;
-        result.errorCode = errorCodeOf(err);
-        result.errorMessage = err.message;
+        Object.assign(result, errorResult(err));
       }
       return result;
     });
