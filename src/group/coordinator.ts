@@ -232,7 +232,6 @@ export class GroupCoordinator {
 
   private addMemberAndRebalance(group: Group, memberId: string, req: JoinRequest, respond: (r: JoinResult) => void): void {
     const member = new Member(memberId, req.groupInstanceId, req.clientId, req.clientHost, req.rebalanceTimeoutMs, req.sessionTimeoutMs, req.protocolType, req.protocols);
-    member.isNew = true;
     member.awaitingJoin = respond;
     if (group.members.size === 0) group.protocolType = req.protocolType;
     group.members.set(memberId, member);
@@ -328,7 +327,6 @@ export class GroupCoordinator {
     for (const m of group.members.values()) {
       const respond = m.awaitingJoin;
       m.awaitingJoin = null;
-      m.isNew = false;
       this.scheduleHeartbeat(group, m);
       respond?.(this.joinResponse(group, m, m.memberId === group.leaderId));
     }

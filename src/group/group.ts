@@ -29,7 +29,6 @@ export class Member {
   /** Set while a SyncGroup waits for the leader's assignment. */
   awaitingSync: ((r: SyncResult) => void) | null = null;
   heartbeatTimer: unknown = null;
-  isNew = false;
 
   constructor(
     public memberId: string,
@@ -84,10 +83,6 @@ export class Group {
 
   is(state: GroupState): boolean {
     return this.state === state;
-  }
-
-  get size(): number {
-    return this.members.size;
   }
 
   hasAllMembersJoined(): boolean {
