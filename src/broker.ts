@@ -169,8 +169,9 @@ export class Broker {
       // Paused, so that the connection can make its reads land in its own buffer (see Connection).
       const server = net.createServer({ pauseOnConnect: true }, (socket) => {
         // Over a connection quota the new connection is closed before anything is read from it.
-        if (!this.connections.admits(normaliseAddress(socket.remoteAddress))) socket.destroy();
-        else this.connections.add(new Connection(socket, this.connectionHost));
+        const address = normaliseAddress(socket.remoteAddress);
+        if (!this.connections.admits(address)) socket.destroy();
+        else this.connections.add(new Connection(socket, this.connectionHost, address));
       });
       server.once('error', reject);
       server.listen({ host, port }, () => {

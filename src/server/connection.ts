@@ -88,8 +88,8 @@ export class Connection implements TrackedConnection {
   /** Whether requests are logged (level debug). */
   private readonly requestLog: boolean;
 
-  /** `accepted`: a socket the server accepted with pauseOnConnect. */
-  constructor(accepted: Socket, private readonly host: ConnectionHost) {
+  /** `accepted`: a socket the server accepted with pauseOnConnect; `address`: its peer, normalised. */
+  constructor(accepted: Socket, private readonly host: ConnectionHost, address?: string) {
     this.rx = new ReceiveBuffer(host.maxRequestBytes);
     const socket = adoptReadingInto(accepted, this.rx, () => this.onReceived());
     if (socket) this.socket = socket;
@@ -101,7 +101,7 @@ export class Connection implements TrackedConnection {
       });
       accepted.resume();
     }
-    this.address = normaliseAddress(this.socket.remoteAddress);
+    this.address = address ?? normaliseAddress(this.socket.remoteAddress);
     this.log = host.log.child({ client: `${this.socket.remoteAddress}:${this.socket.remotePort}` });
     this.requestLog = this.log.isLevelEnabled('debug');
     if (this.requestLog) this.log.debug('connection opened');
