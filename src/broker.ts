@@ -18,6 +18,7 @@ import { ConnectionRegistry, normaliseAddress } from './server/connection-regist
 import { LogManager } from './storage/log-manager.js';
 import { readOrCreateMetaProperties, syncInBackground } from './storage/checkpoints.js';
 import { DataDirLock } from './storage/data-dir-lock.js';
+import { readBuffers } from './storage/read-buffers.js';
 import { GroupCoordinator } from './group/coordinator.js';
 import { OffsetsTopicStore } from './group/offsets-topic.js';
 import { ReplicaManager } from './partition/replica-manager.js';
@@ -103,6 +104,7 @@ export class Broker {
         connections: this.connections,
         log,
         maxRequestBytes: config.int('socket.request.max.bytes'),
+        lentBuffers: readBuffers,
       };
       if (meta.created) {
         this.metaSynced = syncInBackground(meta.created).catch((err) =>

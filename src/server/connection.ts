@@ -12,7 +12,6 @@
 import net, { type Socket } from 'node:net';
 import { ReceiveBuffer } from './receive-buffer.js';
 import { normaliseAddress, type TrackedConnection } from './connection-registry.js';
-import { readBuffers } from '../storage/read-buffers.js';
 import type { Logger } from '../logger.js';
 import { ProtocolError, Reader, Writer } from '../../protocol/primitives.js';
 import { decodeMessage, decodeRequestHeaderStart, encodeMessage, isFlexible, skipTaggedFields, type Message, type RequestHeader } from '../../protocol/codec.js';
@@ -71,6 +70,15 @@ export interface ConnectionHost {
   readonly log: Logger;
   /** socket.request.max.bytes. */
   readonly maxRequestBytes: number;
+  /** Buffers lent to responses (log reads) that go back to their owner once the socket has sent them. */
+  readonly lentBuffers?: LentBuffers;
+}
+
+/** A pool whose buffers a response may carry: told when a chunk is about to be written and when it was. */
+export interface LentBuffers {
+  /** Whether `chunk` is one of the pool's; if so, sent(chunk) must follow once it has been written. */
+  willSend(chunk: Buffer): boolean;
+  sent(chunk: Buffer): void;
 }
 
 export class Connection implements TrackedConnection {
@@ -328,11 +336,12 @@ export class Connection implements TrackedConnection {
         this.socket.cork();
         wrote = true;
       }
+      const lent = this.host.lentBuffers;
       for (const c of slot.chunks!) {
         // Log bytes read for this response go back to their pool once the socket is done with them.
-        if (readBuffers.willSend(c)) {
+        if (lent?.willSend(c)) {
           ok = this.socket.write(c, (err) => {
-            if (!err) readBuffers.sent(c);
+            if (!err) lent.sent(c);
           }) && ok;
         } else ok = this.socket.write(c) && ok;
       }
