@@ -22,7 +22,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from './random.js';
-import { openMakingRoom } from './open-files.js';
+import type { OpenFiles } from './open-files.js';
 
 export const RECOVERY_POINT_CHECKPOINT = 'recovery-point-offset-checkpoint';
 export const LOG_START_OFFSET_CHECKPOINT = 'log-start-offset-checkpoint';
@@ -38,11 +38,12 @@ export interface CheckpointEntry {
 /**
  * Writes `content` to file atomically: tmp file, fsync, rename, directory fsync. With durable false,
  * no fsync: still all-or-nothing for readers, but a power loss may leave the old content, an empty file
- * or no file; only for files krill rebuilds from others when they are missing or wrong.
+ * or no file; only for files krill rebuilds from others when they are missing or wrong. With `files`, an
+ * open failing for want of descriptors closes that bound's segment files and is tried again (open-files.ts).
  */
-export function writeFileAtomic(file: string, content: string | Buffer, durable = true): void {
+export function writeFileAtomic(file: string, content: string | Buffer, durable = true, files?: OpenFiles): void {
   const tmp = `${file}.tmp`;
-  const fd = openMakingRoom(tmp, 'w');
+  const fd = openFile(tmp, 'w', files);
   try {
     const buf = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
     let done = 0;
@@ -52,7 +53,11 @@ export function writeFileAtomic(file: string, content: string | Buffer, durable 
     fs.closeSync(fd);
   }
   fs.renameSync(tmp, file);
-  if (durable) fsyncDir(path.dirname(file));
+  if (durable) fsyncDir(path.dirname(file), files);
+}
+
+function openFile(file: string, flags: string, files: OpenFiles | undefined): number {
+  return files ? files.openMakingRoom(file, flags) : fs.openSync(file, flags);
 }
 
 /** fsync of one file or directory through the thread pool (callback API: fs/promises costs a load). */
@@ -74,10 +79,10 @@ export async function syncInBackground(file: string): Promise<void> {
 }
 
 /** fsync of a directory (new or removed entries), ignoring platforms that refuse it. */
-export function fsyncDir(dir: string): void {
+export function fsyncDir(dir: string, files?: OpenFiles): void {
   let fd: number | null = null;
   try {
-    fd = openMakingRoom(dir, 'r');
+    fd = openFile(dir, 'r', files);
     fs.fsyncSync(fd);
   } catch {
     // best effort (not supported on every platform)
@@ -119,8 +124,8 @@ export function parseCheckpoint(text: string): CheckpointEntry[] {
   return out;
 }
 
-export function writeCheckpointFile(file: string, entries: CheckpointEntry[]): void {
-  writeFileAtomic(file, formatCheckpoint(entries));
+export function writeCheckpointFile(file: string, entries: CheckpointEntry[], files?: OpenFiles): void {
+  writeFileAtomic(file, formatCheckpoint(entries), true, files);
 }
 
 /** The entries of a checkpoint file; [] when it does not exist. Throws when it is malformed. */

@@ -20,7 +20,9 @@ import { randomBytes } from './random.js';
 import { KafkaError } from '../../protocol/errors.js';
 import { LOG_OVERHEAD, RECORD_BATCH_OVERHEAD as HEADER_SIZE, readBatchHeader, setBaseOffset } from '../../protocol/record-batch.js';
 import { TEMP_SUFFIXES, deletedDirName, parsePartitionDirName, parseSegmentFileName } from './file-names.js';
-import { Segment, fsyncDir, type SegmentAppendBatch, type SegmentConfig } from './segment.js';
+import { fsyncDir } from './checkpoints.js';
+import { OpenFiles } from './open-files.js';
+import { Segment, type SegmentAppendBatch, type SegmentConfig } from './segment.js';
 
 export interface LogConfig {
   /** segment.bytes: roll when an append would take the active segment past this size. */
@@ -68,6 +70,8 @@ export interface PartitionLogOptions extends Partial<LogConfig> {
   /** Clock for segment.ms rolling; default Date.now. */
   now?: () => number;
   log?: StorageLogger;
+  /** The bound on open segment files (its log manager's); default: one of this log's own. */
+  openFiles?: OpenFiles;
   /** Record timestamps of compressed batches, for exact offsetForTimestamp/maxTimestampOffset answers. */
 }
 
@@ -128,7 +132,8 @@ export class PartitionLog {
     };
     const now = options.now ?? Date.now;
     // Segments read the interval through this shared object, so updateConfig() reaches them.
-    const segmentConfig: SegmentConfig = { indexIntervalBytes: config.indexIntervalBytes, now };
+    const openFiles = options.openFiles ?? new OpenFiles();
+    const segmentConfig: SegmentConfig = { indexIntervalBytes: config.indexIntervalBytes, now, openFiles };
     fs.mkdirSync(dir, { recursive: true });
     const log = options.log;
 
@@ -351,7 +356,7 @@ export class PartitionLog {
       .then(async () => {
         if (this.closed) return;
         await old.flushAsync();
-        fsyncDir(this.dir);
+        fsyncDir(this.dir, this.segmentConfig.openFiles);
         this.unflushed.delete(old);
         if (!this.closed) this._recoveryPoint = Math.max(this._recoveryPoint, base);
       })
@@ -478,7 +483,7 @@ export class PartitionLog {
     for (const seg of this.unflushed) seg.flush();
     this.unflushed.clear();
     this.active.flush();
-    fsyncDir(this.dir);
+    fsyncDir(this.dir, this.segmentConfig.openFiles);
     this._recoveryPoint = this.logEndOffset;
   }
 

@@ -11,8 +11,8 @@
 // page cache and survive a kill -9 of the process (Kafka's default too, which does not fsync per write);
 // flush() fsyncs for power-loss durability. Reads are positional fs.readSync, into pooled buffers when
 // they are for a response (read-buffers.ts).
-// Descriptors are opened on first use and kept in the process-wide least-recently-used set of
-// open-files.ts, the active segment's too: any number of partitions fits under a small `ulimit -n`, and an
+// Descriptors are opened on first use and kept in the least-recently-used set of open-files.ts that
+// the log manager owns, the active segment's too: any number of partitions fits under a small `ulimit -n`, and an
 // append or read on a segment whose files were closed reopens them.
 
 import fs from 'node:fs';
@@ -20,7 +20,7 @@ import { KafkaError } from '../../protocol/errors.js';
 import { LOG_OVERHEAD, RECORD_BATCH_OVERHEAD as HEADER_SIZE, readBatchHeader, verifyBatchCrc, type BatchInfo } from '../../protocol/record-batch.js';
 import { firstRecordAtOrAfter, headerProblem } from './batch-header.js';
 import { segmentFilePath } from './file-names.js';
-import { closeFile, openFile, touch, type FileOwner } from './open-files.js';
+import type { FileOwner, OpenFiles } from './open-files.js';
 import { OffsetIndex } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 import { RecentBatches } from './recent-batches.js';
@@ -29,6 +29,8 @@ import { readBuffers } from './read-buffers.js';
 export interface SegmentConfig {
   indexIntervalBytes: number;
   now: () => number;
+  /** The bound on open segment files these segments' descriptors count against (their log manager's). */
+  openFiles: OpenFiles;
   /** Decodes record timestamps of compressed batches (for exact offsetForTimestamp answers). */
 }
 
@@ -111,8 +113,8 @@ export class Segment implements FileOwner {
     private readonly config: SegmentConfig,
   ) {
     this.logPath = segmentFilePath(dir, baseOffset, 'log');
-    this.index = new OffsetIndex(segmentFilePath(dir, baseOffset, 'index'), baseOffset, this);
-    this.timeIndex = new TimeIndex(segmentFilePath(dir, baseOffset, 'timeindex'), baseOffset, this);
+    this.index = new OffsetIndex(segmentFilePath(dir, baseOffset, 'index'), baseOffset, config.openFiles, this);
+    this.timeIndex = new TimeIndex(segmentFilePath(dir, baseOffset, 'timeindex'), baseOffset, config.openFiles, this);
     this.nextOffset = baseOffset;
     this.createdAt = config.now();
   }
@@ -151,8 +153,8 @@ export class Segment implements FileOwner {
 
   private handle(): number {
     if (this.closed) throw new KafkaError('KAFKA_STORAGE_ERROR', `segment ${this.logPath} is closed`);
-    if (this.fd === null) this.fd = openFile(this, this.logPath, 'a+');
-    else touch(this);
+    if (this.fd === null) this.fd = this.config.openFiles.open(this, this.logPath, 'a+');
+    else this.config.openFiles.touch(this);
     return this.fd;
   }
 
@@ -162,7 +164,7 @@ export class Segment implements FileOwner {
       if (this.fd !== null) {
         const fd = this.fd;
         this.fd = null;
-        closeFile(this, fd);
+        this.config.openFiles.close(this, fd);
       }
     } finally {
       try {
@@ -573,5 +575,3 @@ export class Segment implements FileOwner {
     for (const p of [this.logPath, this.index.path, this.timeIndex.path]) fs.rmSync(p, { force: true });
   }
 }
-
-export { fsyncDir } from './checkpoints.js';
