@@ -6,7 +6,7 @@
 //   <dataDir>/recovery-point-offset-checkpoint     checkpoints (checkpoints.ts)
 //   <dataDir>/log-start-offset-checkpoint
 //   <dataDir>/.kafka_cleanshutdown                 written by close(), removed by open()
-//   <dataDir>/meta.properties                      (checkpoints.ts; read/created by the broker)
+//   <dataDir>/meta.properties                      (meta-properties.ts; read/created by the broker)
 //
 // Creating a topic writes krill-topics.json first, then the partition directories; deleting one writes
 // krill-topics.json first, then renames each directory to <dir>.<id>-delete and removes it. At open,
@@ -19,10 +19,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { KafkaError } from '../../protocol/errors.js';
+import { writeFileAtomic } from './atomic-file.js';
 import {
-  CLEAN_SHUTDOWN_FILE, LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, randomKafkaUuid, readCheckpointFile,
-  writeCheckpointFile, writeFileAtomic, type CheckpointEntry,
+  CLEAN_SHUTDOWN_FILE, LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, readCheckpointFile, writeCheckpointFile, type CheckpointEntry,
 } from './checkpoints.js';
+import { randomKafkaUuid } from './meta-properties.js';
 import { DEFAULT_MAX_OPEN_FILES, OpenFiles } from './open-files.js';
 import { PARTITION_METADATA_FILE, isDeletedDirName, parsePartitionDirName, partitionDirName, strayDirName } from './file-names.js';
 import { DEFAULT_LOG_CONFIG, PartitionLog, logConfigFromMap, type LogConfig, type StorageLogger } from './partition-log.js';

@@ -20,7 +20,7 @@ import { randomBytes } from './random.js';
 import { KafkaError } from '../../protocol/errors.js';
 import { LOG_OVERHEAD, RECORD_BATCH_OVERHEAD as HEADER_SIZE, readBatchHeader, setBaseOffset } from '../../protocol/record-batch.js';
 import { TEMP_SUFFIXES, deletedDirName, parsePartitionDirName, parseSegmentFileName } from './file-names.js';
-import { fsyncDir } from './checkpoints.js';
+import { fsyncDir } from './atomic-file.js';
 import { OpenFiles } from './open-files.js';
 import { Segment, type SegmentAppendBatch, type SegmentConfig } from './segment.js';
 

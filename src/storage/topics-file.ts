@@ -15,7 +15,8 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomKafkaUuid, readTextIfExists, writeFileAtomic } from './checkpoints.js';
+import { readTextIfExists, writeFileAtomic } from './atomic-file.js';
+import { randomKafkaUuid } from './meta-properties.js';
 import type { OpenFiles } from './open-files.js';
 import { PARTITION_METADATA_FILE, parsePartitionDirName, parseSegmentFileName, partitionDirName } from './file-names.js';
 

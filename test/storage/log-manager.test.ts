@@ -5,7 +5,7 @@ import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { LogManager, TOPICS_FILE } from '../../src/storage/log-manager.js';
 import {
   CLEAN_SHUTDOWN_FILE, LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, formatCheckpoint, parseCheckpoint,
-  readCheckpointFile, readMetaProperties, readOrCreateMetaProperties, syncInBackground, writeCheckpointFile,
+  readCheckpointFile, writeCheckpointFile,
 } from '../../src/storage/checkpoints.js';
 import { buildBatch, parseBatches, rmDir, tempDir, toAppend } from './batches.js';
 
@@ -57,31 +57,6 @@ describe('checkpoint files', () => {
     expect(() => parseCheckpoint('1\n0\n')).toThrow(/version/);
     expect(() => parseCheckpoint('0\n2\na 0 1\n')).toThrow(/2 entries/);
     expect(() => parseCheckpoint('0\n1\na zero 1\n')).toThrow(/malformed/);
-  });
-
-  it('meta.properties is created once and checked', () => {
-    const meta = readOrCreateMetaProperties(dataDir, 3);
-    expect(meta.clusterId).toMatch(/^[A-Za-z0-9_][A-Za-z0-9_-]{21}$/);
-    expect(meta.nodeId).toBe(3);
-    const text = fs.readFileSync(path.join(dataDir, 'meta.properties'), 'utf8');
-    expect(text).toContain('version=1\n');
-    expect(text).toContain(`cluster.id=${meta.clusterId}\n`);
-    expect(text).toContain('node.id=3\n');
-    // Written now, made durable by the caller: the path says which file; a second read creates nothing.
-    expect(meta.created).toBe(path.join(dataDir, 'meta.properties'));
-    const again = readOrCreateMetaProperties(dataDir, 3);
-    expect(again.clusterId).toBe(meta.clusterId);
-    expect(again.created).toBeUndefined();
-    expect(readMetaProperties(dataDir)!.clusterId).toBe(meta.clusterId);
-    expect(() => readOrCreateMetaProperties(dataDir, 4)).toThrow(/node.id/);
-    expect(fs.readdirSync(dataDir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
-  });
-
-  it('syncInBackground fsyncs an existing file and fails for a missing one', async () => {
-    const file = path.join(dataDir, 'f');
-    fs.writeFileSync(file, 'x');
-    await expect(syncInBackground(file)).resolves.toBeUndefined();
-    await expect(syncInBackground(path.join(dataDir, 'missing'))).rejects.toThrow(/ENOENT/);
   });
 });
 
