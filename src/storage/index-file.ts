@@ -7,6 +7,7 @@
 // behalf of their owner (the segment), and can be released and reopened at will.
 
 import fs from 'node:fs';
+import { lastIndexWhere } from './binary-search.js';
 import { OpenFiles, type FileOwner } from './open-files.js';
 
 export abstract class IndexFile<E> implements FileOwner {
@@ -76,19 +77,7 @@ export abstract class IndexFile<E> implements FileOwner {
 
   /** The largest i for which before(entry(i)) holds, given before() is true on a prefix; -1 if none. */
   protected searchLast(before: (e: E) => boolean): number {
-    let lo = 0;
-    let hi = this.entries - 1;
-    let found = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      if (before(this.entry(mid))) {
-        found = mid;
-        lo = mid + 1;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    return found;
+    return lastIndexWhere(0, this.entries - 1, (i) => before(this.entry(i)));
   }
 
   protected appendEncoded(buf: Buffer, entry: E): void {
