@@ -18,6 +18,7 @@ import { readOrCreateMetaProperties } from './storage/meta-properties.js';
 import { DataDirLock } from './storage/data-dir-lock.js';
 import { GroupCoordinator } from './group/coordinator.js';
 import { OffsetsTopicStore } from './group/offsets-topic.js';
+import { Scheduler } from './scheduler.js';
 
 const CHECKPOINT_INTERVAL_MS = 60_000;
 
@@ -25,7 +26,8 @@ export class Broker {
   readonly registry = new HandlerRegistry(HANDLERS);
   readonly connections: ConnectionRegistry;
   private server: net.Server | null = null;
-  private checkpointTimer: NodeJS.Timeout | null = null;
+  /** Background work (the periodic checkpoint), off the request path. */
+  readonly scheduler: Scheduler;
   /** The fsync of a meta.properties written by this start (see readOrCreateMetaProperties). */
   private metaSynced: Promise<void> = Promise.resolve();
   private boundPort = 0;
@@ -47,6 +49,7 @@ export class Broker {
       perIpOverrides: config.maxConnectionsPerIpOverrides,
       idleMs: config.int('connections.max.idle.ms'),
     }, log);
+    this.scheduler = new Scheduler(log);
   }
 
   /**
@@ -74,8 +77,7 @@ export class Broker {
       await lock.release();
       throw err;
     }
-    broker.checkpointTimer = setInterval(() => broker.checkpoint(), CHECKPOINT_INTERVAL_MS);
-    broker.checkpointTimer.unref();
+    broker.scheduler.schedule('log-checkpoints', () => broker.logs.checkpointInBackground(), { periodMs: CHECKPOINT_INTERVAL_MS });
     return broker;
   }
 
@@ -154,16 +156,9 @@ export class Broker {
     });
   }
 
-  private checkpoint(): void {
-    try {
-      this.logs.checkpoint();
-    } catch (err) {
-      this.log.error({ err }, 'writing checkpoints failed');
-    }
-  }
-
   async close(): Promise<void> {
-    if (this.checkpointTimer) clearInterval(this.checkpointTimer);
+    // First: a checkpoint under way finishes before close() writes the final ones.
+    await this.scheduler.close();
     this.groups.close();
     const server = this.server;
     this.server = null;

@@ -1,7 +1,8 @@
 // Small files replaced atomically: written to <name>.tmp, fsynced, renamed over the old one, and the
 // directory fsynced, so that a reader (or the next start, after a crash or a power loss) sees the old
 // content or the new one, never a mix. Checkpoints, meta.properties, krill-topics.json, partition.metadata
-// and the clean-shutdown marker are written this way.
+// and the clean-shutdown marker are written this way. Writes on the request path or at shutdown are
+// synchronous; periodic ones (the checkpoints) go through the thread pool (writeFileAtomicInBackground).
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,6 +29,24 @@ export function writeFileAtomic(file: string, content: string | Buffer, durable 
   if (durable) fsyncDir(path.dirname(file), files);
 }
 
+/**
+ * writeFileAtomic(file, content, true, files) off the event loop: open, write, fsync, rename and the
+ * directory's fsync go through the thread pool, so a slow disk delays no request. Nothing else may write
+ * `file` meanwhile (both would use <file>.tmp).
+ */
+export async function writeFileAtomicInBackground(file: string, content: string | Buffer, files?: OpenFiles): Promise<void> {
+  const tmp = `${file}.tmp`;
+  const fh = files ? await files.openHandleMakingRoom(tmp, 'w') : await fs.promises.open(tmp, 'w');
+  try {
+    await fh.writeFile(content);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await fs.promises.rename(tmp, file);
+  await fsyncDirInBackground(path.dirname(file));
+}
+
 function openFile(file: string, flags: string, files: OpenFiles | undefined): number {
   return files ? files.openMakingRoom(file, flags) : fs.openSync(file, flags);
 }
@@ -48,6 +67,11 @@ function fsyncPath(p: string, ignoreErrors: boolean): Promise<void> {
 export async function syncInBackground(file: string): Promise<void> {
   await fsyncPath(file, false);
   await fsyncPath(path.dirname(file), true);
+}
+
+/** fsyncDir() through the thread pool. */
+export function fsyncDirInBackground(dir: string): Promise<void> {
+  return fsyncPath(dir, true);
 }
 
 /** fsync of a directory (new or removed entries), ignoring platforms that refuse it. */

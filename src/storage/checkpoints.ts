@@ -14,7 +14,7 @@
 // Each is replaced atomically (atomic-file.ts).
 
 import type { OpenFiles } from './open-files.js';
-import { readTextIfExists, writeFileAtomic } from './atomic-file.js';
+import { readTextIfExists, writeFileAtomic, writeFileAtomicInBackground } from './atomic-file.js';
 
 export const RECOVERY_POINT_CHECKPOINT = 'recovery-point-offset-checkpoint';
 export const LOG_START_OFFSET_CHECKPOINT = 'log-start-offset-checkpoint';
@@ -51,6 +51,11 @@ export function parseCheckpoint(text: string): CheckpointEntry[] {
 
 export function writeCheckpointFile(file: string, entries: CheckpointEntry[], files?: OpenFiles): void {
   writeFileAtomic(file, formatCheckpoint(entries), true, files);
+}
+
+/** writeCheckpointFile() off the event loop (see writeFileAtomicInBackground). */
+export function writeCheckpointFileInBackground(file: string, entries: CheckpointEntry[], files?: OpenFiles): Promise<void> {
+  return writeFileAtomicInBackground(file, formatCheckpoint(entries), files);
 }
 
 /** The entries of a checkpoint file; [] when it does not exist. Throws when it is malformed. */

@@ -21,7 +21,8 @@ import path from 'node:path';
 import { KafkaError } from '../../protocol/errors.js';
 import { writeFileAtomic } from './atomic-file.js';
 import {
-  CLEAN_SHUTDOWN_FILE, LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, readCheckpointFile, writeCheckpointFile, type CheckpointEntry,
+  CLEAN_SHUTDOWN_FILE, LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, readCheckpointFile, writeCheckpointFile,
+  writeCheckpointFileInBackground, type CheckpointEntry,
 } from './checkpoints.js';
 import { randomKafkaUuid } from './meta-properties.js';
 import { DEFAULT_MAX_OPEN_FILES, OpenFiles } from './open-files.js';
@@ -298,6 +299,25 @@ export class LogManager {
   /** Writes recovery-point-offset-checkpoint and log-start-offset-checkpoint for every open log. */
   checkpoint(): void {
     this.ensureOpen();
+    const { recovery, starts } = this.checkpointEntries();
+    writeCheckpointFile(path.join(this.dataDir, RECOVERY_POINT_CHECKPOINT), recovery, this.openFiles);
+    writeCheckpointFile(path.join(this.dataDir, LOG_START_OFFSET_CHECKPOINT), starts, this.openFiles);
+  }
+
+  /**
+   * checkpoint() without blocking the event loop on fsyncs (the periodic checkpoint): the offsets are
+   * taken now, the files written and fsynced through the thread pool. Nothing else may write the
+   * checkpoints meanwhile: run it from a Scheduler (one run at a time) closed before close() is called.
+   * Does nothing once closed.
+   */
+  async checkpointInBackground(): Promise<void> {
+    if (this.closed) return;
+    const { recovery, starts } = this.checkpointEntries();
+    await writeCheckpointFileInBackground(path.join(this.dataDir, RECOVERY_POINT_CHECKPOINT), recovery, this.openFiles);
+    await writeCheckpointFileInBackground(path.join(this.dataDir, LOG_START_OFFSET_CHECKPOINT), starts, this.openFiles);
+  }
+
+  private checkpointEntries(): { recovery: CheckpointEntry[]; starts: CheckpointEntry[] } {
     const recovery: CheckpointEntry[] = [];
     const starts: CheckpointEntry[] = [];
     for (const { info, logs } of this.byName.values()) {
@@ -306,8 +326,7 @@ export class LogManager {
         starts.push({ topic: info.name, partition, offset: log.logStartOffset });
       });
     }
-    writeCheckpointFile(path.join(this.dataDir, RECOVERY_POINT_CHECKPOINT), recovery, this.openFiles);
-    writeCheckpointFile(path.join(this.dataDir, LOG_START_OFFSET_CHECKPOINT), starts, this.openFiles);
+    return { recovery, starts };
   }
 
   /** Closes every log (each flushes first); returns whether all closed cleanly. */

@@ -100,6 +100,25 @@ export class OpenFiles {
     }
   }
 
+  /**
+   * openMakingRoom() through the thread pool, for writes off the event loop. Closing the cached files from
+   * here is safe: no synchronous segment operation is under way, holding a descriptor in a local.
+   */
+  async openHandleMakingRoom(path: string, flags: string): Promise<fs.promises.FileHandle> {
+    try {
+      return await fs.promises.open(path, flags);
+    } catch (err) {
+      if (!isOutOfDescriptors(err)) throw err;
+    }
+    this.closeIdle(null);
+    try {
+      return await fs.promises.open(path, flags);
+    } catch (err) {
+      if (!isOutOfDescriptors(err)) throw err;
+      throw this.outOfDescriptors(path, err as NodeJS.ErrnoException);
+    }
+  }
+
   /** fs.openSync for a file of `owner`, counted against the bound (see the file comment for EMFILE). */
   open(owner: FileOwner, path: string, flags: string): number {
     const fd = this.openMakingRoom(path, flags, owner);

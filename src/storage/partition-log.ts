@@ -15,7 +15,7 @@ import { LOG_OVERHEAD, RECORD_BATCH_OVERHEAD as HEADER_SIZE, readBatchHeader, se
 import { deletedDirName, parsePartitionDirName } from './file-names.js';
 import { lastIndexWhere } from './binary-search.js';
 import { loadLog, type StorageLogger } from './log-loader.js';
-import { fsyncDir } from './atomic-file.js';
+import { fsyncDir, fsyncDirInBackground } from './atomic-file.js';
 import { OpenFiles } from './open-files.js';
 import { Segment, type SegmentAppendBatch, type SegmentConfig } from './segment.js';
 import { findOffsetByTimestamp, maxTimestampAndOffset, readBatches, translateOffset } from './segment-reader.js';
@@ -241,7 +241,7 @@ export class PartitionLog {
       .then(async () => {
         if (this.closed) return;
         await old.flushAsync();
-        fsyncDir(this.dir, this.segmentConfig.openFiles);
+        await fsyncDirInBackground(this.dir);
         this.unflushed.delete(old);
         if (!this.closed) this._recoveryPoint = Math.max(this._recoveryPoint, base);
       })

@@ -133,6 +133,28 @@ describe('LogManager', () => {
     expect(append(m, 'a-b', 0).baseOffset).toBe(24);
   });
 
+  it('checkpointInBackground writes the offsets of the moment it is called, off the event loop', async () => {
+    const m = openManager();
+    m.createTopic('t', 2);
+    for (let i = 0; i < 4; i++) append(m, 't', 1);
+    const cp = (name: string) => readCheckpointFile(path.join(dataDir, name));
+    const written = m.checkpointInBackground();
+    // Taken now, written later: a change made meanwhile is in the next checkpoint, not this one.
+    expect(cp(LOG_START_OFFSET_CHECKPOINT)).toEqual([]);
+    m.partition('t', 1)!.deleteRecordsBefore(2);
+    await written;
+    expect(cp(LOG_START_OFFSET_CHECKPOINT)).toEqual([{ topic: 't', partition: 0, offset: 0 }, { topic: 't', partition: 1, offset: 0 }]);
+    expect(cp(RECOVERY_POINT_CHECKPOINT)).toEqual([{ topic: 't', partition: 0, offset: 0 }, { topic: 't', partition: 1, offset: 0 }]);
+    await m.checkpointInBackground();
+    expect(cp(LOG_START_OFFSET_CHECKPOINT)).toContainEqual({ topic: 't', partition: 1, offset: 2 });
+    expect(fs.readdirSync(dataDir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    closeManager(m);
+    // Once closed it writes nothing (close() wrote the final checkpoints).
+    const final = fs.readFileSync(path.join(dataDir, RECOVERY_POINT_CHECKPOINT), 'utf8');
+    await m.checkpointInBackground();
+    expect(fs.readFileSync(path.join(dataDir, RECOVERY_POINT_CHECKPOINT), 'utf8')).toBe(final);
+  });
+
   it('after a clean shutdown, a garbage active index is still detected and rebuilt', () => {
     let m = openManager({ 'index.interval.bytes': '50' });
     m.createTopic('t', 1, {});
