@@ -16,7 +16,8 @@ import { Connection, type ConnectionHost } from './server/connection.js';
 import type { BrokerServices } from './server/request-context.js';
 import { ConnectionRegistry, normaliseAddress } from './server/connection-registry.js';
 import { LogManager } from './storage/log-manager.js';
-import { readOrCreateMetaProperties, syncInBackground } from './storage/checkpoints.js';
+import { syncInBackground } from './storage/atomic-file.js';
+import { readOrCreateMetaProperties } from './storage/meta-properties.js';
 import { DataDirLock } from './storage/data-dir-lock.js';
 import { readBuffers } from './storage/read-buffers.js';
 import { GroupCoordinator } from './group/coordinator.js';
@@ -24,6 +25,7 @@ import { OffsetsTopicStore } from './group/offsets-topic.js';
 import { ReplicaManager } from './partition/replica-manager.js';
 import { SingleBrokerCluster } from './cluster/cluster-view.js';
 import { TopicAdmin } from './topics.js';
+import { Scheduler } from './scheduler.js';
 
 const CHECKPOINT_INTERVAL_MS = 60_000;
 
@@ -31,7 +33,8 @@ export class Broker {
   readonly registry = new HandlerRegistry(HANDLERS);
   readonly connections: ConnectionRegistry;
   private server: net.Server | null = null;
-  private checkpointTimer: NodeJS.Timeout | null = null;
+  /** Background work (the periodic checkpoint), off the request path. */
+  readonly scheduler: Scheduler;
   /** The fsync of a meta.properties written by this start (see readOrCreateMetaProperties). */
   private metaSynced: Promise<void> = Promise.resolve();
   private boundPort = 0;
@@ -56,6 +59,7 @@ export class Broker {
       perIpOverrides: config.maxConnectionsPerIpOverrides,
       idleMs: config.int('connections.max.idle.ms'),
     }, log);
+    this.scheduler = new Scheduler(log);
   }
 
   /**
@@ -83,8 +87,7 @@ export class Broker {
       await lock.release();
       throw err;
     }
-    broker.checkpointTimer = setInterval(() => broker.checkpoint(), CHECKPOINT_INTERVAL_MS);
-    broker.checkpointTimer.unref();
+    broker.scheduler.schedule('log-checkpoints', () => broker.logs.checkpointInBackground(), { periodMs: CHECKPOINT_INTERVAL_MS });
     return broker;
   }
 
@@ -186,16 +189,9 @@ export class Broker {
     });
   }
 
-  private checkpoint(): void {
-    try {
-      this.logs.checkpoint();
-    } catch (err) {
-      this.log.error({ err }, 'writing checkpoints failed');
-    }
-  }
-
   async close(): Promise<void> {
-    if (this.checkpointTimer) clearInterval(this.checkpointTimer);
+    // First: a checkpoint under way finishes before close() writes the final ones.
+    await this.scheduler.close();
     this.groups.close();
     const server = this.server;
     this.server = null;

@@ -64,7 +64,7 @@ export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = Object.freeze
   'log.roll.ms': { kind: 'long', default: null, min: 1, doc: 'Segment age before rolling; overrides log.roll.hours.' },
   'log.roll.hours': { kind: 'int', default: '168', min: 1, doc: 'Segment age before rolling, in hours.' },
   'log.index.interval.bytes': { kind: 'int', default: '4096', min: 0, doc: 'Bytes of log between offset index entries.' },
-  'krill.log.max.open.files': { kind: 'int', default: '512', min: 1, doc: 'Segment file descriptors kept open, process-wide (krill only; the rest are closed and reopened on use).' },
+  'krill.log.max.open.files': { kind: 'int', default: '512', min: 1, doc: 'Segment file descriptors kept open, per broker (krill only; the rest are closed and reopened on use).' },
   'log.message.timestamp.type': { kind: 'enum', default: 'CreateTime', choices: TIMESTAMP_TYPES, doc: 'CreateTime or LogAppendTime.' },
   'compression.type': { kind: 'enum', default: 'producer', choices: COMPRESSION_TYPES, doc: 'Codec batches are stored in.' },
   'socket.request.max.bytes': { kind: 'int', default: '104857600', min: 1, doc: 'Largest request frame accepted.' },

@@ -7,7 +7,8 @@
 // behalf of their owner (the segment), and can be released and reopened at will.
 
 import fs from 'node:fs';
-import { closeFile, openFile, touch, type FileOwner } from './open-files.js';
+import { lastIndexWhere } from './binary-search.js';
+import { OpenFiles, type FileOwner } from './open-files.js';
 
 export abstract class IndexFile<E> implements FileOwner {
   private fd: number | null = null;
@@ -16,11 +17,12 @@ export abstract class IndexFile<E> implements FileOwner {
   private readonly scratch: Buffer;
   private readonly owner: FileOwner;
 
-  /** `owner` is the segment the file belongs to; a standalone index owns itself. */
+  /** `owner` is the segment the file belongs to, `files` its log manager's bound; a standalone index owns itself. */
   protected constructor(
     readonly path: string,
     readonly baseOffset: number,
     readonly entrySize: number,
+    private readonly files: OpenFiles = new OpenFiles(),
     owner?: FileOwner,
   ) {
     this.scratch = Buffer.alloc(entrySize);
@@ -40,9 +42,9 @@ export abstract class IndexFile<E> implements FileOwner {
   }
 
   private handle(): number {
-    if (this.fd !== null) touch(this.owner);
+    if (this.fd !== null) this.files.touch(this.owner);
     else {
-      this.fd = openFile(this.owner, this.path, 'a+');
+      this.fd = this.files.open(this.owner, this.path, 'a+');
       const size = fs.fstatSync(this.fd).size;
       if (size % this.entrySize !== 0) {
         // A torn entry from an interrupted write: drop it (the entries before it are whole).
@@ -57,10 +59,6 @@ export abstract class IndexFile<E> implements FileOwner {
   get entries(): number {
     this.handle();
     return this.count;
-  }
-
-  get sizeInBytes(): number {
-    return this.entries * this.entrySize;
   }
 
   entry(i: number): E {
@@ -79,19 +77,7 @@ export abstract class IndexFile<E> implements FileOwner {
 
   /** The largest i for which before(entry(i)) holds, given before() is true on a prefix; -1 if none. */
   protected searchLast(before: (e: E) => boolean): number {
-    let lo = 0;
-    let hi = this.entries - 1;
-    let found = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      if (before(this.entry(mid))) {
-        found = mid;
-        lo = mid + 1;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    return found;
+    return lastIndexWhere(0, this.entries - 1, (i) => before(this.entry(i)));
   }
 
   protected appendEncoded(buf: Buffer, entry: E): void {
@@ -141,7 +127,7 @@ export abstract class IndexFile<E> implements FileOwner {
     if (this.fd !== null) {
       const fd = this.fd;
       this.fd = null;
-      closeFile(this.owner, fd);
+      this.files.close(this.owner, fd);
     }
   }
 

@@ -6,7 +6,7 @@
 //   <dataDir>/recovery-point-offset-checkpoint     checkpoints (checkpoints.ts)
 //   <dataDir>/log-start-offset-checkpoint
 //   <dataDir>/.kafka_cleanshutdown                 written by close(), removed by open()
-//   <dataDir>/meta.properties                      (checkpoints.ts; read/created by the broker)
+//   <dataDir>/meta.properties                      (meta-properties.ts; read/created by the broker)
 //
 // Creating a topic writes krill-topics.json first, then the partition directories; deleting one writes
 // krill-topics.json first, then renames each directory to <dir>.<id>-delete and removes it. At open,
@@ -19,11 +19,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { KafkaError } from '../../protocol/errors.js';
+import { writeFileAtomic } from './atomic-file.js';
 import {
-  CLEAN_SHUTDOWN_FILE, LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, randomKafkaUuid, readCheckpointFile,
-  writeCheckpointFile, writeFileAtomic, type CheckpointEntry,
+  CLEAN_SHUTDOWN_FILE, LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, readCheckpointFile, writeCheckpointFile,
+  writeCheckpointFileInBackground, type CheckpointEntry,
 } from './checkpoints.js';
-import { setMaxOpenFiles, setOpenFilesLogger } from './open-files.js';
+import { randomKafkaUuid } from './meta-properties.js';
+import { DEFAULT_MAX_OPEN_FILES, OpenFiles } from './open-files.js';
 import { PARTITION_METADATA_FILE, isDeletedDirName, parsePartitionDirName, partitionDirName, strayDirName } from './file-names.js';
 import { DEFAULT_LOG_CONFIG, PartitionLog, logConfigFromMap, type LogConfig, type StorageLogger } from './partition-log.js';
 import { randomBytes } from './random.js';
@@ -51,7 +53,7 @@ export interface LogManagerOptions {
   log?: StorageLogger;
   /** Clock for segment.ms rolling; default Date.now. */
   now?: () => number;
-  /** krill.log.max.open.files: the process-wide bound on open segment files (open-files.ts). */
+  /** krill.log.max.open.files: this manager's bound on open segment files (open-files.ts). */
   maxOpenFiles?: number;
 }
 
@@ -72,20 +74,22 @@ export class LogManager {
   private readonly byName = new Map<string, TopicState>();
   private readonly byId = new Map<string, TopicState>();
   private closed = false;
+  /** The bound on open segment files of every log of this manager, and its other files' EMFILE relief. */
+  readonly openFiles: OpenFiles;
 
   private constructor(
     readonly dataDir: string,
     private defaults: Record<string, string>,
     private readonly options: LogManagerOptions,
-  ) {}
+  ) {
+    this.openFiles = new OpenFiles(options.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES, options.log ?? null);
+  }
 
   /** Creates dataDir if needed, loads topic metadata and opens (recovering) every partition log. */
   static open(options: LogManagerOptions): LogManager {
     const dataDir = path.resolve(options.dataDir);
     fs.mkdirSync(dataDir, { recursive: true });
     const mgr = new LogManager(dataDir, { ...(options.defaults ?? {}) }, options);
-    if (options.maxOpenFiles !== undefined) setMaxOpenFiles(options.maxOpenFiles);
-    if (options.log) setOpenFilesLogger(options.log);
     const log = options.log;
 
     // First, as it may refuse the start: nothing is written before.
@@ -168,7 +172,7 @@ export class LogManager {
       partitions: info.partitions,
       configs: info.overrides,
     }));
-    writeTopicsFile(this.dataDir, topics);
+    writeTopicsFile(this.dataDir, topics, this.openFiles);
   }
 
   /** Renames a partition directory that is in the way to <dir>.<id>-stray: krill never removes data but by DeleteTopics. */
@@ -181,7 +185,7 @@ export class LogManager {
 
   /** The copy of a topic's entry in its partition 0 directory (topics-file.ts). */
   private writeTopicCopy(info: TopicInfo): void {
-    writeTopicCopy(this.dataDir, { name: info.name, partitions: info.partitions, configs: info.overrides });
+    writeTopicCopy(this.dataDir, { name: info.name, partitions: info.partitions, configs: info.overrides }, this.openFiles);
   }
 
   private topicInfo(name: string, topicId: Buffer<ArrayBuffer>, partitions: number, overrides: Record<string, string>): TopicInfo {
@@ -200,11 +204,12 @@ export class LogManager {
       ...extra,
       now: this.options.now,
       log: this.options.log,
+      openFiles: this.openFiles,
     });
     if (fresh || !readPartitionMetadata(dir)?.equals(info.topicId)) {
       // Not fsynced (two fsyncs per partition made creating __consumer_offsets take ~170 ms): the topic
       // id's durable home is the topics file, and this copy is rewritten at open when missing or wrong.
-      writeFileAtomic(path.join(dir, PARTITION_METADATA_FILE), formatPartitionMetadata(info.topicId), false);
+      writeFileAtomic(path.join(dir, PARTITION_METADATA_FILE), formatPartitionMetadata(info.topicId), false, this.openFiles);
     }
     return log;
   }
@@ -294,6 +299,25 @@ export class LogManager {
   /** Writes recovery-point-offset-checkpoint and log-start-offset-checkpoint for every open log. */
   checkpoint(): void {
     this.ensureOpen();
+    const { recovery, starts } = this.checkpointEntries();
+    writeCheckpointFile(path.join(this.dataDir, RECOVERY_POINT_CHECKPOINT), recovery, this.openFiles);
+    writeCheckpointFile(path.join(this.dataDir, LOG_START_OFFSET_CHECKPOINT), starts, this.openFiles);
+  }
+
+  /**
+   * checkpoint() without blocking the event loop on fsyncs (the periodic checkpoint): the offsets are
+   * taken now, the files written and fsynced through the thread pool. Nothing else may write the
+   * checkpoints meanwhile: run it from a Scheduler (one run at a time) closed before close() is called.
+   * Does nothing once closed.
+   */
+  async checkpointInBackground(): Promise<void> {
+    if (this.closed) return;
+    const { recovery, starts } = this.checkpointEntries();
+    await writeCheckpointFileInBackground(path.join(this.dataDir, RECOVERY_POINT_CHECKPOINT), recovery, this.openFiles);
+    await writeCheckpointFileInBackground(path.join(this.dataDir, LOG_START_OFFSET_CHECKPOINT), starts, this.openFiles);
+  }
+
+  private checkpointEntries(): { recovery: CheckpointEntry[]; starts: CheckpointEntry[] } {
     const recovery: CheckpointEntry[] = [];
     const starts: CheckpointEntry[] = [];
     for (const { info, logs } of this.byName.values()) {
@@ -302,8 +326,7 @@ export class LogManager {
         starts.push({ topic: info.name, partition, offset: log.logStartOffset });
       });
     }
-    writeCheckpointFile(path.join(this.dataDir, RECOVERY_POINT_CHECKPOINT), recovery);
-    writeCheckpointFile(path.join(this.dataDir, LOG_START_OFFSET_CHECKPOINT), starts);
+    return { recovery, starts };
   }
 
   /** Closes every log (each flushes first); returns whether all closed cleanly. */
@@ -331,6 +354,6 @@ export class LogManager {
     } finally {
       this.closed = true;
     }
-    if (clean) writeFileAtomic(path.join(this.dataDir, CLEAN_SHUTDOWN_FILE), '{"version":0,"brokerEpoch":-1}\n');
+    if (clean) writeFileAtomic(path.join(this.dataDir, CLEAN_SHUTDOWN_FILE), '{"version":0,"brokerEpoch":-1}\n', true, this.openFiles);
   }
 }

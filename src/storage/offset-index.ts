@@ -11,7 +11,7 @@
 // {offset: baseOffset, position: 0}.
 
 import { IndexFile } from './index-file.js';
-import type { FileOwner } from './open-files.js';
+import type { FileOwner, OpenFiles } from './open-files.js';
 
 export const OFFSET_INDEX_ENTRY_SIZE = 8;
 
@@ -21,8 +21,8 @@ export interface OffsetPosition {
 }
 
 export class OffsetIndex extends IndexFile<OffsetPosition> {
-  constructor(path: string, baseOffset: number, owner?: FileOwner) {
-    super(path, baseOffset, OFFSET_INDEX_ENTRY_SIZE, owner);
+  constructor(path: string, baseOffset: number, files?: OpenFiles, owner?: FileOwner) {
+    super(path, baseOffset, OFFSET_INDEX_ENTRY_SIZE, files, owner);
   }
 
   protected decode(buf: Buffer, at: number): OffsetPosition {

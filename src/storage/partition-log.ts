@@ -3,14 +3,7 @@
 // logEndOffset - 1; the segment holding offset o is the one with the largest base offset <= o.
 // Besides segment files the directory holds partition.metadata (written by LogManager).
 //
-// Opening recovers: leftovers of interrupted operations are removed, then
-//   - after a crash (no clean-shutdown flag), every segment from the one holding the recovery point on is
-//     scanned in full (complete header, magic 2, size within the file, CRC32C, increasing offsets), cut at
-//     the first bad batch, and its indexes rebuilt; segments after a cut one are deleted;
-//   - after a clean shutdown, only the active segment's tail (from its last offset index entry) is checked;
-//   - segments before the recovery point are trusted, their indexes rebuilt only when missing or broken;
-//     after a crash the tail of each is checked too (Segment.checkTail), and damage is logged, not repaired;
-//   - offsets missing between one read segment's end and the next one's base offset are logged.
+// Opening recovers the log from what a crash or a clean shutdown left (log-loader.ts).
 // A rolled segment is fsynced in the background and the recovery point then moves to the next segment's
 // base offset; close() fsyncs everything and sets the recovery point to the log end offset.
 
@@ -19,8 +12,13 @@ import path from 'node:path';
 import { randomBytes } from './random.js';
 import { KafkaError } from '../../protocol/errors.js';
 import { LOG_OVERHEAD, RECORD_BATCH_OVERHEAD as HEADER_SIZE, readBatchHeader, setBaseOffset } from '../../protocol/record-batch.js';
-import { TEMP_SUFFIXES, deletedDirName, parsePartitionDirName, parseSegmentFileName } from './file-names.js';
-import { Segment, fsyncDir, type SegmentAppendBatch, type SegmentConfig } from './segment.js';
+import { deletedDirName, parsePartitionDirName } from './file-names.js';
+import { lastIndexWhere } from './binary-search.js';
+import { loadLog, type StorageLogger } from './log-loader.js';
+import { fsyncDir, fsyncDirInBackground } from './atomic-file.js';
+import { OpenFiles } from './open-files.js';
+import { Segment, type SegmentAppendBatch, type SegmentConfig } from './segment.js';
+import { findOffsetByTimestamp, maxTimestampAndOffset, readBatches, translateOffset } from './segment-reader.js';
 
 export interface LogConfig {
   /** segment.bytes: roll when an append would take the active segment past this size. */
@@ -52,11 +50,7 @@ export function logConfigFromMap(configs: Record<string, string | undefined>, ba
   };
 }
 
-/** The subset of a pino logger storage uses. */
-export interface StorageLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-}
+export type { StorageLogger } from './log-loader.js';
 
 export interface PartitionLogOptions extends Partial<LogConfig> {
   /** Offset below which the log is known to be fsynced (from the checkpoint); default 0 = scan everything. */
@@ -68,6 +62,8 @@ export interface PartitionLogOptions extends Partial<LogConfig> {
   /** Clock for segment.ms rolling; default Date.now. */
   now?: () => number;
   log?: StorageLogger;
+  /** The bound on open segment files (its log manager's); default: one of this log's own. */
+  openFiles?: OpenFiles;
   /** Record timestamps of compressed batches, for exact offsetForTimestamp/maxTimestampOffset answers. */
 }
 
@@ -119,7 +115,7 @@ export class PartitionLog {
     this._recoveryPoint = recoveryPoint;
   }
 
-  /** Opens (creating if needed) and recovers the log in `dir`. Synchronous. */
+  /** Opens (creating if needed) and recovers the log in `dir` (log-loader.ts). Synchronous. */
   static open(dir: string, options: PartitionLogOptions = {}): PartitionLog {
     const config: LogConfig = {
       segmentBytes: options.segmentBytes ?? DEFAULT_LOG_CONFIG.segmentBytes,
@@ -127,117 +123,11 @@ export class PartitionLog {
       indexIntervalBytes: options.indexIntervalBytes ?? DEFAULT_LOG_CONFIG.indexIntervalBytes,
     };
     const now = options.now ?? Date.now;
+    const openFiles = options.openFiles ?? new OpenFiles();
     // Segments read the interval through this shared object, so updateConfig() reaches them.
-    const segmentConfig: SegmentConfig = { indexIntervalBytes: config.indexIntervalBytes, now };
-    fs.mkdirSync(dir, { recursive: true });
-    const log = options.log;
-
-    const logs = new Set<number>();
-    const others: { name: string; baseOffset: number }[] = [];
-    for (const name of fs.readdirSync(dir)) {
-      if (TEMP_SUFFIXES.some((s) => name.endsWith(s))) {
-        fs.rmSync(path.join(dir, name), { force: true, recursive: true });
-        continue;
-      }
-      const parsed = parseSegmentFileName(name);
-      if (!parsed) continue;
-      if (parsed.kind === 'log') logs.add(parsed.baseOffset);
-      else others.push({ name, baseOffset: parsed.baseOffset });
-    }
-    for (const o of others) {
-      if (!logs.has(o.baseOffset)) fs.rmSync(path.join(dir, o.name), { force: true });
-    }
-    const bases = [...logs].sort((a, b) => a - b);
-
-    let segments: Segment[];
-    if (bases.length === 0) {
-      segments = [Segment.create(dir, Math.max(0, options.logStartOffset ?? 0), segmentConfig)];
-    } else {
-      segments = bases.map((b, i) => Segment.open(dir, b, segmentConfig, i + 1 < bases.length ? bases[i + 1] : null));
-      segments[segments.length - 1].setActive(true);
-      segments = PartitionLog.recover(dir, segments, options, log);
-    }
-
-    const active = segments[segments.length - 1];
-    const logEnd = active.nextOffset;
-    let logStart = Math.max(options.logStartOffset ?? 0, segments[0].baseOffset);
-    if (logStart > logEnd) {
-      log?.warn(
-        { dir, partition: path.basename(dir), logStartOffset: logStart, logEndOffset: logEnd },
-        `the log start offset ${logStart} of ${path.basename(dir)} (from the checkpoint) is past its log end offset ${logEnd}; using ${logEnd}`,
-      );
-      logStart = logEnd;
-    }
-    const recoveryPoint = Math.min(options.recoveryPoint ?? 0, logEnd);
-    return new PartitionLog(dir, config, options, segmentConfig, segments, logStart, recoveryPoint);
-  }
-
-  private static recover(dir: string, segments: Segment[], options: PartitionLogOptions, log: StorageLogger | undefined): Segment[] {
-    const last = segments.length - 1;
-    const recoveryPoint = options.recoveryPoint ?? 0;
-    const partition = path.basename(dir);
-    let firstToScan = 0;
-    if (options.cleanShutdown) firstToScan = last;
-    else for (let i = 0; i < segments.length; i++) if (segments[i].baseOffset <= recoveryPoint) firstToScan = i;
-    for (let i = 0; i < firstToScan; i++) {
-      const seg = segments[i];
-      if (seg.checkTrusted()) {
-        log?.warn({ dir, segment: seg.baseOffset }, 'rebuilt missing or broken index files');
-        continue;
-      }
-      // Segments below the recovery point were fsynced and are trusted (as Kafka does), but after a
-      // crash a look at each one's tail costs little and tells damage from the outside (a cut or
-      // rotten file) instead of letting consumers skip its records unawares. Nothing is changed.
-      if (options.cleanShutdown) continue;
-      const problem = seg.checkTail();
-      if (problem) {
-        log?.warn(
-          { dir, partition, segment: seg.baseOffset, reason: problem },
-          `segment ${seg.baseOffset} of ${partition}, below the recovery point, is damaged (${problem}); it is left as it is, and consumers reaching the damaged batch may fail`,
-        );
-      }
-    }
-    let keep = segments.length;
-    for (let i = firstToScan; i <= last; i++) {
-      const seg = segments[i];
-      let result = options.cleanShutdown ? seg.tailScan() : null;
-      if (!result) {
-        if (options.cleanShutdown) log?.warn({ dir, segment: seg.baseOffset }, 'index files unusable after a clean shutdown; rebuilding them');
-        result = seg.recover();
-      }
-      if (result.truncatedBytes > 0) {
-        log?.warn({ dir, segment: seg.baseOffset, truncatedBytes: result.truncatedBytes, reason: result.problem }, 'truncated invalid bytes at the end of the log');
-      }
-      if (i < last && (result.truncatedBytes > 0 || seg.nextOffset > segments[i + 1].baseOffset)) {
-        // Everything after a cut is suspect (Kafka deletes it too).
-        for (const later of segments.slice(i + 1)) {
-          log?.warn({ dir, segment: later.baseOffset }, 'deleting a segment that follows a truncated one');
-          later.delete();
-        }
-        keep = i + 1;
-        break;
-      }
-    }
-    const kept = segments.slice(0, keep);
-    for (let i = 0; i + 1 < kept.length; i++) {
-      // Known only for segments that were read: a gap is a missing segment file or one cut at a batch boundary.
-      const seg = kept[i];
-      const next = kept[i + 1];
-      if (seg.size > 0 && seg.nextOffset < next.baseOffset) {
-        log?.warn(
-          { dir, partition, segment: seg.baseOffset, missingFrom: seg.nextOffset, missingTo: next.baseOffset - 1 },
-          `offsets ${seg.nextOffset} to ${next.baseOffset - 1} of ${partition} are missing (segment ${seg.baseOffset} ends before the next one, ${next.baseOffset}, starts: a segment file missing or cut?); consumers will skip them`,
-        );
-      }
-    }
-    // An empty segment in the middle holds nothing: drop it (the first one stays: it anchors the start).
-    const result = kept.filter((seg, i) => {
-      if (i === 0 || i === kept.length - 1 || seg.size > 0) return true;
-      seg.delete();
-      return false;
-    });
-    result[result.length - 1].setActive(true);
-    return result;
+    const segmentConfig: SegmentConfig = { indexIntervalBytes: config.indexIntervalBytes, now, openFiles };
+    const { segments, logStartOffset, recoveryPoint } = loadLog(dir, options, segmentConfig);
+    return new PartitionLog(dir, config, options, segmentConfig, segments, logStartOffset, recoveryPoint);
   }
 
   // --- state -------------------------------------------------------------------------------------------
@@ -351,7 +241,7 @@ export class PartitionLog {
       .then(async () => {
         if (this.closed) return;
         await old.flushAsync();
-        fsyncDir(this.dir);
+        await fsyncDirInBackground(this.dir);
         this.unflushed.delete(old);
         if (!this.closed) this._recoveryPoint = Math.max(this._recoveryPoint, base);
       })
@@ -374,20 +264,9 @@ export class PartitionLog {
 
   // --- read --------------------------------------------------------------------------------------------
 
+  /** The segment holding `offset`: the last one whose base offset is <= offset (the first one below all). */
   private segmentIndexFor(offset: number): number {
-    let lo = 0;
-    let hi = this.segments.length - 1;
-    let found = 0;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.segments[mid].baseOffset <= offset) {
-        found = mid;
-        lo = mid + 1;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    return found;
+    return Math.max(0, lastIndexWhere(0, this.segments.length - 1, (i) => this.segments[i].baseOffset <= offset));
   }
 
   /**
@@ -411,9 +290,9 @@ export class PartitionLog {
     for (let i = this.segmentIndexFor(fetchOffset); fetchOffset < logEnd && i < this.segments.length; i++) {
       const seg = this.segments[i];
       let position = 0;
-      if (first) position = hint && hint.segment === seg && hint.offset === fetchOffset ? hint.position : seg.translateOffset(fetchOffset);
+      if (first) position = hint && hint.segment === seg && hint.offset === fetchOffset ? hint.position : translateOffset(seg, fetchOffset);
       if (position < 0 || position >= seg.size) continue;
-      const chunk = seg.read(position, remaining, first && minOneBatch);
+      const chunk = readBatches(seg, position, remaining, first && minOneBatch);
       if (chunk.length === 0) break;
       records.push(chunk);
       remaining -= chunk.length;
@@ -430,7 +309,7 @@ export class PartitionLog {
   offsetForTimestamp(ts: number): { offset: number; timestamp: number } | null {
     this.ensureOpen();
     for (let i = this.segmentIndexFor(this._logStartOffset); i < this.segments.length; i++) {
-      const found = this.segments[i].findOffsetByTimestamp(ts, this._logStartOffset);
+      const found = findOffsetByTimestamp(this.segments[i], ts, this._logStartOffset);
       if (found) return found;
     }
     return null;
@@ -444,7 +323,7 @@ export class PartitionLog {
       const seg = this.segments[i];
       if (seg.maxTimestamp >= 0 && (!best || seg.maxTimestamp > best.maxTimestamp)) best = seg;
     }
-    return best ? best.maxTimestampAndOffset() : null;
+    return best ? maxTimestampAndOffset(best) : null;
   }
 
   // --- deletion ----------------------------------------------------------------------------------------
@@ -478,7 +357,7 @@ export class PartitionLog {
     for (const seg of this.unflushed) seg.flush();
     this.unflushed.clear();
     this.active.flush();
-    fsyncDir(this.dir);
+    fsyncDir(this.dir, this.segmentConfig.openFiles);
     this._recoveryPoint = this.logEndOffset;
   }
 

@@ -4,6 +4,8 @@
 // the next fetch: with batches of about the budget's size, that is nearly twice the bytes.
 // Bounded (positions of the last LIMIT batches); emptied when the segment stops being active.
 
+import { lastIndexWhere } from './binary-search.js';
+
 const LIMIT = 1024;
 
 export class RecentBatches {
@@ -37,14 +39,8 @@ export class RecentBatches {
     if (n === this.first || position < this.starts[this.first]) return -1;
     if (limit >= size) return size > position ? size : -1;
     // The largest recorded start <= limit: every batch before it ends by then.
-    let lo = this.first;
-    let hi = n - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if (this.starts[mid] <= limit) lo = mid;
-      else hi = mid - 1;
-    }
-    const end = this.starts[lo];
+    const i = lastIndexWhere(this.first, n - 1, (j) => this.starts[j] <= limit);
+    const end = i < this.first ? -1 : this.starts[i];
     return end > position && end <= limit ? end : -1;
   }
 }

@@ -13,7 +13,7 @@
 // finds the first record with timestamp >= ts.
 
 import { IndexFile } from './index-file.js';
-import type { FileOwner } from './open-files.js';
+import type { FileOwner, OpenFiles } from './open-files.js';
 
 export const TIME_INDEX_ENTRY_SIZE = 12;
 
@@ -23,8 +23,8 @@ export interface TimestampOffset {
 }
 
 export class TimeIndex extends IndexFile<TimestampOffset> {
-  constructor(path: string, baseOffset: number, owner?: FileOwner) {
-    super(path, baseOffset, TIME_INDEX_ENTRY_SIZE, owner);
+  constructor(path: string, baseOffset: number, files?: OpenFiles, owner?: FileOwner) {
+    super(path, baseOffset, TIME_INDEX_ENTRY_SIZE, files, owner);
   }
 
   protected decode(buf: Buffer, at: number): TimestampOffset {

@@ -15,7 +15,9 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomKafkaUuid, readTextIfExists, writeFileAtomic } from './checkpoints.js';
+import { readTextIfExists, writeFileAtomic } from './atomic-file.js';
+import { randomKafkaUuid } from './meta-properties.js';
+import type { OpenFiles } from './open-files.js';
 import { PARTITION_METADATA_FILE, parsePartitionDirName, parseSegmentFileName, partitionDirName } from './file-names.js';
 
 export const TOPICS_FILE = 'krill-topics.json';
@@ -74,17 +76,17 @@ export function readTopicsFile(dataDir: string): PersistedTopic[] | null {
   return doc.topics as PersistedTopic[];
 }
 
-export function writeTopicsFile(dataDir: string, topics: PersistedTopic[]): void {
-  writeFileAtomic(path.join(dataDir, TOPICS_FILE), JSON.stringify({ version: 1, topics }, null, 2) + '\n');
+export function writeTopicsFile(dataDir: string, topics: PersistedTopic[], files?: OpenFiles): void {
+  writeFileAtomic(path.join(dataDir, TOPICS_FILE), JSON.stringify({ version: 1, topics }, null, 2) + '\n', true, files);
 }
 
 /**
  * Writes a topic's copy into its partition 0 directory. Not fsynced, as partition.metadata: the durable
  * home is krill-topics.json, and the copy only matters when that file is lost.
  */
-export function writeTopicCopy(dataDir: string, topic: Omit<PersistedTopic, 'topicId'>): void {
+export function writeTopicCopy(dataDir: string, topic: Omit<PersistedTopic, 'topicId'>, files?: OpenFiles): void {
   const { name, partitions, configs } = topic;
-  writeFileAtomic(path.join(dataDir, partitionDirName(name, 0), TOPIC_COPY_FILE), JSON.stringify({ name, partitions, configs }) + '\n', false);
+  writeFileAtomic(path.join(dataDir, partitionDirName(name, 0), TOPIC_COPY_FILE), JSON.stringify({ name, partitions, configs }) + '\n', false, files);
 }
 
 function readTopicCopy(dir: string, name: string): { partitions: number; configs: Record<string, string> } | null {

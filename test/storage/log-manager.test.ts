@@ -5,7 +5,7 @@ import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { LogManager, TOPICS_FILE } from '../../src/storage/log-manager.js';
 import {
   CLEAN_SHUTDOWN_FILE, LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, formatCheckpoint, parseCheckpoint,
-  readCheckpointFile, readMetaProperties, readOrCreateMetaProperties, syncInBackground, writeCheckpointFile,
+  readCheckpointFile, writeCheckpointFile,
 } from '../../src/storage/checkpoints.js';
 import { buildBatch, parseBatches, rmDir, tempDir, toAppend } from './batches.js';
 
@@ -57,31 +57,6 @@ describe('checkpoint files', () => {
     expect(() => parseCheckpoint('1\n0\n')).toThrow(/version/);
     expect(() => parseCheckpoint('0\n2\na 0 1\n')).toThrow(/2 entries/);
     expect(() => parseCheckpoint('0\n1\na zero 1\n')).toThrow(/malformed/);
-  });
-
-  it('meta.properties is created once and checked', () => {
-    const meta = readOrCreateMetaProperties(dataDir, 3);
-    expect(meta.clusterId).toMatch(/^[A-Za-z0-9_][A-Za-z0-9_-]{21}$/);
-    expect(meta.nodeId).toBe(3);
-    const text = fs.readFileSync(path.join(dataDir, 'meta.properties'), 'utf8');
-    expect(text).toContain('version=1\n');
-    expect(text).toContain(`cluster.id=${meta.clusterId}\n`);
-    expect(text).toContain('node.id=3\n');
-    // Written now, made durable by the caller: the path says which file; a second read creates nothing.
-    expect(meta.created).toBe(path.join(dataDir, 'meta.properties'));
-    const again = readOrCreateMetaProperties(dataDir, 3);
-    expect(again.clusterId).toBe(meta.clusterId);
-    expect(again.created).toBeUndefined();
-    expect(readMetaProperties(dataDir)!.clusterId).toBe(meta.clusterId);
-    expect(() => readOrCreateMetaProperties(dataDir, 4)).toThrow(/node.id/);
-    expect(fs.readdirSync(dataDir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
-  });
-
-  it('syncInBackground fsyncs an existing file and fails for a missing one', async () => {
-    const file = path.join(dataDir, 'f');
-    fs.writeFileSync(file, 'x');
-    await expect(syncInBackground(file)).resolves.toBeUndefined();
-    await expect(syncInBackground(path.join(dataDir, 'missing'))).rejects.toThrow(/ENOENT/);
   });
 });
 
@@ -156,6 +131,28 @@ describe('LogManager', () => {
     expect(log.maxTimestampOffset()).toEqual({ offset: 22, timestamp: 111 });
     expect(m.partition('c', 0)!.logEndOffset).toBe(1);
     expect(append(m, 'a-b', 0).baseOffset).toBe(24);
+  });
+
+  it('checkpointInBackground writes the offsets of the moment it is called, off the event loop', async () => {
+    const m = openManager();
+    m.createTopic('t', 2);
+    for (let i = 0; i < 4; i++) append(m, 't', 1);
+    const cp = (name: string) => readCheckpointFile(path.join(dataDir, name));
+    const written = m.checkpointInBackground();
+    // Taken now, written later: a change made meanwhile is in the next checkpoint, not this one.
+    expect(cp(LOG_START_OFFSET_CHECKPOINT)).toEqual([]);
+    m.partition('t', 1)!.deleteRecordsBefore(2);
+    await written;
+    expect(cp(LOG_START_OFFSET_CHECKPOINT)).toEqual([{ topic: 't', partition: 0, offset: 0 }, { topic: 't', partition: 1, offset: 0 }]);
+    expect(cp(RECOVERY_POINT_CHECKPOINT)).toEqual([{ topic: 't', partition: 0, offset: 0 }, { topic: 't', partition: 1, offset: 0 }]);
+    await m.checkpointInBackground();
+    expect(cp(LOG_START_OFFSET_CHECKPOINT)).toContainEqual({ topic: 't', partition: 1, offset: 2 });
+    expect(fs.readdirSync(dataDir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    closeManager(m);
+    // Once closed it writes nothing (close() wrote the final checkpoints).
+    const final = fs.readFileSync(path.join(dataDir, RECOVERY_POINT_CHECKPOINT), 'utf8');
+    await m.checkpointInBackground();
+    expect(fs.readFileSync(path.join(dataDir, RECOVERY_POINT_CHECKPOINT), 'utf8')).toBe(final);
   });
 
   it('after a clean shutdown, a garbage active index is still detected and rebuilt', () => {

@@ -1,11 +1,12 @@
-// The process-wide bound on open segment files (open-files.ts): more partitions and segments than the bound
-// allows stay readable and appendable, with the descriptors this process really holds (/proc/self/fd)
+// The bound on open segment files (open-files.ts), shared by the logs given it: more partitions and segments
+// than the bound allows stay readable and appendable, with the descriptors this process really holds (/proc/self/fd)
 // never more than the bound.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PartitionLog } from '../../src/storage/partition-log.js';
-import { DEFAULT_MAX_OPEN_FILES, maxOpenFiles, openFileCount, setMaxOpenFiles } from '../../src/storage/open-files.js';
+import { OpenFiles } from '../../src/storage/open-files.js';
+import { LogManager } from '../../src/storage/log-manager.js';
 import { buildBatch, parseBatches, rmDir, tempDir, toAppend } from './batches.js';
 
 const PROC_FD = '/proc/self/fd';
@@ -17,7 +18,6 @@ beforeEach(() => {
 });
 afterEach(() => {
   for (const l of logs.splice(0)) l.close();
-  setMaxOpenFiles(DEFAULT_MAX_OPEN_FILES);
   rmDir(root);
 });
 
@@ -49,17 +49,17 @@ const expected = (partition: number, n: number) => Array.from({ length: n }, (_,
 describe.skipIf(!fs.existsSync(PROC_FD))('the bound on open segment files', () => {
   it('holds across many partitions and segments, and reads and appends reopen what was closed', () => {
     const bound = 10;
-    setMaxOpenFiles(bound);
-    expect(maxOpenFiles()).toBe(bound);
+    const openFiles = new OpenFiles(bound);
+    expect(openFiles.max).toBe(bound);
     // 12 partitions of about 4 segments each: about 150 files, all created and written through the bound.
     for (let p = 0; p < 12; p++) {
-      const log = PartitionLog.open(path.join(root, `t-${p}`), { segmentBytes: 600, indexIntervalBytes: 100 });
+      const log = PartitionLog.open(path.join(root, `t-${p}`), { segmentBytes: 600, indexIntervalBytes: 100, openFiles });
       logs.push(log);
       for (let i = 0; i < 15; i++) append(log, p, i);
       expect(log.segmentBaseOffsets().length).toBeGreaterThan(3);
       expect(descriptorsUnder(root)).toBeLessThanOrEqual(bound);
     }
-    expect(openFileCount()).toBeLessThanOrEqual(bound);
+    expect(openFiles.count).toBeLessThanOrEqual(bound);
 
     // Every active segment has been closed at least once by now; reading everything reopens them in turn.
     for (let round = 0; round < 2; round++) {
@@ -73,25 +73,47 @@ describe.skipIf(!fs.existsSync(PROC_FD))('the bound on open segment files', () =
     logs.forEach((log, p) => append(log, p, 15));
     logs.forEach((log, p) => expect(contents(log)).toEqual(expected(p, 16)));
     expect(descriptorsUnder(root)).toBeLessThanOrEqual(bound);
-    expect(descriptorsUnder(root)).toBe(openFileCount());
+    expect(descriptorsUnder(root)).toBe(openFiles.count);
 
     // Reopened after a clean close: the start-up checks go through the bound too.
     for (const l of logs.splice(0)) l.close();
     expect(descriptorsUnder(root)).toBe(0);
-    for (let p = 0; p < 12; p++) logs.push(PartitionLog.open(path.join(root, `t-${p}`), { segmentBytes: 600, indexIntervalBytes: 100, cleanShutdown: true, recoveryPoint: 16 }));
+    for (let p = 0; p < 12; p++) logs.push(PartitionLog.open(path.join(root, `t-${p}`), { segmentBytes: 600, indexIntervalBytes: 100, cleanShutdown: true, recoveryPoint: 16, openFiles }));
     expect(descriptorsUnder(root)).toBeLessThanOrEqual(bound);
     logs.forEach((log, p) => expect(contents(log)).toEqual(expected(p, 16)));
   });
 
   it('lowering the bound closes files at once', () => {
+    const openFiles = new OpenFiles();
     for (let p = 0; p < 6; p++) {
-      const log = PartitionLog.open(path.join(root, `t-${p}`));
+      const log = PartitionLog.open(path.join(root, `t-${p}`), { openFiles });
       logs.push(log);
       append(log, p, 0);
     }
     expect(descriptorsUnder(root)).toBe(18);
-    setMaxOpenFiles(4);
+    openFiles.setMax(4);
     expect(descriptorsUnder(root)).toBeLessThanOrEqual(4);
     logs.forEach((log, p) => expect(contents(log)).toEqual(expected(p, 1)));
+  });
+
+  it('is one per log manager: two in one process each keep their own bound', () => {
+    const managers = ['a', 'b'].map((name) => LogManager.open({ dataDir: path.join(root, name), maxOpenFiles: 3 }));
+    try {
+      managers.forEach((m, i) => {
+        m.createTopic('t', 4);
+        for (let p = 0; p < 4; p++) append(m.partition('t', p)!, p, i);
+      });
+      expect(managers[0].openFiles).not.toBe(managers[1].openFiles);
+      for (const [i, name] of ['a', 'b'].entries()) {
+        expect(managers[i].openFiles.count).toBe(3);
+        expect(descriptorsUnder(path.join(root, name))).toBe(3);
+      }
+      // Lowering one bound leaves the other manager's files open.
+      managers[0].openFiles.setMax(1);
+      expect(descriptorsUnder(path.join(root, 'a'))).toBeLessThanOrEqual(1);
+      expect(descriptorsUnder(path.join(root, 'b'))).toBe(3);
+    } finally {
+      for (const m of managers) m.close();
+    }
   });
 });

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { PartitionLog, type PartitionLogOptions } from '../../src/storage/partition-log.js';
 import { Segment } from '../../src/storage/segment.js';
-import { DEFAULT_MAX_OPEN_FILES, setMaxOpenFiles } from '../../src/storage/open-files.js';
+import { OpenFiles } from '../../src/storage/open-files.js';
 import { buildBatch, parseBatches, rmDir, tempDir, toAppend } from './batches.js';
 
 let root: string;
@@ -173,7 +173,7 @@ describe('segments', () => {
     const log = openLog({ indexIntervalBytes: 300 });
     const bases: number[] = [];
     for (let i = 0; i < 200; i++) bases.push(appendBatch(log, { records: 1 + (i % 4), valueSize: 30 + (i % 7) * 20 }).baseOffset);
-    const seg = Segment.open(dir, 0, { indexIntervalBytes: 300, now: Date.now }, null);
+    const seg = Segment.open(dir, 0, { indexIntervalBytes: 300, now: Date.now, openFiles: new OpenFiles() }, null);
     expect(seg.index.entries).toBeGreaterThan(20);
     seg.close();
     for (let o = 0; o < log.logEndOffset; o++) {
@@ -201,18 +201,13 @@ describe('segments', () => {
   });
 
   it('works with a bound of one open file (active segment included)', () => {
-    setMaxOpenFiles(1);
-    try {
-      const log = openLog({ segmentBytes: 300, indexIntervalBytes: 10 });
-      for (let i = 0; i < 40; i++) appendBatch(log, { records: 1, valueSize: 100, timestamp: 1000 + i });
-      expect(log.segmentBaseOffsets().length).toBeGreaterThan(10);
-      for (let round = 0; round < 2; round++) {
-        expect(parseBatches(log.read(0, 1 << 20).records).map((b) => b.baseOffset)).toEqual(Array.from({ length: 40 }, (_, i) => i));
-        for (let o = 39; o >= 0; o -= 3) expect(parseBatches(log.read(o, 1).records)[0].baseOffset).toBe(o);
-        expect(log.offsetForTimestamp(1017)).toEqual({ offset: 17, timestamp: 1017 });
-      }
-    } finally {
-      setMaxOpenFiles(DEFAULT_MAX_OPEN_FILES);
+    const log = openLog({ segmentBytes: 300, indexIntervalBytes: 10, openFiles: new OpenFiles(1) });
+    for (let i = 0; i < 40; i++) appendBatch(log, { records: 1, valueSize: 100, timestamp: 1000 + i });
+    expect(log.segmentBaseOffsets().length).toBeGreaterThan(10);
+    for (let round = 0; round < 2; round++) {
+      expect(parseBatches(log.read(0, 1 << 20).records).map((b) => b.baseOffset)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+      for (let o = 39; o >= 0; o -= 3) expect(parseBatches(log.read(o, 1).records)[0].baseOffset).toBe(o);
+      expect(log.offsetForTimestamp(1017)).toEqual({ offset: 17, timestamp: 1017 });
     }
   });
 
