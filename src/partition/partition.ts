@@ -7,6 +7,11 @@
 
 import type { PartitionLog, ReadResult } from '../storage/partition-log.js';
 
+export interface PartitionRead extends ReadResult {
+  highWatermark: number;
+  lastStableOffset: number;
+}
+
 /** A single broker leads every partition from its creation on: the leader epoch is always 0. */
 export const INITIAL_LEADER_EPOCH = 0;
 
@@ -44,7 +49,7 @@ export class Partition {
   }
 
   /** Batches from fetchOffset on, as the leader serves them (see PartitionLog.read), with this partition's offsets. */
-  read(fetchOffset: number, maxBytes: number, minOneBatch: boolean): ReadResult & { lastStableOffset: number } {
+  read(fetchOffset: number, maxBytes: number, minOneBatch: boolean): PartitionRead {
     const read = this.log.read(fetchOffset, maxBytes, minOneBatch);
     return { records: read.records, highWatermark: this.highWatermark, lastStableOffset: this.lastStableOffset, logStartOffset: read.logStartOffset };
   }

@@ -78,15 +78,12 @@ export interface AppendBatchInfo {
 
 export interface ReadResult {
   records: Buffer[];
-  highWatermark: number;
   logStartOffset: number;
 }
 
 const INT32_MAX = 0x7fffffff;
 
 export class PartitionLog {
-  /** Callbacks run after every append and on close (Fetch long polls); they stay until removed. */
-  readonly waiters = new Set<() => void>();
   private segments: Segment[];
   private _logStartOffset: number;
   private _recoveryPoint: number;
@@ -138,11 +135,6 @@ export class PartitionLog {
 
   get logEndOffset(): number {
     return this.active.nextOffset;
-  }
-
-  /** Single broker: everything appended is committed. */
-  get highWatermark(): number {
-    return this.logEndOffset;
   }
 
   /** Offset below which the log is known to be fsynced. */
@@ -214,7 +206,6 @@ export class PartitionLog {
       offset += b.lastOffsetDelta + 1;
     }
     this.active.append(bytes, segBatches);
-    this.notify();
     return { baseOffset, lastOffset };
   }
 
@@ -249,17 +240,6 @@ export class PartitionLog {
         if (!this.closed) this.options.log?.warn({ dir: this.dir, err: (err as Error).message }, 'background flush of a rolled segment failed');
       });
     this.options.log?.info({ dir: this.dir, segment: base }, 'rolled new log segment');
-  }
-
-  private notify(): void {
-    if (this.waiters.size === 0) return;
-    for (const w of [...this.waiters]) {
-      try {
-        w();
-      } catch {
-        // a waiter's failure is its own business
-      }
-    }
   }
 
   // --- read --------------------------------------------------------------------------------------------
@@ -300,7 +280,7 @@ export class PartitionLog {
       this.readHint = { segment: seg, offset: nextOffsetAfter(chunk), position: position + chunk.length };
       if (position + chunk.length < seg.size || remaining <= 0) break;
     }
-    return { records, highWatermark: this.highWatermark, logStartOffset: this._logStartOffset };
+    return { records, logStartOffset: this._logStartOffset };
   }
 
   // --- timestamps --------------------------------------------------------------------------------------
@@ -366,7 +346,7 @@ export class PartitionLog {
     await this.flushing;
   }
 
-  /** Flushes, records the active segment's max timestamp in its time index, closes descriptors, wakes waiters. */
+  /** Flushes, records the active segment's max timestamp in its time index, closes descriptors. */
   close(): void {
     if (this.closed) return;
     try {
@@ -376,7 +356,6 @@ export class PartitionLog {
     } finally {
       this.closed = true;
       for (const seg of this.segments) seg.close();
-      this.notify();
     }
   }
 
@@ -385,7 +364,6 @@ export class PartitionLog {
     if (!this.closed) {
       this.closed = true;
       for (const seg of this.segments) seg.close();
-      this.notify();
     }
     const parsed = parsePartitionDirName(path.basename(this.dir));
     const unique = randomBytes(8).toString('hex');
