@@ -310,17 +310,3 @@ export class BrokerConfig {
     return out;
   }
 }
-
-/** Parses Java properties text (key=value or key: value, # and ! comments, line continuations). */
-export function parseProperties(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const lines = text.replace(/\\\r?\n\s*/g, '').split(/\r?\n/);
-  for (const line of lines) {
-    const trimmed = line.trim();
-    if (!trimmed || trimmed.startsWith('#') || trimmed.startsWith('!')) continue;
-    const m = /^([^=:\s]+)\s*[=:\s]\s*(.*)$/.exec(trimmed);
-    if (!m) throw new ConfigError(`cannot parse properties line '${trimmed}'`);
-    out[m[1]] = m[2];
-  }
-  return out;
-}
