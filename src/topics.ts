@@ -2,7 +2,8 @@
 // and the checks that turn a request into KafkaErrors with Kafka's codes.
 
 import { KafkaError } from '../protocol/errors.js';
-import { ConfigError, checkTopicConfig } from './config.js';
+import { ConfigError } from './config-value.js';
+import { checkTopicConfig } from './log-config.js';
 import type { Broker } from './broker.js';
 import { OFFSETS_TOPIC } from './group/offsets-topic.js';
 
