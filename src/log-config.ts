@@ -75,7 +75,7 @@ export const TOPIC_CONFIGS: Readonly<Record<string, TopicConfigDef>> = Object.fr
   'segment.ms': {
     // The broker's default is log.roll.ms, or log.roll.hours when that is unset (BrokerConfig.segmentMs).
     field: 'segmentMs', kind: 'long', min: 1, default: '604800000', broker: 'log.roll.ms',
-    doc: 'Segment age before rolling.',
+    doc: 'Segment age before rolling; the broker\'s default is log.roll.ms, else log.roll.hours.',
   },
 });
 
