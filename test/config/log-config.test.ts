@@ -1,4 +1,8 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { LogManager } from '../../src/storage/log-manager.js';
 import { BROKER_CONFIGS, BrokerConfig, ConfigError } from '../../src/config.js';
 import { DEFAULT_LOG_CONFIG, TOPIC_CONFIGS, buildLogConfig, checkTopicConfig, type LogConfig } from '../../src/log-config.js';
 import { INFLATE_FACTOR, topicAppendConfig } from '../../src/log-validator.js';
@@ -90,5 +94,30 @@ describe('topicAppendConfig', () => {
     expect(cfg).toEqual({ maxMessageBytes: 1000, maxInflatedBytes: 1000 * INFLATE_FACTOR, logAppendTime: true, targetCodec: CODEC_GZIP, compacted: true });
     expect(topicAppendConfig(config)).toBe(cfg);
     expect(topicAppendConfig(DEFAULT_LOG_CONFIG)).toMatchObject({ maxMessageBytes: 1048588, logAppendTime: false, targetCodec: null, compacted: false });
+  });
+});
+
+describe("a topic's LogConfig in the LogManager", () => {
+  it('is built when the topic is created, opened again, and given new configs, and reaches its logs', () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'krill-log-config-'));
+    try {
+      const defaults = new BrokerConfig({ 'log.segment.bytes': 5000 }).topicDefaults();
+      let logs = LogManager.open({ dataDir, defaults });
+      const created = logs.createTopic('t', 2, { 'compression.type': 'zstd', 'index.interval.bytes': '100' });
+      expect(created.logConfig).toMatchObject({ segmentBytes: 5000, compressionType: 'zstd', indexIntervalBytes: 100 });
+      expect(logs.partition('t', 1)!.config).toEqual({ segmentBytes: 5000, segmentMs: 604800000, indexIntervalBytes: 100 });
+      logs.close();
+
+      logs = LogManager.open({ dataDir, defaults });
+      const opened = logs.getTopic('t')!;
+      expect(opened.logConfig).toEqual(created.logConfig);
+      const changed = logs.setTopicConfigs('t', { 'segment.bytes': '800', 'cleanup.policy': 'compact' });
+      expect(changed.logConfig).toMatchObject({ segmentBytes: 800, compressionType: 'producer', indexIntervalBytes: 4096, cleanupPolicy: ['compact'] });
+      expect(logs.getTopic('t')!.logConfig).toBe(changed.logConfig);
+      expect(logs.partition('t', 0)!.config).toEqual({ segmentBytes: 800, segmentMs: 604800000, indexIntervalBytes: 4096 });
+      logs.close();
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
