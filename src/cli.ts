@@ -7,7 +7,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BrokerConfig, ConfigError, parseProperties, type ConfigValue } from './config.js';
+import { parseArgs as parseArgTokens, type ParseArgsConfig } from 'node:util';
+import { BrokerConfig, ConfigError, type ConfigValue } from './config.js';
+import { parseProperties } from './properties.js';
 import { LOG_LEVELS, createLogger, isLogLevel } from './logger.js';
 import { Broker } from './broker.js';
 import { DataDirError } from './storage/topics-file.js';
@@ -26,6 +28,27 @@ const USAGE = `usage: krill [--host H] [--port P] [--data-dir DIR] [--set key=va
 
 class UsageError extends Error {}
 
+/** What the command line accepts; util.parseArgs splits `--name=value` and finds each value. */
+const OPTIONS = {
+  'host': { type: 'string' },
+  'port': { type: 'string' },
+  'data-dir': { type: 'string' },
+  'config': { type: 'string', multiple: true },
+  'set': { type: 'string', multiple: true },
+  'log-level': { type: 'string' },
+  'detached': { type: 'boolean' },
+  'version': { type: 'boolean' },
+  'help': { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+type OptionName = keyof typeof OPTIONS;
+
+/**
+ * Options are taken from parseArgs's tokens, in order, rather than its values: --version and --help act
+ * where they stand (a bad argument before them is reported instead), and anything parseArgs would let
+ * pass in its lenient mode (a positional, `--`, a short option other than a lone -h, an unknown name) is
+ * refused by name as given.
+ */
 function parseArgs(argv: string[]) {
   const files: string[] = [];
   const sets: [string, string][] = [];
@@ -34,39 +57,36 @@ function parseArgs(argv: string[]) {
   let dataDir: string | undefined;
   let logLevel = 'info';
   let detached = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const eq = arg.indexOf('=');
-    const [flag, inline] = arg.startsWith('--') && eq > 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [arg, undefined];
+  const { tokens } = parseArgTokens({ args: argv, options: OPTIONS, strict: false, allowPositionals: true, tokens: true });
+  for (const token of tokens) {
+    const arg = argv[token.index];
+    const known = token.kind === 'option' && Object.hasOwn(OPTIONS, token.name) && (token.rawName.startsWith('--') || arg === '-h');
+    if (token.kind !== 'option' || !known) throw new UsageError(`unknown argument '${arg}'`);
+    const name = token.name as OptionName;
     const value = () => {
-      if (inline !== undefined) return inline;
-      const v = argv[++i];
-      if (v === undefined) throw new UsageError(`${flag} needs a value`);
-      return v;
+      if (token.value === undefined) throw new UsageError(`${token.rawName} needs a value`);
+      return token.value;
     };
-    switch (flag) {
-      case '--host': host = value(); break;
-      case '--port': port = value(); break;
-      case '--data-dir': dataDir = value(); break;
-      case '--config': files.push(value()); break;
-      case '--log-level': logLevel = value(); break;
-      case '--detached': detached = true; break;
-      case '--set': {
+    switch (name) {
+      case 'host': host = value(); break;
+      case 'port': port = value(); break;
+      case 'data-dir': dataDir = value(); break;
+      case 'config': files.push(value()); break;
+      case 'log-level': logLevel = value(); break;
+      case 'detached': detached = true; break;
+      case 'set': {
         const kv = value();
         const at = kv.indexOf('=');
         if (at <= 0) throw new UsageError(`--set expects key=value, got '${kv}'`);
         sets.push([kv.slice(0, at), kv.slice(at + 1)]);
         break;
       }
-      case '--version':
+      case 'version':
         process.stdout.write(`${packageVersion()}\n`);
         process.exit(0);
-      case '-h':
-      case '--help':
+      case 'help':
         process.stdout.write(USAGE + '\n');
         process.exit(0);
-      default:
-        throw new UsageError(`unknown argument '${arg}'`);
     }
   }
   if (!isLogLevel(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
@@ -96,7 +116,9 @@ function buildConfig(args: ReturnType<typeof parseArgs>): BrokerConfig {
   const unreadable: string[] = [];
   for (const file of args.files) {
     try {
-      entries.push(...Object.entries(parseProperties(fs.readFileSync(file, 'utf8'))));
+      const { values, malformed } = parseProperties(fs.readFileSync(file, 'utf8'));
+      if (malformed.length > 0) throw new ConfigError(`cannot parse properties line '${malformed[0]}'`);
+      entries.push(...Object.entries(values));
     } catch (err) {
       unreadable.push(err instanceof ConfigError ? `${file}: ${err.message}` : `cannot read config file ${file}: ${(err as Error).message}`);
     }

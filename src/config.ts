@@ -4,33 +4,13 @@
 // problem at once, which the CLI turns into exit code 2.
 import { isIP } from 'node:net';
 import type { Logger } from './logger.js';
+import { ConfigError, asText, checkValue, type ConfigValue, type ValueRule } from './config-value.js';
+import { TOPIC_CONFIGS } from './log-config.js';
 import { KAFKA_ONLY_CONFIGS } from './kafka-only-configs.js';
 import { DEFAULT_PROTOCOL_MAP, resolveListeners, withAddress, type Listener, type ResolvedListeners } from './listeners.js';
 
 export type { Listener } from './listeners.js';
-
-export class ConfigError extends Error {
-  readonly problems: readonly string[];
-
-  constructor(problems: string | readonly string[]) {
-    const list = typeof problems === 'string' ? [problems] : problems;
-    super(list.length === 1 ? list[0] : `${list.length} config problems:\n  ${list.join('\n  ')}`);
-    this.problems = list;
-    this.name = 'ConfigError';
-  }
-}
-
-/** A value as given: properties files and --set give strings; the embedded API may give numbers and booleans. */
-export type ConfigValue = string | number | boolean;
-
-type Kind = 'int' | 'long' | 'bool' | 'string' | 'list' | 'enum';
-
-export interface ValueRule {
-  kind: Kind;
-  min?: number;
-  max?: number;
-  choices?: readonly string[];
-}
+export { ConfigError, type ConfigValue, type ValueRule } from './config-value.js';
 
 interface ConfigDef extends ValueRule {
   default: string | null;
@@ -39,8 +19,13 @@ interface ConfigDef extends ValueRule {
   doc: string;
 }
 
-const COMPRESSION_TYPES = ['producer', 'uncompressed', 'gzip', 'snappy', 'lz4', 'zstd'] as const;
-const TIMESTAMP_TYPES = ['CreateTime', 'LogAppendTime'] as const;
+/** A broker config that is the default of a topic config (log.segment.bytes → segment.bytes): the topic config's rule and default. */
+function topicConfigDefault(topicConfig: string, doc: string): ConfigDef {
+  const { kind, min, max, choices, default: value } = TOPIC_CONFIGS[topicConfig];
+  return { kind, min, max, choices, default: value, doc };
+}
+
+const HOUR_MS = 3_600_000;
 
 export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = Object.freeze({
   'node.id': { kind: 'int', default: '1', min: 0, doc: 'This broker\'s id; Metadata names it as the controller.' },
@@ -59,14 +44,14 @@ export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = Object.freeze
   'auto.create.topics.enable': { kind: 'bool', default: 'true', doc: 'Create unknown topics named in Metadata.' },
   'default.replication.factor': { kind: 'int', default: '1', min: 1, max: 1, doc: 'Single broker: must be 1.' },
   'delete.topic.enable': { kind: 'bool', default: 'true', doc: 'Whether DeleteTopics may delete.' },
-  'message.max.bytes': { kind: 'int', default: '1048588', min: 0, doc: 'Largest record batch accepted.' },
-  'log.segment.bytes': { kind: 'int', default: '1073741824', min: 14, doc: 'Segment size before rolling.' },
-  'log.roll.ms': { kind: 'long', default: null, min: 1, doc: 'Segment age before rolling; overrides log.roll.hours.' },
-  'log.roll.hours': { kind: 'int', default: '168', min: 1, doc: 'Segment age before rolling, in hours.' },
-  'log.index.interval.bytes': { kind: 'int', default: '4096', min: 0, doc: 'Bytes of log between offset index entries.' },
+  'message.max.bytes': topicConfigDefault('max.message.bytes', 'Largest record batch accepted.'),
+  'log.segment.bytes': topicConfigDefault('segment.bytes', 'Segment size before rolling.'),
+  'log.roll.ms': { ...topicConfigDefault('segment.ms', 'Segment age before rolling; overrides log.roll.hours.'), default: null },
+  'log.roll.hours': { kind: 'int', default: String(Number(TOPIC_CONFIGS['segment.ms'].default) / HOUR_MS), min: 1, doc: 'Segment age before rolling, in hours.' },
+  'log.index.interval.bytes': topicConfigDefault('index.interval.bytes', 'Bytes of log between offset index entries.'),
   'krill.log.max.open.files': { kind: 'int', default: '512', min: 1, doc: 'Segment file descriptors kept open, per broker (krill only; the rest are closed and reopened on use).' },
-  'log.message.timestamp.type': { kind: 'enum', default: 'CreateTime', choices: TIMESTAMP_TYPES, doc: 'CreateTime or LogAppendTime.' },
-  'compression.type': { kind: 'enum', default: 'producer', choices: COMPRESSION_TYPES, doc: 'Codec batches are stored in.' },
+  'log.message.timestamp.type': topicConfigDefault('message.timestamp.type', 'CreateTime or LogAppendTime.'),
+  'compression.type': topicConfigDefault('compression.type', 'Codec batches are stored in.'),
   'socket.request.max.bytes': { kind: 'int', default: '104857600', min: 1, doc: 'Largest request frame accepted.' },
   'group.initial.rebalance.delay.ms': { kind: 'int', default: '0', min: 0, doc: 'Wait before the first rebalance of an empty group completes (Kafka: 3000; krill: 0).' },
   'group.min.session.timeout.ms': { kind: 'int', default: '6000', min: 0, doc: 'Smallest session timeout a group member may ask for.' },
@@ -75,65 +60,6 @@ export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = Object.freeze
   'offsets.retention.minutes': { kind: 'int', default: '10080', min: 1, doc: 'How long committed offsets are kept once their group is Empty (KIP-211); for standalone commits, after the commit.' },
   'offsets.retention.check.interval.ms': { kind: 'long', default: '600000', min: 1, doc: 'How often expired committed offsets are removed.' },
 });
-
-/** Topic-level configs accepted by CreateTopics, with the broker config that supplies their default. */
-export const TOPIC_CONFIGS: Readonly<Record<string, { broker: string | null; kind: Kind; choices?: readonly string[]; min?: number }>> = Object.freeze({
-  'compression.type': { broker: 'compression.type', kind: 'enum', choices: COMPRESSION_TYPES },
-  'max.message.bytes': { broker: 'message.max.bytes', kind: 'int', min: 0 },
-  'message.timestamp.type': { broker: 'log.message.timestamp.type', kind: 'enum', choices: TIMESTAMP_TYPES },
-  'segment.bytes': { broker: 'log.segment.bytes', kind: 'int', min: 14 },
-  'segment.ms': { broker: null, kind: 'long', min: 1 },
-  'index.interval.bytes': { broker: 'log.index.interval.bytes', kind: 'int', min: 0 },
-  'cleanup.policy': { broker: null, kind: 'list', choices: ['delete', 'compact'] },
-});
-
-/** A given value as the string Kafka would read from a properties file. */
-function asText(name: string, raw: unknown): string {
-  if (typeof raw === 'string') return raw;
-  if ((typeof raw === 'number' && Number.isFinite(raw)) || typeof raw === 'boolean') return String(raw);
-  throw new ConfigError(`${name}: ${raw === null ? 'null' : typeof raw} is not a value (a string, number or boolean)`);
-}
-
-function checkValue(name: string, kind: Kind, raw: string, opts: ValueRule): string {
-  const value = raw.trim();
-  switch (kind) {
-    case 'int':
-    case 'long': {
-      if (!/^-?\d+$/.test(value)) throw new ConfigError(`${name}: '${raw}' is not an integer`);
-      const n = Number(value);
-      if (kind === 'int' && (n > 2147483647 || n < -2147483648)) throw new ConfigError(`${name}: ${raw} is out of int range`);
-      if (opts.min !== undefined && n < opts.min) throw new ConfigError(`${name}: ${raw} is below the minimum ${opts.min}`);
-      if (opts.max !== undefined && n > opts.max) throw new ConfigError(`${name}: ${raw} is above the maximum ${opts.max}`);
-      return value;
-    }
-    case 'bool': {
-      // Kafka's ConfigDef reads booleans without regard to case.
-      const lower = value.toLowerCase();
-      if (lower !== 'true' && lower !== 'false') throw new ConfigError(`${name}: '${raw}' is not true or false`);
-      return lower;
-    }
-    case 'enum':
-      if (!opts.choices!.includes(value)) throw new ConfigError(`${name}: '${raw}' is not one of ${opts.choices!.join(', ')}`);
-      return value;
-    case 'list':
-      if (opts.choices) {
-        for (const item of value.split(',')) {
-          if (!opts.choices.includes(item.trim())) throw new ConfigError(`${name}: '${item}' is not one of ${opts.choices.join(', ')}`);
-        }
-      }
-      return value;
-    default:
-      return value;
-  }
-}
-
-/** Validates a topic-level config; returns the normalised value or throws ConfigError. */
-export function checkTopicConfig(name: string, value: string | null): string {
-  const def = TOPIC_CONFIGS[name];
-  if (!def) throw new ConfigError(`unknown topic config '${name}'`);
-  if (value === null) throw new ConfigError(`${name}: a value is required`);
-  return checkValue(name, def.kind, value, def);
-}
 
 export class BrokerConfig {
   private readonly values = new Map<string, string | null>();
@@ -176,7 +102,7 @@ export class BrokerConfig {
     const name = rawName.trim();
     const def = BROKER_CONFIGS[name] ?? KAFKA_ONLY_CONFIGS[name];
     if (!def) throw new ConfigError(`unknown config '${name}'`);
-    const value = checkValue(name, def.kind, asText(name, raw), def);
+    const value = checkValue(name, asText(name, raw), def);
     this.given.add(name);
     this.values.set((def as ConfigDef).aliasOf ?? name, value);
   }
@@ -299,28 +225,20 @@ export class BrokerConfig {
     return out;
   }
 
-  /** The broker-level defaults behind each topic config, as topic config names. */
+  /** The broker-level defaults behind each topic config, by topic config name (segment.bytes, ...). */
   topicDefaults(): Record<string, string> {
     const out: Record<string, string> = {};
     for (const [name, def] of Object.entries(TOPIC_CONFIGS)) {
-      if (def.broker) out[name] = this.string(def.broker)!;
+      if (name === 'segment.ms') out[name] = String(this.segmentMs); // log.roll.ms, else log.roll.hours
+      else out[name] = def.broker ? this.string(def.broker)! : def.default;
     }
-    out['segment.ms'] = String(this.segmentMs);
-    out['cleanup.policy'] = 'delete';
     return out;
   }
 }
 
-/** Parses Java properties text (key=value or key: value, # and ! comments, line continuations). */
-export function parseProperties(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const lines = text.replace(/\\\r?\n\s*/g, '').split(/\r?\n/);
-  for (const line of lines) {
-    const trimmed = line.trim();
-    if (!trimmed || trimmed.startsWith('#') || trimmed.startsWith('!')) continue;
-    const m = /^([^=:\s]+)\s*[=:\s]\s*(.*)$/.exec(trimmed);
-    if (!m) throw new ConfigError(`cannot parse properties line '${trimmed}'`);
-    out[m[1]] = m[2];
-  }
-  return out;
+/** The default of a numeric broker config, for parts that may run without a BrokerConfig (a coordinator in a test). */
+export function brokerConfigDefault(name: string): number {
+  const value = BROKER_CONFIGS[name]?.default;
+  if (value == null || !/^-?\d+$/.test(value)) throw new Error(`config '${name}' has no numeric default`);
+  return Number(value);
 }

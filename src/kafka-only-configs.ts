@@ -3,7 +3,7 @@
 // a value is still reported), and the names given are listed in one warning at start. A config that asks
 // for something krill cannot do (a second client listener, TLS, a controller-only node, a quorum of other
 // nodes) is refused instead: see config.ts and listeners.ts.
-import type { ValueRule } from './config.js';
+import type { ValueRule } from './config-value.js';
 
 const int = (min?: number): ValueRule => ({ kind: 'int', min });
 const long = (min?: number): ValueRule => ({ kind: 'long', min });

@@ -7,6 +7,7 @@ import { KafkaError } from '../protocol/errors.js';
 import { batchRecords, readBatchHeader, rebuildBatch, scanBatches, setLogAppendTime, setPartitionLeaderEpoch, type BatchInfo } from '../protocol/record-batch.js';
 import { checkRecords } from '../protocol/record-check.js';
 import { DEFAULT_MAX_INFLATED_BYTES, codecFromName } from '../protocol/compression/index.js';
+import { isCompacted, type LogConfig } from './log-config.js';
 
 /**
  * How far a batch's records may inflate, as a multiple of max.message.bytes (64 MiB at the default), and
@@ -26,16 +27,25 @@ export interface TopicAppendConfig {
   compacted: boolean;
 }
 
-export function topicAppendConfig(configs: Record<string, string>): TopicAppendConfig {
-  const compression = configs['compression.type'] ?? 'producer';
-  const maxMessageBytes = Number(configs['max.message.bytes'] ?? 1048588);
-  return {
-    maxMessageBytes,
-    maxInflatedBytes: Math.min(maxMessageBytes * INFLATE_FACTOR, DEFAULT_MAX_INFLATED_BYTES),
-    logAppendTime: configs['message.timestamp.type'] === 'LogAppendTime',
-    targetCodec: compression === 'producer' ? null : codecFromName(compression),
-    compacted: (configs['cleanup.policy'] ?? 'delete').split(',').some((p) => p.trim() === 'compact'),
-  };
+const appendConfigs = new WeakMap<LogConfig, TopicAppendConfig>();
+
+/**
+ * What validateRecords reads of a topic's LogConfig, derived once per LogConfig: a topic's is built when the
+ * topic is created or opened or its configs change, so a produce finds this ready.
+ */
+export function topicAppendConfig(config: LogConfig): TopicAppendConfig {
+  let cfg = appendConfigs.get(config);
+  if (cfg === undefined) {
+    cfg = {
+      maxMessageBytes: config.maxMessageBytes,
+      maxInflatedBytes: Math.min(config.maxMessageBytes * INFLATE_FACTOR, DEFAULT_MAX_INFLATED_BYTES),
+      logAppendTime: config.messageTimestampType === 'LogAppendTime',
+      targetCodec: config.compressionType === 'producer' ? null : codecFromName(config.compressionType),
+      compacted: isCompacted(config),
+    };
+    appendConfigs.set(config, cfg);
+  }
+  return cfg;
 }
 
 export interface ValidatedRecords {

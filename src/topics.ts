@@ -3,7 +3,9 @@
 // deletion themselves (in Kafka, the controller's part).
 
 import { KafkaError } from '../protocol/errors.js';
-import { ConfigError, checkTopicConfig, type BrokerConfig } from './config.js';
+import { ConfigError } from './config-value.js';
+import { checkTopicConfig } from './log-config.js';
+import type { BrokerConfig } from './config.js';
 import type { Logger } from './logger.js';
 import type { LogManager, TopicInfo } from './storage/log-manager.js';
 import type { ReplicaManager } from './partition/replica-manager.js';

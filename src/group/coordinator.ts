@@ -16,6 +16,7 @@ import { Group, Member, type CommittedOffset, type JoinResult, type Protocol, ty
 import { encodeGroupMetadataKey, encodeGroupMetadataValue, type GroupMetadataValue } from './records.js';
 import { GroupOffsets, offsetTombstones, type OffsetsOptions } from './offsets.js';
 import { realTimers, type CoordinatorStore, type Timers } from './store.js';
+import { brokerConfigDefault } from '../config.js';
 
 export interface CoordinatorOptions extends OffsetsOptions {
   timers?: Timers;
@@ -72,9 +73,9 @@ export class GroupCoordinator {
   constructor(options: CoordinatorOptions = {}) {
     this.timers = options.timers ?? realTimers;
     this.store = options.store ?? null;
-    this.minSession = options.minSessionTimeoutMs ?? 6000;
-    this.maxSession = options.maxSessionTimeoutMs ?? 1_800_000;
-    this.initialDelay = options.initialRebalanceDelayMs ?? 0;
+    this.minSession = options.minSessionTimeoutMs ?? brokerConfigDefault('group.min.session.timeout.ms');
+    this.maxSession = options.maxSessionTimeoutMs ?? brokerConfigDefault('group.max.session.timeout.ms');
+    this.initialDelay = options.initialRebalanceDelayMs ?? brokerConfigDefault('group.initial.rebalance.delay.ms');
     this.offsets = new GroupOffsets(
       {
         groups: this.groups,

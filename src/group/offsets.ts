@@ -13,6 +13,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { Group, type CommittedOffset, type Member } from './group.js';
 import { encodeGroupMetadataKey, encodeOffsetCommitKey, encodeOffsetCommitValue } from './records.js';
 import type { CoordinatorStore, StoreRecord, Timers } from './store.js';
+import { brokerConfigDefault } from '../config.js';
 
 export interface CommitPartition { partition: number; offset: number; leaderEpoch: number; metadata: string | null }
 
@@ -46,14 +47,14 @@ export interface OffsetsOptions {
   offsetMetadataMaxBytes?: number;
   /** Whether topic-partition exists (OffsetCommit answers UNKNOWN_TOPIC_OR_PARTITION otherwise). */
   partitionExists?: (topic: string, partition: number) => boolean;
-  /** offsets.retention.minutes, in ms (Kafka default: 7 days). */
+  /** offsets.retention.minutes, in ms (default: the config's). */
   offsetsRetentionMs?: number;
-  /** offsets.retention.check.interval.ms (Kafka default: 600000); the first check runs at once. */
+  /** offsets.retention.check.interval.ms (default: the config's); the first check runs at once. */
   offsetsRetentionCheckIntervalMs?: number;
 }
 
-const DEFAULT_OFFSETS_RETENTION_MS = 7 * 24 * 3600_000;
-const DEFAULT_RETENTION_CHECK_INTERVAL_MS = 600_000;
+const DEFAULT_OFFSETS_RETENTION_MS = brokerConfigDefault('offsets.retention.minutes') * 60_000;
+const DEFAULT_RETENTION_CHECK_INTERVAL_MS = brokerConfigDefault('offsets.retention.check.interval.ms');
 const MAX_TIMER_MS = 2_147_483_647;
 
 export class GroupOffsets {

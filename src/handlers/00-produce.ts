@@ -39,7 +39,7 @@ export default defineHandler({
     const responses = [];
     for (const t of req.topicData) {
       const topic = topics.getTopic(t.name);
-      const cfg = topic ? topicAppendConfig(topic.configs) : null;
+      const cfg = topic ? topicAppendConfig(topic.logConfig) : null;
       const partitionResponses = [];
       for (const p of t.partitionData) {
         const partition = topic && cfg ? replicas.partition(t.name, p.index) : undefined;

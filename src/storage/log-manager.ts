@@ -27,7 +27,8 @@ import {
 import { randomKafkaUuid } from './meta-properties.js';
 import { DEFAULT_MAX_OPEN_FILES, OpenFiles } from './open-files.js';
 import { PARTITION_METADATA_FILE, isDeletedDirName, parsePartitionDirName, partitionDirName, strayDirName } from './file-names.js';
-import { DEFAULT_LOG_CONFIG, PartitionLog, logConfigFromMap, type LogConfig, type StorageLogger } from './partition-log.js';
+import { PartitionLog, type StorageLogger } from './partition-log.js';
+import { buildLogConfig, type LogConfig } from '../log-config.js';
 import { randomBytes } from './random.js';
 import {
   TOPICS_FILE, TOPIC_COPY_FILE, readPartitionMetadata, readTopicsFile, rebuildTopics, writeTopicCopy, writeTopicsFile, type PersistedTopic,
@@ -44,6 +45,8 @@ export interface TopicInfo {
   configs: Record<string, string>;
   /** Only the configs set on the topic itself (what is persisted). */
   overrides: Record<string, string>;
+  /** The configs read once (log-config.ts), for Produce and the partition logs. */
+  logConfig: LogConfig;
 }
 
 export interface LogManagerOptions {
@@ -188,19 +191,21 @@ export class LogManager {
     writeTopicCopy(this.dataDir, { name: info.name, partitions: info.partitions, configs: info.overrides }, this.openFiles);
   }
 
+  /** A topic's info with its LogConfig, built here and only here: at open, at creation and when its configs change. */
   private topicInfo(name: string, topicId: Buffer<ArrayBuffer>, partitions: number, overrides: Record<string, string>): TopicInfo {
-    return { name, topicId, partitions, configs: { ...this.defaults, ...overrides }, overrides: { ...overrides } };
-  }
-
-  /** segment.bytes etc. for a topic: defaults, then overrides. */
-  logConfig(info: TopicInfo): LogConfig {
-    return logConfigFromMap(info.configs, DEFAULT_LOG_CONFIG);
+    return {
+      name, topicId, partitions,
+      configs: { ...this.defaults, ...overrides },
+      overrides: { ...overrides },
+      logConfig: buildLogConfig(overrides, this.defaults),
+    };
   }
 
   private openLog(dir: string, info: TopicInfo, extra: { recoveryPoint?: number; logStartOffset?: number; cleanShutdown?: boolean }): PartitionLog {
     const fresh = !fs.existsSync(dir);
+    const { segmentBytes, segmentMs, indexIntervalBytes } = info.logConfig;
     const log = PartitionLog.open(dir, {
-      ...this.logConfig(info),
+      segmentBytes, segmentMs, indexIntervalBytes,
       ...extra,
       now: this.options.now,
       log: this.options.log,
@@ -222,7 +227,7 @@ export class LogManager {
 
   /**
    * Creates a topic with `partitions` empty partition logs. `configs` are the topic's overrides (any
-   * string map; storage interprets segment.bytes, segment.ms and index.interval.bytes). Throws
+   * string map, kept as given; its LogConfig reads the names log-config.ts knows). Throws
    * TOPIC_ALREADY_EXISTS / INVALID_PARTITIONS.
    */
   createTopic(name: string, partitions: number, configs: Record<string, string> = {}, topicId?: Buffer): TopicInfo {
@@ -290,7 +295,7 @@ export class LogManager {
     state.info = this.topicInfo(name, state.info.topicId, state.info.partitions, overrides);
     this.writeTopicsFile();
     this.writeTopicCopy(state.info);
-    for (const log of state.logs) log.updateConfig(this.logConfig(state.info));
+    for (const log of state.logs) log.updateConfig(state.info.logConfig);
     return state.info;
   }
 

@@ -19,40 +19,14 @@ import { fsyncDir, fsyncDirInBackground } from './atomic-file.js';
 import { OpenFiles } from './open-files.js';
 import { Segment, type SegmentAppendBatch, type SegmentConfig } from './segment.js';
 import { findOffsetByTimestamp, maxTimestampAndOffset, readBatches, translateOffset } from './segment-reader.js';
+import { DEFAULT_LOG_CONFIG, type LogConfig } from '../log-config.js';
 
-export interface LogConfig {
-  /** segment.bytes: roll when an append would take the active segment past this size. */
-  segmentBytes: number;
-  /** segment.ms: roll when the active segment started receiving data longer ago than this. */
-  segmentMs: number;
-  /** index.interval.bytes: bytes of log between index entries. */
-  indexIntervalBytes: number;
-}
-
-export const DEFAULT_LOG_CONFIG: Readonly<LogConfig> = Object.freeze({
-  segmentBytes: 1073741824,
-  segmentMs: 604800000,
-  indexIntervalBytes: 4096,
-});
-
-/** Picks the configs storage needs out of a topic config map (Kafka names), over `base`. */
-export function logConfigFromMap(configs: Record<string, string | undefined>, base: LogConfig = DEFAULT_LOG_CONFIG): LogConfig {
-  const num = (name: string, fallback: number, min: number): number => {
-    const raw = configs[name];
-    if (raw === undefined || raw === null || String(raw).trim() === '') return fallback;
-    const n = Number(raw);
-    return Number.isFinite(n) && n >= min ? Math.floor(n) : fallback;
-  };
-  return {
-    segmentBytes: Math.min(num('segment.bytes', base.segmentBytes, 14), 0x7fffffff),
-    segmentMs: num('segment.ms', base.segmentMs, 1),
-    indexIntervalBytes: num('index.interval.bytes', base.indexIntervalBytes, 0),
-  };
-}
+/** What a partition log reads of its topic's LogConfig (log-config.ts): when to roll, how densely to index. */
+export type PartitionLogConfig = Pick<LogConfig, 'segmentBytes' | 'segmentMs' | 'indexIntervalBytes'>;
 
 export type { StorageLogger } from './log-loader.js';
 
-export interface PartitionLogOptions extends Partial<LogConfig> {
+export interface PartitionLogOptions extends Partial<PartitionLogConfig> {
   /** Offset below which the log is known to be fsynced (from the checkpoint); default 0 = scan everything. */
   recoveryPoint?: number;
   /** Log start offset from the checkpoint; default: the first segment's base offset. */
@@ -99,7 +73,7 @@ export class PartitionLog {
 
   private constructor(
     readonly dir: string,
-    public config: LogConfig,
+    public config: PartitionLogConfig,
     private readonly options: PartitionLogOptions,
     segmentConfig: SegmentConfig,
     segments: Segment[],
@@ -114,7 +88,7 @@ export class PartitionLog {
 
   /** Opens (creating if needed) and recovers the log in `dir` (log-loader.ts). Synchronous. */
   static open(dir: string, options: PartitionLogOptions = {}): PartitionLog {
-    const config: LogConfig = {
+    const config: PartitionLogConfig = {
       segmentBytes: options.segmentBytes ?? DEFAULT_LOG_CONFIG.segmentBytes,
       segmentMs: options.segmentMs ?? DEFAULT_LOG_CONFIG.segmentMs,
       indexIntervalBytes: options.indexIntervalBytes ?? DEFAULT_LOG_CONFIG.indexIntervalBytes,
@@ -163,8 +137,9 @@ export class PartitionLog {
   }
 
   /** Changes segment.bytes / segment.ms / index.interval.bytes for future appends. */
-  updateConfig(config: Partial<LogConfig>): void {
-    this.config = { ...this.config, ...config };
+  updateConfig(config: Partial<PartitionLogConfig>): void {
+    const { segmentBytes, segmentMs, indexIntervalBytes } = { ...this.config, ...config };
+    this.config = { segmentBytes, segmentMs, indexIntervalBytes };
     this.segmentConfig.indexIntervalBytes = this.config.indexIntervalBytes;
   }
 

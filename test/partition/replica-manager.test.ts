@@ -3,6 +3,7 @@ import { buildBatch, readBatchHeader, scanBatches, PARTITION_LEADER_EPOCH_OFFSET
 import { LogManager } from '../../src/storage/log-manager.js';
 import { ReplicaManager } from '../../src/partition/replica-manager.js';
 import { topicAppendConfig } from '../../src/log-validator.js';
+import { DEFAULT_LOG_CONFIG } from '../../src/log-config.js';
 import { useTempDirs } from '../helpers.js';
 
 const newDir = useTempDirs('krill-replicas-');
@@ -35,7 +36,7 @@ describe('ReplicaManager', () => {
     const p = replicas.partition('t', 0)!;
     const records = batch(3);
     records.writeInt32BE(-1, PARTITION_LEADER_EPOCH_OFFSET);
-    const r = replicas.appendRecords(p, records, topicAppendConfig({}), Date.now());
+    const r = replicas.appendRecords(p, records, topicAppendConfig(DEFAULT_LOG_CONFIG), Date.now());
     expect([r.baseOffset, r.lastOffset, r.logStartOffset]).toEqual([0, 2, 0]);
     expect([p.highWatermark, p.lastStableOffset, p.logEndOffset]).toEqual([3, 3, 3]);
     const read = p.read(0, 1 << 20, true);

@@ -1,0 +1,159 @@
+// The two servers the benchmark compares, krill's CLI and librdkafka's mock cluster (compiled on demand):
+// started fresh for a workload, and timed from spawn to their first Metadata answer; and krill embedded
+// (embedded-start.ts, in a process of its own).
+
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { waitForMetadata, type MetadataAnswer } from './metadata-probe.js';
+import { CLI, EMBEDDED, HOST, MOCK_BIN, MOCK_SRC, ROOT } from './settings.js';
+import { describeExit, freePort, lastLines, launch, makeTempDir, removeTempDir, runToEnd, sleep, stopProc, waitForStdoutLine, type Proc } from './processes.js';
+import { readRssKb } from './machine.js';
+import { median } from './report.js';
+
+export interface Server {
+  kind: 'krill' | 'mock';
+  bootstrap: string;
+  port: number;
+  proc: Proc;
+  stop(): Promise<void>;
+}
+
+export async function startKrill(port = 0): Promise<Server> {
+  const dataDir = makeTempDir('krill-bench-data-');
+  const proc = launch(process.execPath, [CLI, '--host', HOST, '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn']);
+  const stop = async () => {
+    await stopProc(proc);
+    removeTempDir(dataDir);
+  };
+  try {
+    const { match } = await waitForStdoutLine(proc, /on ([\d.]+):(\d+)/, 20_000);
+    if (match[1] !== HOST) throw new Error(`krill listens on ${match[1]}, the benchmark only talks to ${HOST}`);
+    const p = Number(match[2]);
+    return { kind: 'krill', bootstrap: `${HOST}:${p}`, port: p, proc, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+export async function startMock(topics: string[]): Promise<Server> {
+  const proc = launch(MOCK_BIN, topics.map((t) => `${t}:1`), 'pipe');
+  const stop = () => stopProc(proc, true);
+  try {
+    const { match } = await waitForStdoutLine(proc, /^([\d.]+):(\d+)\s*$/, 10_000);
+    if (match[1] !== HOST) throw new Error(`mock cluster listens on ${match[1]}, the benchmark only talks to ${HOST}`);
+    const p = Number(match[2]);
+    return { kind: 'mock', bootstrap: `${HOST}:${p}`, port: p, proc, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+export function ensureMockBinary(): string | null {
+  try {
+    const src = fs.statSync(MOCK_SRC);
+    const bin = fs.existsSync(MOCK_BIN) ? fs.statSync(MOCK_BIN) : null;
+    if (bin && bin.mtimeMs >= src.mtimeMs) return null;
+  } catch (err) {
+    return `cannot read ${MOCK_SRC}: ${(err as Error).message}`;
+  }
+  fs.mkdirSync(path.dirname(MOCK_BIN), { recursive: true });
+  process.stderr.write(`bench: compiling ${path.relative(ROOT, MOCK_SRC)}\n`);
+  const r = spawnSync('gcc', ['-O2', '-o', MOCK_BIN, MOCK_SRC, '-lrdkafka'], { encoding: 'utf8' });
+  if (r.error) return `gcc: ${r.error.message}`;
+  if (r.status !== 0) return `gcc failed: ${lastLines(r.stderr, 3)}`;
+  return null;
+}
+
+
+export interface StartSample {
+  startMs: number;
+  readyLineMs: number | null;
+  rssKb: number | null;
+}
+
+/** The environment without NODE_EXTRA_CA_CERTS, which makes Node itself load certificates at start. */
+export function envWithoutExtraCerts(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.NODE_EXTRA_CA_CERTS;
+  return env;
+}
+
+/** How long the bare runtime takes to start and exit here: the floor under krill's start time. */
+export function nodeBaselineMs(env: NodeJS.ProcessEnv = process.env): number {
+  const runs: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const t0 = performance.now();
+    spawnSync(process.execPath, ['-e', '0'], { env });
+    runs.push(performance.now() - t0);
+  }
+  return median(runs);
+}
+
+export async function measureKrillStart(env: NodeJS.ProcessEnv = process.env): Promise<StartSample> {
+  let lastErr: Error | null = null;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const port = await freePort();
+    const dataDir = makeTempDir('krill-bench-start-');
+    const t0 = performance.now();
+    const proc = launch(process.execPath, [CLI, '--host', HOST, '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn'], 'ignore', env);
+    let readyAt: number | null = null;
+    proc.onStdoutLine((line, at) => {
+      if (readyAt === null && /on ([\d.]+):(\d+)/.test(line)) readyAt = at;
+    });
+    try {
+      const { at, answer } = await waitForMetadata(HOST, port, t0 + 20_000, () =>
+        proc.exitInfo ? `krill ${describeExit(proc)}` : null,
+      );
+      checkBrokerListed(answer, port, 'krill');
+      await sleep(1000);
+      const rssKb = proc.exitInfo ? null : readRssKb(proc.child.pid!);
+      return { startMs: at - t0, readyLineMs: readyAt === null ? null : readyAt - t0, rssKb };
+    } catch (err) {
+      lastErr = err as Error;
+      // A port race (someone took the port between freePort() and krill's bind) is worth one retry.
+      if (!/in use|EADDRINUSE/i.test(lastErr.message)) break;
+    } finally {
+      await stopProc(proc);
+      removeTempDir(dataDir);
+    }
+  }
+  throw lastErr ?? new Error('krill did not start');
+}
+
+export async function measureMockStart(): Promise<StartSample> {
+  const t0 = performance.now();
+  const proc = launch(MOCK_BIN, [], 'pipe');
+  try {
+    const { match, at: lineAt } = await waitForStdoutLine(proc, /^([\d.]+):(\d+)\s*$/, 10_000);
+    if (match[1] !== HOST) throw new Error(`mock listens on ${match[1]}`);
+    const port = Number(match[2]);
+    const { at, answer } = await waitForMetadata(HOST, port, t0 + 10_000, () => (proc.exitInfo ? `mock ${describeExit(proc)}` : null));
+    checkBrokerListed(answer, port, 'mock');
+    await sleep(1000);
+    return { startMs: at - t0, readyLineMs: lineAt - t0, rssKb: readRssKb(proc.child.pid!) };
+  } finally {
+    await stopProc(proc, true);
+  }
+}
+
+function checkBrokerListed(answer: MetadataAnswer, port: number, who: string): void {
+  if (!answer.brokers.some((b) => b.port === port)) {
+    throw new Error(`${who} answered Metadata without listing itself on port ${port}`);
+  }
+}
+
+export async function measureEmbedded(runs: number): Promise<{ runs: number[]; importMs: number } | { error: string }> {
+  const { proc, timedOut } = await runToEnd(process.execPath, [EMBEDDED, ROOT, String(runs)], 120_000);
+  if (timedOut) return { error: 'embedded start timed out' };
+  const line = proc.stdout().trim().split('\n').pop() ?? '';
+  try {
+    const r = JSON.parse(line) as { ok: boolean; runs?: number[]; importMs?: number; error?: string };
+    if (!r.ok) return { error: r.error ?? 'failed' };
+    return { runs: r.runs!, importMs: r.importMs! };
+  } catch {
+    return { error: `embedded-start ${describeExit(proc)}` };
+  }
+}

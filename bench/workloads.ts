@@ -1,0 +1,173 @@
+// The workloads: N records of one size, produced by kcat from a pre-generated file and fetched back by
+// rdkafka_client.py, against one fresh server; each run's outcome is verified counts and timings.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { CODECS, KCAT, KCAT_PRODUCER_SETTINGS, PYTHON, PY_CLIENT, SCALE, WARMUP_TOPIC } from './settings.js';
+import { describeExit, runToEnd } from './processes.js';
+import { busyShare, machineCpuTicks, processCpuSeconds } from './machine.js';
+import { startKrill, startMock, type Server } from './servers.js';
+import { median } from './report.js';
+
+export interface Workload {
+  id: string;
+  records: number;
+  size: number;
+  /** librdkafka's compression.codec for the produce: the broker inflates and checks every compressed batch. */
+  codec: string;
+  topic: string;
+  file: string; // records, one per line
+  oneFile: string; // a single record, for the kcat fixed-cost baseline
+}
+
+/** The workloads of a run, scaled by KRILL_BENCH_SCALE, their record files in `workDir`. */
+export function benchWorkloads(workDir: string): Workload[] {
+  const small = { records: Math.max(1, Math.round(1_000_000 * SCALE)), size: 100, file: 'small' };
+  return [
+    { id: 'small', ...small, codec: 'none' },
+    { id: 'large', records: Math.max(1, Math.round(10_000 * SCALE)), size: 100 * 1024, codec: 'none', file: 'large' },
+    // The small records again in each codec: what the broker's inflate-and-check of compressed batches costs.
+    ...CODECS.map((codec) => ({ id: `small-${codec}`, ...small, codec })),
+  ].map((w) => ({
+    ...w,
+    topic: `bench-${w.id}`,
+    file: path.join(workDir, `${w.file}.txt`),
+    oneFile: path.join(workDir, `${w.file}-one.txt`),
+  }));
+}
+
+/** Records per fetch pass, on both servers: what fits in ~4.5 MB, inside the mock's ~5 MB retention. */
+function fetchWindow(recordSize: number): number {
+  return Math.max(1, Math.floor(4_500_000 / (recordSize + 30)));
+}
+
+export function writeRecordFile(file: string, records: number, size: number): void {
+  // Printable, newline-free records: a 10-digit sequence number, then a repeating a..z filler.
+  const line = Buffer.alloc(size + 1);
+  for (let i = 0; i < size; i++) line[i] = 97 + (i % 26);
+  line[size] = 10;
+  const perChunk = Math.max(1, Math.floor((8 * 1024 * 1024) / line.length));
+  const chunk = Buffer.alloc(perChunk * line.length);
+  for (let i = 0; i < perChunk; i++) line.copy(chunk, i * line.length);
+  const fd = fs.openSync(file, 'w');
+  try {
+    for (let base = 0; base < records; base += perChunk) {
+      const n = Math.min(perChunk, records - base);
+      for (let i = 0; i < n; i++) {
+        const seq = String(base + i).padStart(10, '0');
+        chunk.write(seq.slice(-Math.min(10, size)), i * line.length, 'latin1');
+      }
+      fs.writeSync(fd, chunk, 0, n * line.length);
+    }
+    // Flush now, so the kernel's writeback of this file does not compete with the measurements.
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export type Outcome =
+  | {
+      ok: true;
+      records: number;
+      bytes: number;
+      seconds: number;
+      /** produce: kcat's fixed cost, subtracted from its wall time */
+      fixedMs?: number;
+      /** produce: CPU seconds the server used, and the share of all cores busy (any process), meanwhile */
+      serverCpuSeconds?: number;
+      machineBusy?: number;
+      /** fetch: passes over the retained range, and its size in records */
+      passes?: number;
+      window?: number;
+    }
+  | { ok: false; error: string; mismatch?: boolean };
+
+export interface WorkloadRun {
+  produce: Outcome;
+  fetch: Outcome;
+}
+
+async function pyClient(args: string[], timeoutMs: number): Promise<Record<string, unknown>> {
+  const { proc, timedOut } = await runToEnd(PYTHON, [PY_CLIENT, ...args], timeoutMs);
+  if (timedOut) return { ok: false, error: `rdkafka_client.py ${args[0]} timed out after ${timeoutMs / 1000} s` };
+  const line = proc.stdout().trim().split('\n').pop() ?? '';
+  try {
+    return JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return { ok: false, error: `rdkafka_client.py ${args[0]} ${describeExit(proc)}` };
+  }
+}
+
+async function kcatProduce(bootstrap: string, topic: string, file: string, codec: string, timeoutMs: number): Promise<{ seconds: number } | { error: string }> {
+  const args = ['-b', bootstrap, '-P', '-t', topic, '-p', '0'];
+  for (const s of [...KCAT_PRODUCER_SETTINGS, `compression.codec=${codec}`]) args.push('-X', s);
+  args.push('-l', file);
+  const { proc, seconds, timedOut } = await runToEnd(KCAT, args, timeoutMs);
+  if (timedOut) return { error: `kcat produce timed out after ${timeoutMs / 1000} s` };
+  if (proc.exitInfo?.code !== 0) return { error: `kcat produce ${describeExit(proc)}` };
+  return { seconds };
+}
+
+export async function runWorkload(kind: 'krill' | 'mock', w: Workload): Promise<WorkloadRun> {
+  const fail = (error: string, mismatch = false): WorkloadRun => ({
+    produce: { ok: false, error, mismatch },
+    fetch: { ok: false, error: mismatch ? 'not measured (produce count mismatch)' : error },
+  });
+  let server: Server;
+  try {
+    server = kind === 'krill' ? await startKrill() : await startMock([w.topic, WARMUP_TOPIC]);
+  } catch (err) {
+    return fail(`${kind} did not start: ${(err as Error).message}`);
+  }
+  const crashed = () => (server.proc.exitInfo ? `${kind} ${describeExit(server.proc)}` : null);
+  try {
+    const prep = await pyClient(['prepare', server.bootstrap, w.topic, WARMUP_TOPIC], 60_000);
+    if (!prep.ok) return fail(crashed() ?? `topic setup: ${prep.error}`);
+
+    // Fixed cost of a kcat produce run (start, connect, metadata, one record, exit) on this server.
+    const fixed: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await kcatProduce(server.bootstrap, WARMUP_TOPIC, w.oneFile, w.codec, 30_000);
+      if ('error' in r) return fail(crashed() ?? `warm-up: ${r.error}`);
+      fixed.push(r.seconds);
+    }
+    const overhead = median(fixed);
+
+    const timeoutMs = Math.max(120_000, (w.records * w.size) / 1e6 * 1000); // >= 1 MB/s
+    const cpu0 = { server: processCpuSeconds(server.proc.child.pid), machine: machineCpuTicks() };
+    const prod = await kcatProduce(server.bootstrap, w.topic, w.file, w.codec, timeoutMs);
+    if ('error' in prod) return fail(crashed() ?? prod.error);
+    const cpu1 = { server: processCpuSeconds(server.proc.child.pid), machine: machineCpuTicks() };
+    const produceSeconds = Math.max(prod.seconds - overhead, 1e-6);
+
+    const f = await pyClient(['fetch', server.bootstrap, w.topic, String(w.records), String(w.size), String(fetchWindow(w.size))], timeoutMs);
+    const produced: Outcome = {
+      ok: true,
+      records: w.records,
+      bytes: w.records * w.size,
+      seconds: produceSeconds,
+      fixedMs: overhead * 1000,
+      serverCpuSeconds: cpu0.server !== null && cpu1.server !== null ? cpu1.server - cpu0.server : undefined,
+      machineBusy: cpu0.machine && cpu1.machine ? busyShare(cpu0.machine, cpu1.machine) : undefined,
+    };
+    if (!f.ok) {
+      const error = crashed() ?? String(f.error);
+      if (/^count mismatch: produced/.test(String(f.error))) return fail(error, true);
+      return { produce: produced, fetch: { ok: false, error } };
+    }
+    return {
+      produce: produced,
+      fetch: {
+        ok: true,
+        records: Number(f.records),
+        bytes: Number(f.bytes),
+        seconds: Number(f.seconds),
+        passes: Number(f.passes),
+        window: Number(f.high) - Number(f.low),
+      },
+    };
+  } finally {
+    await server.stop();
+  }
+}
