@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from './random.js';
 import { readTextIfExists, writeFileAtomic } from './atomic-file.js';
+import { parseProperties } from '../properties.js';
 
 export const META_PROPERTIES = 'meta.properties';
 
@@ -33,21 +34,11 @@ export function randomKafkaUuid(): { bytes: Buffer; text: string } {
   }
 }
 
-function parseProps(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const line of text.split(/\r?\n/)) {
-    const t = line.trim();
-    if (!t || t.startsWith('#') || t.startsWith('!')) continue;
-    const m = /^([^=:\s]+)\s*[=:]\s*(.*)$/.exec(t);
-    if (m) out[m[1]] = m[2];
-  }
-  return out;
-}
 
 export function readMetaProperties(dataDir: string): MetaProperties | null {
   const text = readTextIfExists(path.join(dataDir, META_PROPERTIES));
   if (text === null) return null;
-  const raw = parseProps(text);
+  const raw = parseProperties(text).values;
   const version = Number(raw['version'] ?? '0');
   const clusterId = raw['cluster.id'];
   const nodeId = Number(raw['node.id'] ?? raw['broker.id']);
