@@ -98,7 +98,7 @@ export class Broker {
     try {
       this.replicas = new ReplicaManager(logs, config.nodeId);
       this.offsetsTopic = OffsetsTopicStore.open(logs, this.replicas, config.int('offsets.topic.num.partitions'));
-      this.groups = Broker.openGroups(config, logs, this.offsetsTopic);
+      this.groups = Broker.openGroups(config, logs, this.offsetsTopic, this.scheduler);
       const meta = readOrCreateMetaProperties(dataDir, config.nodeId);
       this.clusterId = meta.clusterId;
       this.connectionHost = {
@@ -136,9 +136,10 @@ export class Broker {
   }
 
   /** The group coordinator, loaded from __consumer_offsets when it exists. */
-  private static openGroups(config: BrokerConfig, logs: LogManager, store: OffsetsTopicStore): GroupCoordinator {
+  private static openGroups(config: BrokerConfig, logs: LogManager, store: OffsetsTopicStore, scheduler: Scheduler): GroupCoordinator {
     const groups = new GroupCoordinator({
       store,
+      scheduler,
       minSessionTimeoutMs: config.int('group.min.session.timeout.ms'),
       maxSessionTimeoutMs: config.int('group.max.session.timeout.ms'),
       initialRebalanceDelayMs: config.int('group.initial.rebalance.delay.ms'),

@@ -17,9 +17,12 @@ import { encodeGroupMetadataKey, encodeGroupMetadataValue, type GroupMetadataVal
 import { GroupOffsets, offsetTombstones, type OffsetsOptions } from './offsets.js';
 import { realTimers, type CoordinatorStore, type Timers } from './store.js';
 import { brokerConfigDefault } from '../config.js';
+import { Scheduler } from '../scheduler.js';
 
 export interface CoordinatorOptions extends OffsetsOptions {
   timers?: Timers;
+  /** Runs the periodic offsets expiration; the broker's. Without one the coordinator keeps its own. */
+  scheduler?: Scheduler;
   store?: CoordinatorStore;
   minSessionTimeoutMs?: number;
   maxSessionTimeoutMs?: number;
@@ -68,6 +71,8 @@ export class GroupCoordinator {
   private readonly maxSession: number;
   private readonly initialDelay: number;
   private readonly offsets: GroupOffsets;
+  /** A scheduler made for this coordinator alone (none was given), closed with it. */
+  private readonly ownScheduler: Scheduler | null;
   private closed = false;
 
   constructor(options: CoordinatorOptions = {}) {
@@ -76,11 +81,13 @@ export class GroupCoordinator {
     this.minSession = options.minSessionTimeoutMs ?? brokerConfigDefault('group.min.session.timeout.ms');
     this.maxSession = options.maxSessionTimeoutMs ?? brokerConfigDefault('group.max.session.timeout.ms');
     this.initialDelay = options.initialRebalanceDelayMs ?? brokerConfigDefault('group.initial.rebalance.delay.ms');
+    this.ownScheduler = options.scheduler ? null : new Scheduler({ error: () => {} });
     this.offsets = new GroupOffsets(
       {
         groups: this.groups,
         store: this.store,
         timers: this.timers,
+        scheduler: options.scheduler ?? this.ownScheduler!,
         isClosed: () => this.closed,
         touch: (group, member) => this.scheduleHeartbeat(group, member),
         dropGroup: (group) => this.dropGroup(group),
@@ -618,6 +625,7 @@ export class GroupCoordinator {
   close(): void {
     this.closed = true;
     this.offsets.stop();
+    void this.ownScheduler?.close();
     for (const group of this.groups.values()) {
       this.timers.clearTimeout(group.rebalanceTimer);
       this.timers.clearTimeout(group.syncTimer);

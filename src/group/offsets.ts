@@ -14,6 +14,7 @@ import { Group, type CommittedOffset, type Member } from './group.js';
 import { encodeGroupMetadataKey, encodeOffsetCommitKey, encodeOffsetCommitValue } from './records.js';
 import type { CoordinatorStore, StoreRecord, Timers } from './store.js';
 import { brokerConfigDefault } from '../config.js';
+import type { Scheduler } from '../scheduler.js';
 
 export interface CommitPartition { partition: number; offset: number; leaderEpoch: number; metadata: string | null }
 
@@ -36,6 +37,8 @@ export interface OffsetsHost {
   readonly groups: Map<string, Group>;
   readonly store: CoordinatorStore | null;
   readonly timers: Timers;
+  /** Runs the periodic expiration of offsets. */
+  readonly scheduler: Scheduler;
   isClosed(): boolean;
   /** A commit by a member counts as a sign of life (resets its session timer). */
   touch(group: Group, member: Member): void;
@@ -56,12 +59,13 @@ export interface OffsetsOptions {
 const DEFAULT_OFFSETS_RETENTION_MS = brokerConfigDefault('offsets.retention.minutes') * 60_000;
 const DEFAULT_RETENTION_CHECK_INTERVAL_MS = brokerConfigDefault('offsets.retention.check.interval.ms');
 const MAX_TIMER_MS = 2_147_483_647;
+/** Kafka's name for the task. */
+const EXPIRATION_TASK = 'delete-expired-group-metadata';
 
 export class GroupOffsets {
   private readonly metadataMax: number;
   private readonly retentionMs: number;
   private readonly retentionCheckMs: number;
-  private retentionTimer: unknown = null;
 
   constructor(
     private readonly host: OffsetsHost,
@@ -70,13 +74,15 @@ export class GroupOffsets {
     this.metadataMax = options.offsetMetadataMaxBytes ?? 4096;
     this.retentionMs = options.offsetsRetentionMs ?? DEFAULT_OFFSETS_RETENTION_MS;
     this.retentionCheckMs = Math.min(MAX_TIMER_MS, Math.max(1, options.offsetsRetentionCheckIntervalMs ?? DEFAULT_RETENTION_CHECK_INTERVAL_MS));
-    // Kafka's "delete-expired-group-metadata" task: first run at once (after the load), then periodic.
-    this.scheduleRetentionCheck(0);
+    // First run at once (after the load), then periodic. A failed pass is logged by the scheduler and the
+    // next one retries.
+    host.scheduler.schedule(EXPIRATION_TASK, () => {
+      if (!this.host.isClosed()) this.expire();
+    }, { periodMs: this.retentionCheckMs, delayMs: 0 });
   }
 
   stop(): void {
-    this.host.timers.clearTimeout(this.retentionTimer);
-    this.retentionTimer = null;
+    void this.host.scheduler.cancel(EXPIRATION_TASK);
   }
 
   /** Per topic, per partition error codes. Throws nothing; a store failure is a per-partition error. */
@@ -195,19 +201,6 @@ export class GroupOffsets {
     }
     for (const k of removed) group.offsets.delete(k);
     return { errorCode: ErrorCode.NONE, topics: result };
-  }
-
-  private scheduleRetentionCheck(delayMs: number): void {
-    this.retentionTimer = this.host.timers.setTimeout(() => {
-      this.retentionTimer = null;
-      if (this.host.isClosed()) return;
-      try {
-        this.expire();
-      } catch {
-        // A failed pass must not take the broker down (it runs off a timer); the next one retries.
-      }
-      if (!this.host.isClosed()) this.scheduleRetentionCheck(this.retentionCheckMs);
-    }, delayMs);
   }
 
   /** The group's offsets that have expired at `now` (Kafka's GroupMetadata.removeExpiredOffsets, without removing). */
