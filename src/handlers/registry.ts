@@ -56,11 +56,6 @@ export class HandlerRegistry {
     return this.byKey.get(apiKey);
   }
 
-  supports(apiKey: number, version: number): boolean {
-    const h = this.byKey.get(apiKey);
-    return !!h && version >= h.minVersion && version <= h.maxVersion;
-  }
-
   apiVersions(): { apiKey: number; minVersion: number; maxVersion: number }[] {
     return [...this.byKey.values()]
       .sort((a, b) => a.apiKey - b.apiKey)
