@@ -1,4 +1,6 @@
-// The broker: configuration, the log manager, the handler registry and the listening socket.
+// The broker: where the parts are built and wired together, and nowhere else. It owns the configuration,
+// the log manager, the replica manager, the group coordinator and topic admin, the handler registry and
+// the listening socket; handlers and connections see only the narrow services (BrokerServices) made here.
 // start() locks the data dir, binds the port, then opens the data dir (recovering logs); close() stops
 // accepting, closes every connection, checkpoints the logs so the next start needs no recovery scan, and
 // unlocks the data dir.
@@ -10,13 +12,17 @@ import type { Logger } from './logger.js';
 import { BrokerConfig, type Listener } from './config.js';
 import { HandlerRegistry } from './handlers/registry.js';
 import { HANDLERS } from './handlers/index.js';
-import { Connection } from './server/connection.js';
+import { Connection, type ConnectionHost } from './server/connection.js';
+import type { BrokerServices } from './server/request-context.js';
 import { ConnectionRegistry, normaliseAddress } from './server/connection-registry.js';
 import { LogManager } from './storage/log-manager.js';
 import { readOrCreateMetaProperties, syncInBackground } from './storage/checkpoints.js';
 import { DataDirLock } from './storage/data-dir-lock.js';
 import { GroupCoordinator } from './group/coordinator.js';
 import { OffsetsTopicStore } from './group/offsets-topic.js';
+import { ReplicaManager } from './partition/replica-manager.js';
+import { SingleBrokerCluster } from './cluster/cluster-view.js';
+import { TopicAdmin } from './topics.js';
 
 const CHECKPOINT_INTERVAL_MS = 60_000;
 
@@ -31,8 +37,11 @@ export class Broker {
   // Set by open(), right after the port is bound (see start()).
   clusterId!: string;
   logs!: LogManager;
+  replicas!: ReplicaManager;
   groups!: GroupCoordinator;
   offsetsTopic!: OffsetsTopicStore;
+  /** What each accepted connection is given. */
+  connectionHost!: ConnectionHost;
 
   private constructor(
     readonly config: BrokerConfig,
@@ -83,10 +92,18 @@ export class Broker {
     const { config, log, dataDir } = this;
     const logs = LogManager.open({ dataDir, defaults: config.topicDefaults(), log, maxOpenFiles: config.int('krill.log.max.open.files') });
     try {
-      this.offsetsTopic = OffsetsTopicStore.open(logs, config.int('offsets.topic.num.partitions'));
+      this.replicas = new ReplicaManager(logs, config.nodeId);
+      this.offsetsTopic = OffsetsTopicStore.open(logs, this.replicas, config.int('offsets.topic.num.partitions'));
       this.groups = Broker.openGroups(config, logs, this.offsetsTopic);
       const meta = readOrCreateMetaProperties(dataDir, config.nodeId);
       this.clusterId = meta.clusterId;
+      this.connectionHost = {
+        registry: this.registry,
+        services: this.services(logs),
+        connections: this.connections,
+        log,
+        maxRequestBytes: config.int('socket.request.max.bytes'),
+      };
       if (meta.created) {
         this.metaSynced = syncInBackground(meta.created).catch((err) =>
           log.warn({ err: (err as Error).message, file: meta.created }, 'fsync of meta.properties failed'),
@@ -98,6 +115,19 @@ export class Broker {
       throw err;
     }
     this.logs = logs;
+  }
+
+  /** The narrow services handlers are given (see RequestContext). */
+  private services(logs: LogManager): BrokerServices {
+    const registry = this.registry;
+    return {
+      cluster: new SingleBrokerCluster(this.clusterId, this.config.nodeId, () => this.advertised),
+      replicas: this.replicas,
+      groups: this.groups,
+      topics: new TopicAdmin(logs, this.replicas, this.offsetsTopic, this.config, this.log),
+      config: this.config,
+      apiVersions: () => registry.apiVersions(),
+    };
   }
 
   /** The group coordinator, loaded from __consumer_offsets when it exists. */
@@ -140,7 +170,7 @@ export class Broker {
       const server = net.createServer({ pauseOnConnect: true }, (socket) => {
         // Over a connection quota the new connection is closed before anything is read from it.
         if (!this.connections.admits(normaliseAddress(socket.remoteAddress))) socket.destroy();
-        else this.connections.add(new Connection(socket, this));
+        else this.connections.add(new Connection(socket, this.connectionHost));
       });
       server.once('error', reject);
       server.listen({ host, port }, () => {

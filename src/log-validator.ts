@@ -8,9 +8,6 @@ import { batchRecords, readBatchHeader, rebuildBatch, scanBatches, setLogAppendT
 import { checkRecords } from '../protocol/record-check.js';
 import { DEFAULT_MAX_INFLATED_BYTES, codecFromName } from '../protocol/compression/index.js';
 
-/** A single broker leads every partition from its creation on: the leader epoch is always 0. */
-export const LEADER_EPOCH = 0;
-
 /**
  * How far a batch's records may inflate, as a multiple of max.message.bytes (64 MiB at the default), and
  * never more than DEFAULT_MAX_INFLATED_BYTES (256 MiB). Kafka inflates record by record with no cap; krill inflates a
@@ -46,7 +43,8 @@ export interface ValidatedRecords {
   batches: BatchInfo[];
 }
 
-export function validateRecords(records: Buffer | null, cfg: TopicAppendConfig, now: number): ValidatedRecords {
+/** `leaderEpoch`: the leader's epoch, stamped into each batch as Kafka's leader does. */
+export function validateRecords(records: Buffer | null, cfg: TopicAppendConfig, now: number, leaderEpoch: number): ValidatedRecords {
   if (!records || records.length === 0) throw new KafkaError('INVALID_RECORD', 'Produce request carries no record batch');
   let buf = records;
   let batches = scanBatches(buf);
@@ -69,7 +67,7 @@ export function validateRecords(records: Buffer | null, cfg: TopicAppendConfig, 
     }
   }
   // As Kafka's leader does; the field is outside the CRC, so this is a plain in-place write.
-  setPartitionLeaderEpoch(buf, batch.position, LEADER_EPOCH);
+  setPartitionLeaderEpoch(buf, batch.position, leaderEpoch);
   if (cfg.logAppendTime) setLogAppendTime(buf, batch.position, now);
   return { buf, batches };
 }

@@ -1,9 +1,13 @@
-// Topic administration shared by Metadata (auto-create), CreateTopics and Produce: Kafka's naming rules
-// and the checks that turn a request into KafkaErrors with Kafka's codes.
+// Topic administration for Metadata (auto-create), CreateTopics, DeleteTopics and FindCoordinator: Kafka's
+// naming rules, the checks that turn a request into KafkaErrors with Kafka's codes, and the creation and
+// deletion themselves (in Kafka, the controller's part).
 
 import { KafkaError } from '../protocol/errors.js';
-import { ConfigError, checkTopicConfig } from './config.js';
-import type { Broker } from './broker.js';
+import { ConfigError, checkTopicConfig, type BrokerConfig } from './config.js';
+import type { Logger } from './logger.js';
+import type { LogManager, TopicInfo } from './storage/log-manager.js';
+import type { ReplicaManager } from './partition/replica-manager.js';
+import type { Partition } from './partition/partition.js';
 import { OFFSETS_TOPIC } from './group/offsets-topic.js';
 
 const LEGAL = /^[a-zA-Z0-9._-]+$/;
@@ -26,19 +30,6 @@ export function validateTopicName(name: string | null | undefined): asserts name
   }
 }
 
-/**
- * Kafka's Topic.hasCollisionChars/unifyCollisionChars: '.' and '_' map to the same metric name, so Kafka's
- * controller refuses a topic whose name equals an existing one's once '.' is read as '_' ("a.b" vs "a_b").
- */
-export function collidingTopic(broker: Broker, name: string): string | undefined {
-  if (!/[._]/.test(name)) return undefined;
-  const unified = name.replace(/\./g, '_');
-  for (const t of broker.logs.topics()) {
-    if (t.name !== name && t.name.replace(/\./g, '_') === unified) return t.name;
-  }
-  return undefined;
-}
-
 export interface TopicRequest {
   name: string;
   numPartitions: number;
@@ -46,45 +37,108 @@ export interface TopicRequest {
   configs: Record<string, string | null>;
 }
 
-/** Checks a topic creation request as Kafka's controller does; returns the effective partition count and configs. */
-export function checkNewTopic(broker: Broker, req: TopicRequest): { partitions: number; configs: Record<string, string> } {
-  validateTopicName(req.name);
-  if (broker.logs.getTopic(req.name)) throw new KafkaError('TOPIC_ALREADY_EXISTS', `Topic '${req.name}' already exists.`);
-  const collision = collidingTopic(broker, req.name);
-  if (collision !== undefined) throw new KafkaError('INVALID_TOPIC_EXCEPTION', `Topic '${req.name}' collides with existing topic: ${collision}`);
-  const partitions = req.numPartitions === -1 ? broker.config.int('num.partitions') : req.numPartitions;
-  if (!Number.isInteger(partitions) || partitions <= 0) {
-    throw new KafkaError('INVALID_PARTITIONS', 'Number of partitions was set to an invalid non-positive value.');
-  }
-  if (partitions > MAX_PARTITIONS_PER_TOPIC) {
-    throw new KafkaError('INVALID_PARTITIONS', `Number of partitions ${partitions} is above krill's limit of ${MAX_PARTITIONS_PER_TOPIC} per topic.`);
-  }
-  const rf = req.replicationFactor === -1 ? broker.config.int('default.replication.factor') : req.replicationFactor;
-  if (rf <= 0) throw new KafkaError('INVALID_REPLICATION_FACTOR', 'Replication factor must be larger than 0, or -1 to use the default value.');
-  if (rf > 1) {
-    throw new KafkaError('INVALID_REPLICATION_FACTOR', `Unable to replicate the partition ${rf} time(s): The target replication factor of ${rf} cannot be reached because only 1 broker(s) are registered.`);
-  }
-  const configs: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.configs)) {
-    try {
-      configs[name] = checkTopicConfig(name, value);
-    } catch (err) {
-      if (err instanceof ConfigError) throw new KafkaError('INVALID_CONFIG', err.message);
-      throw err;
-    }
-  }
-  const maxBytes = configs['max.message.bytes'];
-  if (maxBytes !== undefined && Number(maxBytes) < 0) throw new KafkaError('INVALID_CONFIG', 'max.message.bytes must be at least 0');
-  return { partitions, configs };
+/** The internal topic's own creation, with its partition count and configs (__consumer_offsets). */
+export interface InternalTopics {
+  ensureTopic(): void;
 }
 
-/** Creates a topic named in Metadata or Produce when auto.create.topics.enable allows it. */
-export function autoCreateTopic(broker: Broker, name: string): void {
-  if (name === OFFSETS_TOPIC) {
-    broker.offsetsTopic.ensureTopic(); // internal: its own partition count and configs
-    return;
+export class TopicAdmin {
+  constructor(
+    private readonly logs: LogManager,
+    private readonly replicas: ReplicaManager,
+    private readonly offsetsTopic: InternalTopics,
+    private readonly config: BrokerConfig,
+    private readonly log: Logger,
+  ) {}
+
+  topics(): TopicInfo[] {
+    return this.logs.topics();
   }
-  const { partitions, configs } = checkNewTopic(broker, { name, numPartitions: -1, replicationFactor: -1, configs: {} });
-  broker.logs.createTopic(name, partitions, configs);
-  broker.log.info({ topic: name, partitions }, 'auto-created topic');
+
+  getTopic(name: string): TopicInfo | undefined {
+    return this.logs.getTopic(name);
+  }
+
+  getTopicById(id: Buffer): TopicInfo | undefined {
+    return this.logs.getTopicById(id);
+  }
+
+  /**
+   * Kafka's Topic.hasCollisionChars/unifyCollisionChars: '.' and '_' map to the same metric name, so Kafka's
+   * controller refuses a topic whose name equals an existing one's once '.' is read as '_' ("a.b" vs "a_b").
+   */
+  collidingTopic(name: string): string | undefined {
+    if (!/[._]/.test(name)) return undefined;
+    const unified = name.replace(/\./g, '_');
+    for (const t of this.logs.topics()) {
+      if (t.name !== name && t.name.replace(/\./g, '_') === unified) return t.name;
+    }
+    return undefined;
+  }
+
+  /** Checks a topic creation request as Kafka's controller does; returns the effective partition count and configs. */
+  checkNewTopic(req: TopicRequest): { partitions: number; configs: Record<string, string> } {
+    validateTopicName(req.name);
+    if (this.logs.getTopic(req.name)) throw new KafkaError('TOPIC_ALREADY_EXISTS', `Topic '${req.name}' already exists.`);
+    const collision = this.collidingTopic(req.name);
+    if (collision !== undefined) throw new KafkaError('INVALID_TOPIC_EXCEPTION', `Topic '${req.name}' collides with existing topic: ${collision}`);
+    const partitions = req.numPartitions === -1 ? this.config.int('num.partitions') : req.numPartitions;
+    if (!Number.isInteger(partitions) || partitions <= 0) {
+      throw new KafkaError('INVALID_PARTITIONS', 'Number of partitions was set to an invalid non-positive value.');
+    }
+    if (partitions > MAX_PARTITIONS_PER_TOPIC) {
+      throw new KafkaError('INVALID_PARTITIONS', `Number of partitions ${partitions} is above krill's limit of ${MAX_PARTITIONS_PER_TOPIC} per topic.`);
+    }
+    const rf = req.replicationFactor === -1 ? this.config.int('default.replication.factor') : req.replicationFactor;
+    if (rf <= 0) throw new KafkaError('INVALID_REPLICATION_FACTOR', 'Replication factor must be larger than 0, or -1 to use the default value.');
+    if (rf > 1) {
+      throw new KafkaError('INVALID_REPLICATION_FACTOR', `Unable to replicate the partition ${rf} time(s): The target replication factor of ${rf} cannot be reached because only 1 broker(s) are registered.`);
+    }
+    const configs: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.configs)) {
+      try {
+        configs[name] = checkTopicConfig(name, value);
+      } catch (err) {
+        if (err instanceof ConfigError) throw new KafkaError('INVALID_CONFIG', err.message);
+        throw err;
+      }
+    }
+    const maxBytes = configs['max.message.bytes'];
+    if (maxBytes !== undefined && Number(maxBytes) < 0) throw new KafkaError('INVALID_CONFIG', 'max.message.bytes must be at least 0');
+    return { partitions, configs };
+  }
+
+  /** Creates a checked topic (see checkNewTopic). */
+  createTopic(name: string, partitions: number, configs: Record<string, string>): TopicInfo {
+    return this.logs.createTopic(name, partitions, configs);
+  }
+
+  /** Creates a topic named in Metadata when auto.create.topics.enable allows it. */
+  autoCreateTopic(name: string): void {
+    if (name === OFFSETS_TOPIC) {
+      this.offsetsTopic.ensureTopic(); // internal: its own partition count and configs
+      return;
+    }
+    const { partitions, configs } = this.checkNewTopic({ name, numPartitions: -1, replicationFactor: -1, configs: {} });
+    this.logs.createTopic(name, partitions, configs);
+    this.log.info({ topic: name, partitions }, 'auto-created topic');
+  }
+
+  /** Creates __consumer_offsets if missing, as Kafka does on the first FindCoordinator for a group. */
+  ensureOffsetsTopic(): void {
+    this.offsetsTopic.ensureTopic();
+  }
+
+  /** Deletes a topic and its data, answering the requests that wait on its partitions. */
+  deleteTopic(topic: TopicInfo): void {
+    if (!this.config.bool('delete.topic.enable')) throw new KafkaError('TOPIC_DELETION_DISABLED', 'Topic deletion is disabled.');
+    if (topic.name.startsWith('__')) throw new KafkaError('INVALID_TOPIC_EXCEPTION', `Internal topic ${topic.name} cannot be deleted.`);
+    const partitions: Partition[] = [];
+    for (let p = 0; p < topic.partitions; p++) {
+      const partition = this.replicas.partition(topic.name, p);
+      if (partition) partitions.push(partition);
+    }
+    this.logs.deleteTopic(topic.name);
+    this.replicas.partitionsRemoved(partitions);
+  }
 }

@@ -15,30 +15,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { Group, Member, type CommittedOffset, type JoinResult, type Protocol, type SyncResult } from './group.js';
 import { encodeGroupMetadataKey, encodeGroupMetadataValue, type GroupMetadataValue } from './records.js';
 import { GroupOffsets, offsetTombstones, type OffsetsOptions } from './offsets.js';
-
-export interface Timers {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-/** Looks the global timer functions up at call time, so vi.useFakeTimers() takes effect. */
-export const realTimers: Timers = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    (t as { unref?: () => void }).unref?.();
-    return t;
-  },
-  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-};
-
-export interface StoreRecord { key: Buffer; value: Buffer | null }
-
-export interface CoordinatorStore {
-  /** Durably appends the records to the group's __consumer_offsets partition; throws on failure. */
-  append(groupId: string, records: StoreRecord[]): void;
-}
+import { realTimers, type CoordinatorStore, type Timers } from './store.js';
 
 export interface CoordinatorOptions extends OffsetsOptions {
   timers?: Timers;

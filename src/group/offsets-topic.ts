@@ -4,23 +4,28 @@
 // whole topic is replayed into the coordinator.
 import { KafkaError } from '../../protocol/errors.js';
 import { buildBatch, decodeBatch, scanBatches } from '../../protocol/record-batch.js';
-import { LEADER_EPOCH } from '../log-validator.js';
 import type { LogManager } from '../storage/log-manager.js';
-import type { CoordinatorStore, GroupCoordinator, StoreRecord } from './coordinator.js';
+import type { ReplicaManager } from '../partition/replica-manager.js';
+import type { GroupCoordinator } from './coordinator.js';
+import type { CoordinatorStore, StoreRecord } from './store.js';
 import { decodeGroupMetadataValue, decodeKey, decodeOffsetCommitValue, partitionForGroup } from './records.js';
 
 export const OFFSETS_TOPIC = '__consumer_offsets';
 
 export class OffsetsTopicStore implements CoordinatorStore {
-  constructor(private readonly logs: LogManager, readonly numPartitions: number) {}
+  constructor(
+    private readonly logs: LogManager,
+    private readonly replicas: ReplicaManager,
+    readonly numPartitions: number,
+  ) {}
 
   /**
    * An existing topic keeps its partition count. A missing one is created on the first write, not here:
    * brokers that never see a group (most test suites) do not pay for 50 partition directories at start.
    */
-  static open(logs: LogManager, numPartitions: number): OffsetsTopicStore {
+  static open(logs: LogManager, replicas: ReplicaManager, numPartitions: number): OffsetsTopicStore {
     const existing = logs.getTopic(OFFSETS_TOPIC);
-    return new OffsetsTopicStore(logs, existing ? existing.partitions : numPartitions);
+    return new OffsetsTopicStore(logs, replicas, existing ? existing.partitions : numPartitions);
   }
 
   partitionFor(groupId: string): number {
@@ -36,10 +41,11 @@ export class OffsetsTopicStore implements CoordinatorStore {
 
   append(groupId: string, records: StoreRecord[]): void {
     this.ensureTopic();
-    const log = this.logs.partition(OFFSETS_TOPIC, this.partitionFor(groupId));
-    if (!log) throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `${OFFSETS_TOPIC} is missing`);
-    const buf = buildBatch(records.map((r) => ({ key: r.key, value: r.value })), { partitionLeaderEpoch: LEADER_EPOCH });
-    log.append(buf, scanBatches(buf));
+    const partition = this.replicas.partition(OFFSETS_TOPIC, this.partitionFor(groupId));
+    if (!partition) throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `${OFFSETS_TOPIC} is missing`);
+    const buf = buildBatch(records.map((r) => ({ key: r.key, value: r.value })), { partitionLeaderEpoch: partition.leaderEpoch });
+    // Through the replica manager, as Kafka's coordinator appends, so consumers of the topic are woken.
+    this.replicas.appendValidated(partition, buf, scanBatches(buf));
   }
 
   /** Replays every partition into the coordinator, in log order (later records win). */

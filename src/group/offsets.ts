@@ -12,7 +12,7 @@
 import { ErrorCode } from '../../protocol/errors.js';
 import { Group, type CommittedOffset, type Member } from './group.js';
 import { encodeGroupMetadataKey, encodeOffsetCommitKey, encodeOffsetCommitValue } from './records.js';
-import type { CoordinatorStore, StoreRecord, Timers } from './coordinator.js';
+import type { CoordinatorStore, StoreRecord, Timers } from './store.js';
 
 export interface CommitPartition { partition: number; offset: number; leaderEpoch: number; metadata: string | null }
 

@@ -1,10 +1,11 @@
 // What the coordinator records about a client: its client id and host (Kafka shows "/<address>").
-import type { RequestContext } from '../server/request-context.js';
 
-export function clientHost(ctx: RequestContext): string {
-  return ctx.clientAddress ? '/' + ctx.clientAddress : '';
+/** The host as Kafka shows it, from the peer's IP address. */
+export function clientHost(address: string): string {
+  return address ? '/' + address : '';
 }
 
-export function clientId(ctx: RequestContext): string {
-  return ctx.header.clientId ?? '';
+/** The request header's client id; a null one is recorded as ''. */
+export function clientId(headerClientId: string | null | undefined): string {
+  return headerClientId ?? '';
 }

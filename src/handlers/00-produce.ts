@@ -7,7 +7,7 @@
 // Not yet: transactions and idempotent sequence checks (a later issue); transactionalId is ignored.
 import { ErrorCode, KafkaError, errorCodeOf } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
-import { topicAppendConfig, validateRecords } from '../log-validator.js';
+import { topicAppendConfig } from '../log-validator.js';
 import type { Message } from '../../protocol/codec.js';
 
 function partitionResult(index: number, errorCode: number, errorMessage: string | null = null) {
@@ -32,37 +32,36 @@ export default defineHandler({
   // Records are written to the segment (a copy into the page cache) before handle() returns.
   releasesRequestBytes: true,
   errorResponse,
-  handle({ broker, apiVersion, closeConnection }, req) {
+  handle({ replicas, topics, apiVersion, log, closeConnection }, req) {
     if (apiVersion < 3) return errorResponse(req, ErrorCode.UNSUPPORTED_VERSION);
     if (req.acks !== 0 && req.acks !== 1 && req.acks !== -1) return errorResponse(req, ErrorCode.INVALID_REQUIRED_ACKS);
     const now = Date.now();
     const responses = [];
     for (const t of req.topicData) {
-      const topic = broker.logs.getTopic(t.name);
+      const topic = topics.getTopic(t.name);
       const cfg = topic ? topicAppendConfig(topic.configs) : null;
       const partitionResponses = [];
       for (const p of t.partitionData) {
-        const plog = topic && cfg ? broker.logs.partition(t.name, p.index) : undefined;
-        if (!plog || !cfg) {
+        const partition = topic && cfg ? replicas.partition(t.name, p.index) : undefined;
+        if (!partition || !cfg) {
           partitionResponses.push(partitionResult(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.'));
           continue;
         }
         try {
-          const { buf, batches } = validateRecords(p.records, cfg, now);
-          const { baseOffset } = plog.append(buf, batches);
+          const { baseOffset, logStartOffset } = replicas.appendRecords(partition, p.records, cfg, now);
           partitionResponses.push({
             index: p.index,
             errorCode: ErrorCode.NONE,
             baseOffset,
             logAppendTimeMs: cfg.logAppendTime ? now : -1,
-            logStartOffset: plog.logStartOffset,
+            logStartOffset,
             recordErrors: [],
             errorMessage: null,
           });
         } catch (err) {
           const code = errorCodeOf(err);
-          if (err instanceof KafkaError) broker.log.info({ topic: t.name, partition: p.index, code }, err.message);
-          else broker.log.error({ err, topic: t.name, partition: p.index }, 'append failed');
+          if (err instanceof KafkaError) log.info({ topic: t.name, partition: p.index, code }, err.message);
+          else log.error({ err, topic: t.name, partition: p.index }, 'append failed');
           partitionResponses.push(partitionResult(p.index, code, (err as Error).message));
         }
       }

@@ -1,35 +1,37 @@
 // Fetch: v4-17.
-// Behaviour: long-polls up to maxWaitMs until minBytes are available, woken at once by an append to any
-// partition in the request. The response respects maxBytes and each partitionMaxBytes, except that the
+// Behaviour: long-polls up to maxWaitMs until minBytes are available, waiting in the replica manager's fetch
+// purgatory and woken at once by an append to any partition in the request. The response respects maxBytes and each partitionMaxBytes, except that the
 // first batch of the first partition with data is always returned whole (KIP-74). Returned bytes may
 // start with a batch whose baseOffset is below fetchOffset; clients skip those records, as with Kafka.
 // Fetch sessions (KIP-227) are declined: every response says sessionId 0, which tells clients to keep
 // sending full requests; a request naming a session gets FETCH_SESSION_ID_NOT_FOUND.
-// Version notes: topic ids replace names from v13 (KIP-516); lastStableOffset equals the high
-// watermark until transactions exist; preferredReadReplica is always -1 (one broker, no KIP-392).
-import { ErrorCode, KafkaError, errorCodeOf } from '../../protocol/errors.js';
+// Version notes: topic ids replace names from v13 (KIP-516); lastStableOffset is the partition's (the high
+// watermark until transactions exist); preferredReadReplica is always -1 (one broker, no KIP-392).
+import { ErrorCode } from '../../protocol/errors.js';
+import { asKafkaError } from './error-result.js';
 import { defineHandler } from './registry.js';
 import type { Message } from '../../protocol/codec.js';
-import type { Broker } from '../broker.js';
-import type { PartitionLog } from '../storage/partition-log.js';
+import type { Partition } from '../partition/partition.js';
+import type { ReplicaManager } from '../partition/replica-manager.js';
+import type { TopicAdmin } from '../topics.js';
 
 const EMPTY = Buffer.alloc(0);
 
 interface Target {
   topic: Message;
   partition: Message;
-  log: PartitionLog | undefined;
+  replica: Partition | undefined;
   errorCode: number;
 }
 
-function resolveTargets(broker: Broker, req: Message, byId: boolean): Target[] {
+function resolveTargets(replicas: ReplicaManager, topics: TopicAdmin, req: Message, byId: boolean): Target[] {
   const targets: Target[] = [];
   for (const t of req.topics) {
-    const topic = byId ? broker.logs.getTopicById(t.topicId) : broker.logs.getTopic(t.topic);
+    const topic = byId ? topics.getTopicById(t.topicId) : topics.getTopic(t.topic);
     for (const p of t.partitions) {
-      const log = topic ? broker.logs.partition(topic.name, p.partition) : undefined;
-      const errorCode = log ? ErrorCode.NONE : byId && !topic ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-      targets.push({ topic: t, partition: p, log, errorCode });
+      const replica = topic ? replicas.partition(topic.name, p.partition) : undefined;
+      const errorCode = replica ? ErrorCode.NONE : byId && !topic ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+      targets.push({ topic: t, partition: p, replica, errorCode });
     }
   }
   return targets;
@@ -38,7 +40,7 @@ function resolveTargets(broker: Broker, req: Message, byId: boolean): Target[] {
 function readAll(targets: Target[], maxBytes: number) {
   let total = 0;
   let errors = false;
-  const results = targets.map(({ partition: p, log, errorCode }) => {
+  const results = targets.map(({ partition: p, replica, errorCode }) => {
     const base = {
       partitionIndex: p.partition,
       errorCode,
@@ -49,46 +51,31 @@ function readAll(targets: Target[], maxBytes: number) {
       preferredReadReplica: -1,
       records: EMPTY as Buffer | Buffer[],
     };
-    if (!log) {
+    if (!replica) {
       errors = true;
       return base;
     }
-    base.highWatermark = log.highWatermark;
-    base.lastStableOffset = log.highWatermark;
-    base.logStartOffset = log.logStartOffset;
+    base.highWatermark = replica.highWatermark;
+    base.lastStableOffset = replica.lastStableOffset;
+    base.logStartOffset = replica.logStartOffset;
     const budget = Math.min(p.partitionMaxBytes, maxBytes - total);
     if (budget <= 0 && total > 0) return base;
     try {
-      const read = log.read(p.fetchOffset, Math.max(budget, 0), total === 0);
+      const read = replica.read(p.fetchOffset, Math.max(budget, 0), total === 0);
       let size = 0;
       for (const b of read.records) size += b.length;
       total += size;
       base.records = read.records;
       base.highWatermark = read.highWatermark;
-      base.lastStableOffset = read.highWatermark;
+      base.lastStableOffset = read.lastStableOffset;
       base.logStartOffset = read.logStartOffset;
     } catch (err) {
-      if (!(err instanceof KafkaError)) throw err;
+      base.errorCode = asKafkaError(err).code;
       errors = true;
-      base.errorCode = errorCodeOf(err);
     }
     return base;
   });
   return { results, total, errors };
-}
-
-function waitForAppend(logs: PartitionLog[], ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const wake = () => {
-      clearTimeout(timer);
-      for (const l of logs) l.waiters.delete(wake);
-      signal.removeEventListener('abort', wake);
-      resolve();
-    };
-    const timer = setTimeout(wake, ms);
-    for (const l of logs) l.waiters.add(wake);
-    signal.addEventListener('abort', wake);
-  });
 }
 
 function respond(req: Message, results: Message[]) {
@@ -109,12 +96,12 @@ export default defineHandler({
   errorResponse(req, code) {
     return { throttleTimeMs: 0, errorCode: code, sessionId: 0, responses: [] };
   },
-  async handle({ broker, apiVersion, signal }, req) {
+  async handle({ replicas, topics, apiVersion, signal }, req) {
     if (req.sessionId !== 0) {
       return { throttleTimeMs: 0, errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND, sessionId: 0, responses: [] };
     }
     const byId = apiVersion >= 13;
-    const targets = resolveTargets(broker, req, byId);
+    const targets = resolveTargets(replicas, topics, req, byId);
     const deadline = Date.now() + Math.max(0, req.maxWaitMs);
     const maxBytes = req.maxBytes > 0 ? req.maxBytes : 0x7fffffff;
     for (;;) {
@@ -123,7 +110,7 @@ export default defineHandler({
       if (total >= req.minBytes || errors || remaining <= 0 || signal.aborted || targets.length === 0) {
         return respond(req, results);
       }
-      await waitForAppend(targets.map((t) => t.log!), remaining, signal);
+      await replicas.awaitChange(targets.map((t) => t.replica!), remaining, signal);
     }
   },
 });

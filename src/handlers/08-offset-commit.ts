@@ -14,7 +14,7 @@ export default defineHandler({
   apiKey: 8,
   minVersion: 2,
   maxVersion: 9,
-  handle({ broker }, req) {
+  handle({ groups }, req) {
     const topics = req.topics.map((t: any) => ({
       name: t.name,
       partitions: t.partitions.map((p: any) => ({
@@ -24,7 +24,7 @@ export default defineHandler({
         metadata: p.committedMetadata,
       })),
     }));
-    const result = broker.groups.commitOffsets(req.groupId, req.generationIdOrMemberEpoch, req.memberId, req.groupInstanceId ?? null, topics, Number(req.retentionTimeMs ?? -1));
+    const result = groups.commitOffsets(req.groupId, req.generationIdOrMemberEpoch, req.memberId, req.groupInstanceId ?? null, topics, Number(req.retentionTimeMs ?? -1));
     return { throttleTimeMs: 0, topics: result };
   },
   errorResponse(req, code) {

@@ -11,18 +11,18 @@ export default defineHandler({
   apiKey: 9,
   minVersion: 1,
   maxVersion: 9,
-  handle({ broker, apiVersion }, req) {
+  handle({ groups, apiVersion }, req) {
     if (apiVersion >= 8) {
       return {
         throttleTimeMs: 0,
         groups: req.groups.map((g: any) => ({
           groupId: g.groupId,
-          topics: broker.groups.fetchOffsets(g.groupId, g.topics),
+          topics: groups.fetchOffsets(g.groupId, g.topics),
           errorCode: ErrorCode.NONE,
         })),
       };
     }
-    return { throttleTimeMs: 0, topics: broker.groups.fetchOffsets(req.groupId, req.topics), errorCode: ErrorCode.NONE };
+    return { throttleTimeMs: 0, topics: groups.fetchOffsets(req.groupId, req.topics), errorCode: ErrorCode.NONE };
   },
   errorResponse(req, code, version) {
     if (version >= 8) return { throttleTimeMs: 0, groups: req.groups.map((g: any) => ({ groupId: g.groupId, topics: [], errorCode: code })) };

@@ -6,30 +6,31 @@
 // librdkafka only enables LZ4 for brokers that advertise this API, so it matters beyond groups.
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
-import type { Broker } from '../broker.js';
+import type { ClusterView } from '../cluster/cluster-view.js';
+import type { TopicAdmin } from '../topics.js';
 
 const GROUP = 0;
 
-function locate(broker: Broker, keyType: number) {
-  const { host, port } = broker.advertised;
+function locate(cluster: ClusterView, topics: TopicAdmin, keyType: number) {
   if (keyType !== GROUP) {
     return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: 'krill has no transaction coordinator yet', nodeId: -1, host: '', port: -1 };
   }
-  broker.offsetsTopic.ensureTopic(); // as Kafka creates __consumer_offsets on the first lookup
-  return { errorCode: ErrorCode.NONE, errorMessage: null, nodeId: broker.nodeId, host, port };
+  topics.ensureOffsetsTopic(); // as Kafka creates __consumer_offsets on the first lookup
+  const { nodeId, host, port } = cluster.localEndpoint();
+  return { errorCode: ErrorCode.NONE, errorMessage: null, nodeId, host, port };
 }
 
 export default defineHandler({
   apiKey: 10,
   minVersion: 0,
   maxVersion: 6,
-  handle({ broker, apiVersion }, req) {
+  handle({ cluster, topics, apiVersion }, req) {
     if (apiVersion >= 4) {
       return {
         throttleTimeMs: 0,
-        coordinators: req.coordinatorKeys.map((key: string) => ({ key, ...locate(broker, req.keyType) })),
+        coordinators: req.coordinatorKeys.map((key: string) => ({ key, ...locate(cluster, topics, req.keyType) })),
       };
     }
-    return { throttleTimeMs: 0, ...locate(broker, req.keyType) };
+    return { throttleTimeMs: 0, ...locate(cluster, topics, req.keyType) };
   },
 });

@@ -13,9 +13,9 @@ export default defineHandler({
   minVersion: 0,
   maxVersion: 9,
   async handle(ctx, req) {
-    const { broker, apiVersion } = ctx;
+    const { groups, apiVersion } = ctx;
     const rebalanceTimeoutMs = apiVersion >= 1 && req.rebalanceTimeoutMs >= 0 ? req.rebalanceTimeoutMs : req.sessionTimeoutMs;
-    const r = await broker.groups.joinGroup({
+    const r = await groups.joinGroup({
       groupId: req.groupId,
       memberId: req.memberId,
       groupInstanceId: req.groupInstanceId ?? null,
@@ -23,8 +23,8 @@ export default defineHandler({
       protocols: req.protocols.map((p: any) => ({ name: p.name, metadata: Buffer.from(p.metadata) })),
       sessionTimeoutMs: req.sessionTimeoutMs,
       rebalanceTimeoutMs,
-      clientId: clientId(ctx),
-      clientHost: clientHost(ctx),
+      clientId: clientId(ctx.header.clientId),
+      clientHost: clientHost(ctx.clientAddress),
       requireKnownMemberId: apiVersion >= 4,
     });
     return {

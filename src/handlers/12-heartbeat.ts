@@ -8,8 +8,8 @@ export default defineHandler({
   apiKey: 12,
   minVersion: 0,
   maxVersion: 4,
-  handle({ broker }, req) {
-    return { throttleTimeMs: 0, errorCode: broker.groups.heartbeat(req.groupId, req.memberId, req.groupInstanceId ?? null, req.generationId) };
+  handle({ groups }, req) {
+    return { throttleTimeMs: 0, errorCode: groups.heartbeat(req.groupId, req.memberId, req.groupInstanceId ?? null, req.generationId) };
   },
   errorResponse(_req, code) {
     return { throttleTimeMs: 0, errorCode: code };

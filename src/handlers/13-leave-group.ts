@@ -9,12 +9,12 @@ export default defineHandler({
   apiKey: 13,
   minVersion: 0,
   maxVersion: 5,
-  handle({ broker, apiVersion }, req) {
+  handle({ groups, apiVersion }, req) {
     if (apiVersion < 3) {
-      const r = broker.groups.leaveGroup(req.groupId, [{ memberId: req.memberId, groupInstanceId: null }]);
+      const r = groups.leaveGroup(req.groupId, [{ memberId: req.memberId, groupInstanceId: null }]);
       return { throttleTimeMs: 0, errorCode: r.errorCode || (r.members[0]?.errorCode ?? 0) };
     }
-    const r = broker.groups.leaveGroup(req.groupId, req.members.map((m: any) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId ?? null })));
+    const r = groups.leaveGroup(req.groupId, req.members.map((m: any) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId ?? null })));
     return { throttleTimeMs: 0, errorCode: r.errorCode, members: r.members };
   },
   errorResponse(_req, code) {

@@ -9,8 +9,8 @@ export default defineHandler({
   apiKey: 14,
   minVersion: 0,
   maxVersion: 5,
-  async handle({ broker }, req) {
-    const r = await broker.groups.syncGroup({
+  async handle({ groups }, req) {
+    const r = await groups.syncGroup({
       groupId: req.groupId,
       generationId: req.generationId,
       memberId: req.memberId,

@@ -5,13 +5,13 @@
 // Version notes: v4+ carries group instance ids, v5 goes flexible.
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
-import type { Broker } from '../broker.js';
+import type { GroupCoordinator } from '../group/coordinator.js';
 
 const NOT_REQUESTED = -2147483648;
 const EMPTY = Buffer.alloc(0);
 
-function describe(broker: Broker, groupId: string) {
-  const g = broker.groups.group(groupId);
+function describe(groups: GroupCoordinator, groupId: string) {
+  const g = groups.group(groupId);
   if (!g) {
     return { errorCode: ErrorCode.NONE, groupId, groupState: 'Dead', protocolType: '', protocolData: '', members: [], authorizedOperations: NOT_REQUESTED };
   }
@@ -38,8 +38,8 @@ export default defineHandler({
   apiKey: 15,
   minVersion: 0,
   maxVersion: 5,
-  handle({ broker }, req) {
-    return { throttleTimeMs: 0, groups: req.groups.map((id: string) => describe(broker, id)) };
+  handle({ groups }, req) {
+    return { throttleTimeMs: 0, groups: req.groups.map((id: string) => describe(groups, id)) };
   },
   errorResponse(req, code) {
     return {

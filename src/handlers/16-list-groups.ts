@@ -9,15 +9,15 @@ export default defineHandler({
   apiKey: 16,
   minVersion: 0,
   maxVersion: 5,
-  handle({ broker, apiVersion }, req) {
+  handle({ groups, apiVersion }, req) {
     const states = apiVersion >= 4 ? (req.statesFilter as string[]).map((s) => s.toLowerCase()) : [];
     const types = apiVersion >= 5 ? (req.typesFilter as string[]).map((s) => s.toLowerCase()) : [];
-    const groups = broker.groups.allGroups()
+    const listed = groups.allGroups()
       .filter((g) => !g.is('Dead'))
       .filter((g) => states.length === 0 || states.includes(g.state.toLowerCase()))
       .filter(() => types.length === 0 || types.includes('classic'))
       .map((g) => ({ groupId: g.groupId, protocolType: g.protocolType ?? '', groupState: g.state, groupType: 'classic' }));
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups };
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups: listed };
   },
   errorResponse(_req, code) {
     return { throttleTimeMs: 0, errorCode: code, groups: [] };

@@ -7,7 +7,7 @@ export default defineHandler({
   apiKey: 18,
   minVersion: 0,
   maxVersion: 4,
-  handle({ broker }) {
-    return { errorCode: ErrorCode.NONE, apiKeys: broker.registry.apiVersions(), throttleTimeMs: 0 };
+  handle({ apiVersions }) {
+    return { errorCode: ErrorCode.NONE, apiKeys: apiVersions(), throttleTimeMs: 0 };
   },
 });

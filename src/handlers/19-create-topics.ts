@@ -4,17 +4,17 @@
 // creates it unless validateOnly. Each topic succeeds or fails on its own; a name given twice in one
 // request fails both with INVALID_REQUEST, as in Kafka.
 // Version notes: v5+ return the effective partitions, replication factor and configs; v7 the topic id.
-import { ErrorCode, KafkaError, errorCodeOf } from '../../protocol/errors.js';
+import { ErrorCode, KafkaError } from '../../protocol/errors.js';
+import { errorResult } from './error-result.js';
 import { defineHandler } from './registry.js';
-import { checkNewTopic } from '../topics.js';
 import type { Message } from '../../protocol/codec.js';
-import type { Broker } from '../broker.js';
+import type { BrokerConfig } from '../config.js';
 
 const ZERO_UUID = Buffer.alloc(16);
 const DYNAMIC_TOPIC_CONFIG = 1;
 const DEFAULT_CONFIG = 5;
 
-function checkAssignments(broker: Broker, t: Message): number | null {
+function checkAssignments(nodeId: number, t: Message): number | null {
   if (!t.assignments?.length) return null;
   if (t.numPartitions !== -1 || t.replicationFactor !== -1) {
     throw new KafkaError('INVALID_REQUEST', 'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.');
@@ -23,8 +23,8 @@ function checkAssignments(broker: Broker, t: Message): number | null {
   for (const a of t.assignments) {
     if (seen.has(a.partitionIndex)) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Duplicate partition ${a.partitionIndex} in the assignment.`);
     seen.add(a.partitionIndex);
-    if (a.brokerIds.length !== 1 || a.brokerIds[0] !== broker.nodeId) {
-      throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Partition ${a.partitionIndex} must be assigned to broker ${broker.nodeId} alone.`);
+    if (a.brokerIds.length !== 1 || a.brokerIds[0] !== nodeId) {
+      throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Partition ${a.partitionIndex} must be assigned to broker ${nodeId} alone.`);
     }
   }
   for (let p = 0; p < seen.size; p++) {
@@ -33,8 +33,8 @@ function checkAssignments(broker: Broker, t: Message): number | null {
   return seen.size;
 }
 
-function describeConfigs(broker: Broker, explicit: Record<string, string>) {
-  const defaults = broker.config.topicDefaults();
+function describeConfigs(config: BrokerConfig, explicit: Record<string, string>) {
+  const defaults = config.topicDefaults();
   return Object.keys(defaults).sort().map((name) => ({
     name,
     value: explicit[name] ?? defaults[name],
@@ -48,7 +48,7 @@ export default defineHandler({
   apiKey: 19,
   minVersion: 2,
   maxVersion: 7,
-  handle({ broker, log }, req) {
+  handle({ cluster, topics: admin, config, log }, req) {
     const counts = new Map<string, number>();
     for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
     const topics = req.topics.map((t: Message) => {
@@ -58,27 +58,25 @@ export default defineHandler({
       };
       try {
         if (counts.get(t.name)! > 1) throw new KafkaError('INVALID_REQUEST', `Create topics request from client contains a duplicate topic: ${t.name}`);
-        const assigned = checkAssignments(broker, t);
+        const assigned = checkAssignments(cluster.localNodeId, t);
         const configs: Record<string, string | null> = {};
         for (const c of t.configs) configs[c.name] = c.value;
-        const checked = checkNewTopic(broker, {
+        const checked = admin.checkNewTopic({
           name: t.name,
           numPartitions: assigned ?? t.numPartitions,
           replicationFactor: assigned !== null ? 1 : t.replicationFactor,
           configs,
         });
         if (!req.validateOnly) {
-          const created = broker.logs.createTopic(t.name, checked.partitions, checked.configs);
+          const created = admin.createTopic(t.name, checked.partitions, checked.configs);
           result.topicId = created.topicId;
           log.info({ topic: t.name, partitions: checked.partitions, configs: checked.configs }, 'created topic');
         }
         result.numPartitions = checked.partitions;
         result.replicationFactor = 1;
-        result.configs = describeConfigs(broker, checked.configs);
+        result.configs = describeConfigs(config, checked.configs);
       } catch (err) {
-        if (!(err instanceof KafkaError)) throw err;
-        result.errorCode = errorCodeOf(err);
-        result.errorMessage = err.message;
+        Object.assign(result, errorResult(err));
       }
       return result;
     });

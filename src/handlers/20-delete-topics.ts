@@ -3,7 +3,8 @@
 // asynchronous deletion; a single broker can simply delete). delete.topic.enable=false answers
 // TOPIC_DELETION_DISABLED. Internal topics (names starting with "__") cannot be deleted.
 // Version notes: v6 names topics by name or id (KIP-516).
-import { ErrorCode, KafkaError, errorCodeOf } from '../../protocol/errors.js';
+import { ErrorCode, KafkaError } from '../../protocol/errors.js';
+import { errorResult } from './error-result.js';
 import { defineHandler } from './registry.js';
 import type { Message } from '../../protocol/codec.js';
 
@@ -13,23 +14,19 @@ export default defineHandler({
   apiKey: 20,
   minVersion: 1,
   maxVersion: 6,
-  handle({ broker, apiVersion, log }, req) {
+  handle({ topics: admin, apiVersion, log }, req) {
     const wanted: { name: string | null; topicId: Buffer }[] =
       apiVersion >= 6 ? req.topics : req.topicNames.map((name: string) => ({ name, topicId: ZERO_UUID }));
     const responses = wanted.map((w) => {
       const byId = w.name === null || w.name === undefined;
-      const topic = byId ? broker.logs.getTopicById(w.topicId) : broker.logs.getTopic(w.name!);
+      const topic = byId ? admin.getTopicById(w.topicId) : admin.getTopic(w.name!);
       const result: Message = { name: topic?.name ?? w.name, topicId: topic?.topicId ?? w.topicId, errorCode: ErrorCode.NONE, errorMessage: null };
       try {
         if (!topic) throw byId ? new KafkaError('UNKNOWN_TOPIC_ID') : new KafkaError('UNKNOWN_TOPIC_OR_PARTITION');
-        if (!broker.config.bool('delete.topic.enable')) throw new KafkaError('TOPIC_DELETION_DISABLED', 'Topic deletion is disabled.');
-        if (topic.name.startsWith('__')) throw new KafkaError('INVALID_TOPIC_EXCEPTION', `Internal topic ${topic.name} cannot be deleted.`);
-        broker.logs.deleteTopic(topic.name);
+        admin.deleteTopic(topic);
         log.info({ topic: topic.name }, 'deleted topic');
       } catch (err) {
-        if (!(err instanceof KafkaError)) throw err;
-        result.errorCode = errorCodeOf(err);
-        result.errorMessage = err.message;
+        Object.assign(result, errorResult(err));
       }
       return result;
     });

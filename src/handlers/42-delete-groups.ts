@@ -7,8 +7,8 @@ export default defineHandler({
   apiKey: 42,
   minVersion: 0,
   maxVersion: 2,
-  handle({ broker }, req) {
-    return { throttleTimeMs: 0, results: req.groupsNames.map((groupId: string) => ({ groupId, errorCode: broker.groups.deleteGroup(groupId) })) };
+  handle({ groups }, req) {
+    return { throttleTimeMs: 0, results: req.groupsNames.map((groupId: string) => ({ groupId, errorCode: groups.deleteGroup(groupId) })) };
   },
   errorResponse(req, code) {
     return { throttleTimeMs: 0, results: req.groupsNames.map((groupId: string) => ({ groupId, errorCode: code })) };

@@ -8,8 +8,8 @@ export default defineHandler({
   apiKey: 47,
   minVersion: 0,
   maxVersion: 0,
-  handle({ broker }, req) {
-    const r = broker.groups.deleteOffsets(req.groupId, req.topics.map((t: any) => ({ name: t.name, partitions: t.partitions.map((p: any) => p.partitionIndex) })));
+  handle({ groups }, req) {
+    const r = groups.deleteOffsets(req.groupId, req.topics.map((t: any) => ({ name: t.name, partitions: t.partitions.map((p: any) => p.partitionIndex) })));
     return { throttleTimeMs: 0, errorCode: r.errorCode, topics: r.topics };
   },
   errorResponse(_req, code) {

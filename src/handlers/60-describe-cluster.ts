@@ -7,16 +7,15 @@ export default defineHandler({
   apiKey: 60,
   minVersion: 0,
   maxVersion: 1,
-  handle({ broker }, req) {
-    const { host, port } = broker.advertised;
+  handle({ cluster }, req) {
     return {
       throttleTimeMs: 0,
       errorCode: ErrorCode.NONE,
       errorMessage: null,
       endpointType: req.endpointType,
-      clusterId: broker.clusterId,
-      controllerId: broker.nodeId,
-      brokers: [{ brokerId: broker.nodeId, host, port, rack: null }],
+      clusterId: cluster.clusterId,
+      controllerId: cluster.controllerId,
+      brokers: cluster.brokers().map(({ nodeId, host, port, rack }) => ({ brokerId: nodeId, host, port, rack })),
       clusterAuthorizedOperations: -2147483648,
     };
   },

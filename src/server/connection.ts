@@ -17,8 +17,8 @@ import type { Logger } from '../logger.js';
 import { ProtocolError, Reader, Writer } from '../../protocol/primitives.js';
 import { decodeMessage, decodeRequestHeaderStart, encodeMessage, isFlexible, skipTaggedFields, type Message, type RequestHeader } from '../../protocol/codec.js';
 import { ErrorCode, KafkaError, errorName } from '../../protocol/errors.js';
-import type { Broker } from '../broker.js';
-import type { Handler } from '../handlers/registry.js';
+import type { Handler, HandlerRegistry } from '../handlers/registry.js';
+import type { BrokerServices, RequestContext } from './request-context.js';
 
 const API_VERSIONS_KEY = 18;
 
@@ -61,6 +61,18 @@ function adoptReadingInto(accepted: Socket, rx: ReceiveBuffer, onRead: () => voi
   return new net.Socket(options as net.SocketConstructorOpts);
 }
 
+/** What a connection needs of the broker that accepted it. */
+export interface ConnectionHost {
+  readonly registry: HandlerRegistry;
+  /** Handed to every handler, in its RequestContext. */
+  readonly services: BrokerServices;
+  /** Told when the connection closes. */
+  readonly connections: { delete(connection: Connection): void };
+  readonly log: Logger;
+  /** socket.request.max.bytes. */
+  readonly maxRequestBytes: number;
+}
+
 export class Connection implements TrackedConnection {
   readonly address: string;
   /** Read or written since the idle sweep last looked (see ConnectionRegistry). */
@@ -77,8 +89,8 @@ export class Connection implements TrackedConnection {
   private readonly requestLog: boolean;
 
   /** `accepted`: a socket the server accepted with pauseOnConnect. */
-  constructor(accepted: Socket, private readonly broker: Broker) {
-    this.rx = new ReceiveBuffer(broker.config.int('socket.request.max.bytes'));
+  constructor(accepted: Socket, private readonly host: ConnectionHost) {
+    this.rx = new ReceiveBuffer(host.maxRequestBytes);
     const socket = adoptReadingInto(accepted, this.rx, () => this.onReceived());
     if (socket) this.socket = socket;
     else {
@@ -90,7 +102,7 @@ export class Connection implements TrackedConnection {
       accepted.resume();
     }
     this.address = normaliseAddress(this.socket.remoteAddress);
-    this.log = broker.log.child({ client: `${this.socket.remoteAddress}:${this.socket.remotePort}` });
+    this.log = host.log.child({ client: `${this.socket.remoteAddress}:${this.socket.remotePort}` });
     this.requestLog = this.log.isLevelEnabled('debug');
     if (this.requestLog) this.log.debug('connection opened');
     this.socket.setNoDelay(true);
@@ -120,7 +132,7 @@ export class Connection implements TrackedConnection {
     if (this.requestLog) this.log.debug('connection closed');
     this.closed = true;
     this.abort.abort();
-    this.broker.connections.delete(this);
+    this.host.connections.delete(this);
   }
 
   private fail(reason: string, detail?: Record<string, unknown>): void {
@@ -159,7 +171,7 @@ export class Connection implements TrackedConnection {
       }
       const frame = this.rx.takeFrame();
       if (!frame) break;
-      const inPlace = fromRead && frame.length >= 2 && this.broker.registry.get(frame.readInt16BE(0))?.releasesRequestBytes === true;
+      const inPlace = fromRead && frame.length >= 2 && this.host.registry.get(frame.readInt16BE(0))?.releasesRequestBytes === true;
       const stillRunning = this.onFrame(inPlace ? frame : Buffer.from(frame));
       if (inPlace && stillRunning) this.rx.detach();
       if (stillRunning) this.serving = true;
@@ -185,7 +197,7 @@ export class Connection implements TrackedConnection {
       this.fail('malformed request header', { err: (err as Error).message });
       return false;
     }
-    const handler = this.broker.registry.get(header.apiKey);
+    const handler = this.host.registry.get(header.apiKey);
     if (!handler) {
       this.fail(`unknown API key ${header.apiKey}`, { correlationId: header.correlationId });
       return false;
@@ -197,7 +209,7 @@ export class Connection implements TrackedConnection {
         const slot = this.enqueue(header.correlationId);
         this.complete(slot, handler, 0, header, {
           errorCode: ErrorCode.UNSUPPORTED_VERSION,
-          apiKeys: this.broker.registry.apiVersions(),
+          apiKeys: this.host.registry.apiVersions(),
         });
         return false;
       }
@@ -212,15 +224,17 @@ export class Connection implements TrackedConnection {
       // ApiVersions is special: a newer client may send a request version whose body we cannot read.
       if (header.apiKey === API_VERSIONS_KEY && err instanceof ProtocolError) {
         const slot = this.enqueue(header.correlationId);
-        this.complete(slot, handler, 0, header, { errorCode: ErrorCode.INVALID_REQUEST, apiKeys: this.broker.registry.apiVersions() });
+        this.complete(slot, handler, 0, header, { errorCode: ErrorCode.INVALID_REQUEST, apiKeys: this.host.registry.apiVersions() });
         return false;
       }
       this.fail(`malformed ${handler.def.name} v${version} request`, { err: (err as Error).message });
       return false;
     }
     const slot = this.enqueue(header.correlationId);
-    const ctx = {
-      broker: this.broker, header, apiVersion: version, log: this.log, signal: this.abort.signal,
+    const { cluster, replicas, groups, topics, config, apiVersions } = this.host.services;
+    const ctx: RequestContext = {
+      cluster, replicas, groups, topics, config, apiVersions,
+      header, apiVersion: version, log: this.log, signal: this.abort.signal,
       clientAddress: this.socket.remoteAddress ?? '',
       closeConnection: (reason: string) => {
         slot.closeReason = reason;

@@ -1,10 +1,35 @@
+// What a handler sees: the request it answers and the broker's services, each a narrow interface, so a
+// handler names exactly the collaborators it uses (`handle({ replicas, apiVersion }, req)`) and none of
+// them knows the broker object, the connection or each other's internals.
 import type { Logger } from '../logger.js';
 import type { RequestHeader } from '../../protocol/codec.js';
-import type { Broker } from '../broker.js';
+import type { BrokerConfig } from '../config.js';
+import type { ClusterView } from '../cluster/cluster-view.js';
+import type { ReplicaManager } from '../partition/replica-manager.js';
+import type { GroupCoordinator } from '../group/coordinator.js';
+import type { TopicAdmin } from '../topics.js';
 
-/** What a handler sees of the request it answers and of the broker it runs in. */
-export interface RequestContext {
-  broker: Broker;
+export interface ApiVersionRange {
+  apiKey: number;
+  minVersion: number;
+  maxVersion: number;
+}
+
+/** The broker's parts that requests use; built once by the broker and shared by every connection. */
+export interface BrokerServices {
+  /** Who this broker is, the cluster's id, its controller and endpoints. */
+  readonly cluster: ClusterView;
+  /** Partitions: reads, appends, waits for data. */
+  readonly replicas: ReplicaManager;
+  readonly groups: GroupCoordinator;
+  /** Creating, deleting and listing topics, with Kafka's checks. */
+  readonly topics: TopicAdmin;
+  readonly config: BrokerConfig;
+  /** The APIs and versions this broker serves (ApiVersions). */
+  apiVersions(): ApiVersionRange[];
+}
+
+export interface RequestContext extends BrokerServices {
   header: RequestHeader;
   apiVersion: number;
   log: Logger;

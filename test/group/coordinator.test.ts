@@ -1,7 +1,8 @@
 // The classic group state machine, with fake timers and an in-memory store.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ErrorCode } from '../../protocol/errors.js';
-import { GroupCoordinator, type JoinRequest, type StoreRecord } from '../../src/group/coordinator.js';
+import { GroupCoordinator, type JoinRequest } from '../../src/group/coordinator.js';
+import type { StoreRecord } from '../../src/group/store.js';
 import { decodeKey, decodeOffsetCommitValue, decodeGroupMetadataValue, partitionForGroup, javaStringHashCode } from '../../src/group/records.js';
 import type { JoinResult } from '../../src/group/group.js';
 

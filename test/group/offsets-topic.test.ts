@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LogManager } from '../../src/storage/log-manager.js';
 import { GroupCoordinator } from '../../src/group/coordinator.js';
 import { OFFSETS_TOPIC, OffsetsTopicStore } from '../../src/group/offsets-topic.js';
+import { ReplicaManager } from '../../src/partition/replica-manager.js';
 import { partitionForGroup } from '../../src/group/records.js';
 import { tempDir } from '../helpers.js';
 
@@ -17,7 +18,7 @@ describe('OffsetsTopicStore', () => {
     const dir = tempDir();
     dirs.push(dir);
     let logs = LogManager.open({ dataDir: dir });
-    let store = OffsetsTopicStore.open(logs, 5);
+    let store = OffsetsTopicStore.open(logs, new ReplicaManager(logs, 1), 5);
     expect(logs.getTopic(OFFSETS_TOPIC)).toBeUndefined(); // nothing written yet
     store.ensureTopic();
     expect(logs.getTopic(OFFSETS_TOPIC)).toMatchObject({ partitions: 5 });
@@ -38,7 +39,7 @@ describe('OffsetsTopicStore', () => {
     logs.close();
 
     logs = LogManager.open({ dataDir: dir });
-    store = OffsetsTopicStore.open(logs, 50); // an existing topic keeps its partition count
+    store = OffsetsTopicStore.open(logs, new ReplicaManager(logs, 1), 50); // an existing topic keeps its partition count
     expect(store.numPartitions).toBe(5);
     coord = new GroupCoordinator({ store });
     store.load(coord);

@@ -4,8 +4,10 @@ import fs from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ErrorCode } from '../../protocol/errors.js';
 import { BrokerConfig, ConfigError } from '../../src/config.js';
-import { GroupCoordinator, type StoreRecord } from '../../src/group/coordinator.js';
+import { GroupCoordinator } from '../../src/group/coordinator.js';
+import type { StoreRecord } from '../../src/group/store.js';
 import { OffsetsTopicStore } from '../../src/group/offsets-topic.js';
+import { ReplicaManager } from '../../src/partition/replica-manager.js';
 import { decodeKey, decodeOffsetCommitValue } from '../../src/group/records.js';
 import { LogManager } from '../../src/storage/log-manager.js';
 import { tempDir } from '../helpers.js';
@@ -234,7 +236,7 @@ describe('offsets retention across a restart', () => {
     const dir = tempDir();
     dirs.push(dir);
     let logs = LogManager.open({ dataDir: dir });
-    let disk = OffsetsTopicStore.open(logs, 3);
+    let disk = OffsetsTopicStore.open(logs, new ReplicaManager(logs, 1), 3);
     let c = new GroupCoordinator({ store: disk, offsetsRetentionMs: RETENTION, offsetsRetentionCheckIntervalMs: CHECK });
     /** A member joins, commits offset 3 and leaves: the group is Empty from now on. */
     const visit = async (groupId: string) => {
@@ -259,7 +261,7 @@ describe('offsets retention across a restart', () => {
 
     // Replayed: the expired groups stay gone, 'fresh' is back and still expires on time.
     logs = LogManager.open({ dataDir: dir });
-    disk = OffsetsTopicStore.open(logs, 3);
+    disk = OffsetsTopicStore.open(logs, new ReplicaManager(logs, 1), 3);
     c = new GroupCoordinator({ store: disk, offsetsRetentionMs: RETENTION, offsetsRetentionCheckIntervalMs: CHECK });
     disk.load(c);
     expect(c.group('grp')).toBeUndefined();

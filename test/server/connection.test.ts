@@ -434,7 +434,7 @@ describe('the receive buffer behind a connection', () => {
       }
     }
     const sock = new StreamSocket();
-    b.connections.add(new Connection(sock as unknown as net.Socket, b));
+    b.connections.add(new Connection(sock as unknown as net.Socket, b.connectionHost));
     const topic = uniqueTopic('stream');
     const c = await TestClient.connect(b.listener.port);
     try {

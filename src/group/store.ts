@@ -1,0 +1,26 @@
+// What the group coordinator and its offsets depend on from outside: where its records go
+// (__consumer_offsets, or nothing in unit tests) and the clock and timers (fake ones in tests).
+
+export interface Timers {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** Looks the global timer functions up at call time, so vi.useFakeTimers() takes effect. */
+export const realTimers: Timers = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    (t as { unref?: () => void }).unref?.();
+    return t;
+  },
+  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+};
+
+export interface StoreRecord { key: Buffer; value: Buffer | null }
+
+export interface CoordinatorStore {
+  /** Durably appends the records to the group's __consumer_offsets partition; throws on failure. */
+  append(groupId: string, records: StoreRecord[]): void;
+}

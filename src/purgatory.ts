@@ -1,0 +1,153 @@
+// Kafka's DelayedOperationPurgatory: where a request that cannot be answered yet waits for something to
+// happen to what it watches (a partition, later a group or a transaction), or for its deadline.
+//
+// An operation watches one or more keys. Whoever changes the state behind a key (an append, a move of the
+// high watermark, a member joining) calls checkAndComplete(key); each operation watching it is asked
+// tryComplete(), and one that can complete is completed exactly once and leaves every key it watched. An
+// operation that never completes expires at its deadline (onExpiration, then onComplete), or when its
+// abort signal fires (the client's connection closed). Fetch's wait for min_bytes uses it now; acks=all
+// produce (followers catching up), JoinGroup and transaction waits are meant to use it too.
+
+export interface DelayedOperationSpec {
+  /** Whether the operation can complete now; called on every checkAndComplete of a watched key. */
+  tryComplete(): boolean;
+  /** Called once, after tryComplete() said yes, or the operation expired or was aborted. */
+  onComplete(): void;
+  /** Called before onComplete() when the deadline passed (or the wait was aborted) first. */
+  onExpiration?(): void;
+}
+
+export class DelayedOperation {
+  private done = false;
+  private timer: NodeJS.Timeout | null = null;
+  private abortSignal: AbortSignal | null = null;
+  private readonly abort = () => this.expire();
+  /** The watcher sets this operation sits in, to leave them on completion. */
+  readonly watching: Set<DelayedOperation>[] = [];
+
+  constructor(private readonly spec: DelayedOperationSpec) {}
+
+  get completed(): boolean {
+    return this.done;
+  }
+
+  /** Completes the operation if it has not completed yet; true when this call did it. */
+  forceComplete(): boolean {
+    if (this.done) return false;
+    this.done = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.abortSignal?.removeEventListener('abort', this.abort);
+    for (const set of this.watching) set.delete(this);
+    this.watching.length = 0;
+    this.spec.onComplete();
+    return true;
+  }
+
+  /** Asks the operation whether it can complete and completes it if so. */
+  maybeTryComplete(): boolean {
+    return !this.done && this.spec.tryComplete() && this.forceComplete();
+  }
+
+  /** @internal Arms the deadline and the abort signal. */
+  arm(timeoutMs: number, signal: AbortSignal | undefined): void {
+    if (this.done) return;
+    this.timer = setTimeout(() => this.expire(), Math.max(0, Math.min(timeoutMs, 2_147_483_647)));
+    if (signal) {
+      this.abortSignal = signal;
+      if (signal.aborted) this.expire();
+      else signal.addEventListener('abort', this.abort, { once: true });
+    }
+  }
+
+  private expire(): void {
+    if (this.done) return;
+    this.spec.onExpiration?.();
+    this.forceComplete();
+  }
+}
+
+export class DelayedOperationPurgatory<K> {
+  private readonly watchers = new Map<K, Set<DelayedOperation>>();
+
+  constructor(readonly name: string) {}
+
+  /**
+   * Completes `op` at once when it can; otherwise it watches `keys` until it can, until `timeoutMs`
+   * passes, or until `signal` aborts. Returns whether it completed at once.
+   */
+  tryCompleteElseWatch(op: DelayedOperation, keys: readonly K[], timeoutMs: number, signal?: AbortSignal): boolean {
+    if (op.maybeTryComplete()) return true;
+    for (const key of keys) {
+      let set = this.watchers.get(key);
+      if (!set) {
+        set = new Set();
+        this.watchers.set(key, set);
+      }
+      set.add(op);
+      op.watching.push(set);
+    }
+    // Checked again once watching, as Kafka does, so a change between the two checks is not missed.
+    if (op.maybeTryComplete()) return true;
+    op.arm(timeoutMs, signal);
+    this.dropEmpty(keys);
+    return op.completed;
+  }
+
+  /** Something changed behind `key`: completes the operations watching it that can now complete. */
+  checkAndComplete(key: K): number {
+    const set = this.watchers.get(key);
+    if (!set) return 0;
+    let completed = 0;
+    for (const op of [...set]) if (op.maybeTryComplete()) completed++;
+    if (set.size === 0) this.watchers.delete(key);
+    return completed;
+  }
+
+  /** Completes every operation watching `key` whatever its state (the key's partition went away). */
+  completeAll(key: K): number {
+    const set = this.watchers.get(key);
+    if (!set) return 0;
+    let completed = 0;
+    for (const op of [...set]) if (op.forceComplete()) completed++;
+    this.watchers.delete(key);
+    return completed;
+  }
+
+  /** Operations waiting on `key` (for tests and metrics). */
+  watched(key: K): number {
+    return this.watchers.get(key)?.size ?? 0;
+  }
+
+  /** Keys with at least one waiting operation. */
+  get size(): number {
+    let n = 0;
+    for (const set of this.watchers.values()) if (set.size > 0) n++;
+    return n;
+  }
+
+  private dropEmpty(keys: readonly K[]): void {
+    for (const key of keys) if (this.watchers.get(key)?.size === 0) this.watchers.delete(key);
+  }
+}
+
+/**
+ * The common use: wait until `ready()` holds after a change to one of `keys`, or until the deadline or
+ * the abort signal. Resolves true when ready, false on expiry or abort.
+ */
+export function awaitDelayed<K>(
+  purgatory: DelayedOperationPurgatory<K>,
+  keys: readonly K[],
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  ready: () => boolean,
+): Promise<boolean> {
+  return new Promise((resolve) => {
+    let expired = false;
+    const op = new DelayedOperation({
+      tryComplete: ready,
+      onExpiration: () => { expired = true; },
+      onComplete: () => resolve(!expired),
+    });
+    purgatory.tryCompleteElseWatch(op, keys, timeoutMs, signal);
+  });
+}

@@ -1,0 +1,73 @@
+// The module graph of src/ and protocol/ has no cycles, type-only imports included: a cycle means two
+// modules cannot be understood (or replaced) apart, which is what the narrow services are for.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers.js';
+
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'"`;]*?from\s*['"](\.[^'"]+)['"]/g;
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) return sourceFiles(p);
+    return e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [p] : [];
+  });
+}
+
+function importGraph(roots: string[]): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of roots.flatMap((r) => sourceFiles(path.join(ROOT, r)))) {
+    const text = fs.readFileSync(file, 'utf8');
+    const deps = [...text.matchAll(IMPORT)].map((m) => path.resolve(path.dirname(file), m[1].replace(/\.js$/, '.ts')));
+    graph.set(path.relative(ROOT, file), deps.map((d) => path.relative(ROOT, d)));
+  }
+  return graph;
+}
+
+/** Strongly connected components of more than one module (Tarjan), or of one module importing itself. */
+function cycles(graph: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const scc: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        scc.push(w);
+      } while (w !== v);
+      if (scc.length > 1 || (graph.get(v) ?? []).includes(v)) found.push(scc.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
+describe('module graph', () => {
+  it('finds the imports it checks (the parser is not blind)', () => {
+    const graph = importGraph(['src', 'protocol']);
+    expect(graph.get(path.join('src', 'broker.ts'))).toContain(path.join('src', 'config.ts'));
+    expect(cycles(new Map([['a', ['b']], ['b', ['a']], ['c', ['a']]]))).toEqual([['a', 'b']]);
+  });
+
+  it('has no import cycles in src/ and protocol/', () => {
+    expect(cycles(importGraph(['src', 'protocol']))).toEqual([]);
+  });
+});
