@@ -166,3 +166,6 @@ export type ResponseOf<M extends MessageDef> = Typed<M, InputFields<M['response'
 export type DataOf<D extends DataDef> = Typed<D, DecodedFields<D['fields'], D['validVersions']>>;
 /** A standalone struct as it may be handed to the codec. */
 export type DataInput<D extends DataDef> = Typed<D, InputFields<D['fields'], D['validVersions']>>;
+
+/** An element of an array field (`ElementOf<FetchResponse['responses']>`), optional or nullable as it may be. */
+export type ElementOf<A> = NonNullable<A> extends readonly (infer E)[] ? E : never;

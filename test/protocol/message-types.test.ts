@@ -1,5 +1,6 @@
 // The types derived from the definitions (protocol/schema.ts) catch what the codec would otherwise fill silently:
-// a misspelt or missing response field, a request field that does not exist, a value of the wrong type. Each case
+// a misspelt or missing response field, a request field that does not exist, a value of the wrong type, in
+// messages, coordinator records and handlers (src/handlers/registry.ts types a handler by its API key). Each case
 // below is compiled by TypeScript as a line of one in-memory source file beside this test, with the project's
 // compiler options; a case with an expected error must fail with that error, the others must compile.
 import { describe, expect, it } from 'vitest';
@@ -15,6 +16,8 @@ const HEADER = [
   "import type { FetchResponse } from '../../protocol/messages/01-fetch.js';",
   "import type { MetadataResponse } from '../../protocol/messages/03-metadata.js';",
   "import type { OffsetCommitValueInput } from '../../protocol/data/group-coordinator.js';",
+  "import type { HeartbeatResponse } from '../../protocol/messages/12-heartbeat.js';",
+  "import { defineHandler } from '../../src/handlers/registry.js';",
   'declare const req: ProduceRequest;',
   'type FetchPartition = FetchResponse["responses"][number]["partitions"][number];',
 ];
@@ -64,6 +67,27 @@ const CASES: Case[] = [
   {
     name: 'reading every field of a decoded request, null where the definition allows it',
     code: 'export const c8: string | null = req.transactionalId; export const c9: Buffer | null = req.topicData[0].partitionData[0].records;',
+  },
+  {
+    name: 'a response field misspelt by a handler (the API key picks the definition)',
+    code: 'export const h0 = defineHandler({ apiKey: 12, minVersion: 0, maxVersion: 4, handle: () => ({ errorCod: 0 }) });',
+    error: /Type '\{ errorCod: number; \}' is not assignable to type '\{ errorCode: number;/,
+  },
+  {
+    // TypeScript checks a returned literal for unknown names only against a declared return type, hence the
+    // handlers' `handle(...): XResponse`.
+    name: 'an optional response field misspelt by a handler that declares its response type',
+    code: 'export const h3 = defineHandler({ apiKey: 12, minVersion: 0, maxVersion: 4, handle(): HeartbeatResponse { return { errorCode: 0, throttleTimeMS: 0 }; } });',
+    error: /'throttleTimeMS' does not exist/,
+  },
+  {
+    name: 'a misspelt request field in a handler',
+    code: 'export const h1 = defineHandler({ apiKey: 12, minVersion: 0, maxVersion: 4, handle: (_ctx, r) => ({ errorCode: r.generationID }) });',
+    error: /Property 'generationID' does not exist/,
+  },
+  {
+    name: 'a handler typed by its definition',
+    code: 'export const h2 = defineHandler({ apiKey: 12, minVersion: 0, maxVersion: 4, handle: (_ctx, r) => ({ errorCode: r.generationId }) });',
   },
   {
     name: 'a decoded nullable field is not a plain string',
