@@ -11,8 +11,9 @@ import type { TopicAdmin } from '../topics.js';
 import type { FindCoordinatorResponse } from '../../protocol/messages/10-find-coordinator.js';
 import type { ElementOf } from '../../protocol/schema.js';
 
+type Coordinator = ElementOf<FindCoordinatorResponse['coordinators']>;
 /** Where a key's coordinator is: a v4+ entry without its key, or the whole answer of v0-3 (same names). */
-type Location = Omit<ElementOf<FindCoordinatorResponse['coordinators']>, 'key'>;
+type Location = Omit<Coordinator, 'key'>;
 
 const GROUP = 0;
 
@@ -33,7 +34,7 @@ export default defineHandler({
     if (apiVersion >= 4) {
       return {
         throttleTimeMs: 0,
-        coordinators: req.coordinatorKeys.map((key) => ({ key, ...locate(cluster, topics, req.keyType) })),
+        coordinators: req.coordinatorKeys.map((key): Coordinator => ({ key, ...locate(cluster, topics, req.keyType) })),
       };
     }
     return { throttleTimeMs: 0, ...locate(cluster, topics, req.keyType) };
