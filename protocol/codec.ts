@@ -1,8 +1,10 @@
-// One generic encoder/decoder, driven by the definitions in protocol/messages/. A definition is compiled
-// once per (api, version, side) into a flat plan; the codec never branches on the API key.
+// One generic encoder/decoder, driven by the definitions in protocol/messages/ (requests and responses) and
+// protocol/data/ (standalone versioned structs: coordinator records, the consumer protocol). A definition is
+// compiled once per (definition, version, side) into a flat plan; the codec never branches on the API key.
 
-import { FieldDef, MessageDef, inRange } from './schema.js';
+import { inRange, type DataDef, type DataInput, type DataOf, type FieldDef, type MessageDef, type UntypedMessage } from './schema.js';
 import { ProtocolError, Reader, Writer } from './primitives.js';
+import { ZERO_UUID } from './sentinels.js';
 
 type Kind =
   | 'bool' | 'int8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'int64' | 'float64'
@@ -28,7 +30,6 @@ interface StructPlan {
 }
 
 const PRIMITIVES = new Set(['bool', 'int8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'float64', 'string', 'bytes', 'records', 'uuid']);
-const ZERO_UUID = Buffer.alloc(16);
 
 function kindOf(type: string, hasFields: boolean): Kind {
   if (PRIMITIVES.has(type)) return type as Kind;
@@ -65,7 +66,7 @@ function defaultFor(field: FieldDef, kind: Kind, elementKind?: Kind): () => unkn
   }
 }
 
-function compileStruct(fields: FieldDef[], version: number, flexible: boolean): StructPlan {
+function compileStruct(fields: readonly FieldDef[], version: number, flexible: boolean): StructPlan {
   const plan: StructPlan = { flexible, fields: [], tagged: new Map(), absent: [] };
   for (const field of fields) {
     let kind: Kind;
@@ -250,7 +251,7 @@ function writeStruct(w: Writer, plan: StructPlan, obj: Record<string, unknown>):
 // ---- public API ----
 
 export type Side = 'request' | 'response';
-export type Message = Record<string, any>;
+export type Message = UntypedMessage;
 
 const plans = new Map<string, StructPlan>();
 
@@ -274,6 +275,31 @@ export function decodeMessage(def: MessageDef, side: Side, version: number, r: R
 
 export function encodeMessage(def: MessageDef, side: Side, version: number, msg: Message, w = new Writer()): Writer {
   writeStruct(w, planFor(def, side, version), msg);
+  return w;
+}
+
+const dataPlans = new WeakMap<DataDef, Map<number, StructPlan>>();
+
+function dataPlanFor(def: DataDef, version: number): StructPlan {
+  let byVersion = dataPlans.get(def);
+  if (!byVersion) dataPlans.set(def, (byVersion = new Map()));
+  let plan = byVersion.get(version);
+  if (!plan) {
+    if (!inRange(def.validVersions, version)) throw new ProtocolError(`${def.name} has no version ${version}`);
+    plan = compileStruct(def.fields, version, inRange(def.flexibleVersions, version));
+    byVersion.set(version, plan);
+  }
+  return plan;
+}
+
+/** A standalone struct at `version` (the version itself is not read: it sits in front, in the caller's format). */
+export function decodeData<D extends DataDef>(def: D, version: number, r: Reader): DataOf<D> {
+  return readStruct(r, dataPlanFor(def, version)) as DataOf<D>;
+}
+
+/** Writes a standalone struct at `version`, without the version. */
+export function encodeData<D extends DataDef>(def: D, version: number, value: DataInput<D>, w = new Writer()): Writer {
+  writeStruct(w, dataPlanFor(def, version), value as Record<string, unknown>);
   return w;
 }
 

@@ -1,7 +1,6 @@
 // CRC-32C (Castagnoli), the checksum of magic-2 record batches, computed by the native @node-rs/crc32
 // binding. Its loader (platform detection, then dlopen) costs ~25 ms, so it is required on the first
 // checksum rather than at import: a broker that has not yet seen a Produce has not paid for it.
-// Call preloadCrc32c() to move that cost somewhere convenient (e.g. right after the listener is up).
 
 import { createRequire } from 'node:module';
 
@@ -13,10 +12,6 @@ function load(): Crc32cFn {
   const mod = createRequire(import.meta.url)('@node-rs/crc32') as { crc32c: Crc32cFn };
   native = mod.crc32c;
   return native;
-}
-
-export function preloadCrc32c(): void {
-  if (!native) load();
 }
 
 /** CRC-32C of buf[start, end), as an unsigned 32-bit number. */

@@ -247,6 +247,17 @@ export class Writer {
   }
 }
 
+/** int64 at a fixed position as a number, without a BigInt round trip; exact for |v| < 2^53. */
+export function readInt64At(buf: Buffer, at: number): number {
+  return buf.readInt32BE(at) * 4294967296 + buf.readUInt32BE(at + 4);
+}
+
+export function writeInt64At(buf: Buffer, at: number, v: number): void {
+  const hi = Math.floor(v / 4294967296);
+  buf.writeInt32BE(hi, at);
+  buf.writeUInt32BE(v - hi * 4294967296, at + 4);
+}
+
 export function uvarintSize(v: number): number {
   let n = 1;
   while (v >= 0x80) {

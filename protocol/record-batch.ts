@@ -32,7 +32,7 @@
 
 import { crc32c } from './crc32c.js';
 import { KafkaError } from './errors.js';
-import { ProtocolError, Reader, varintSize } from './primitives.js';
+import { ProtocolError, Reader, readInt64At, varintSize, writeInt64At } from './primitives.js';
 import { CODEC_NONE, DEFAULT_MAX_INFLATED_BYTES, compress, decompress, isKnownCodec } from './compression/index.js';
 
 export const BASE_OFFSET_OFFSET = 0;
@@ -121,17 +121,6 @@ export interface RecordBatch extends BatchInfo {
 // ---------------------------------------------------------------------------------------------------
 // Header access (hot path: no record decoding, no decompression)
 
-/** int64 as a number without a BigInt round trip; exact for |v| < 2^53. */
-function readInt64(buf: Buffer, at: number): number {
-  return buf.readInt32BE(at) * 4294967296 + buf.readUInt32BE(at + 4);
-}
-
-function writeInt64(buf: Buffer, at: number, v: number): void {
-  const hi = Math.floor(v / 4294967296);
-  buf.writeInt32BE(hi, at);
-  buf.writeUInt32BE(v - hi * 4294967296, at + 4);
-}
-
 /**
  * Header fields of the batch at `position`. No CRC check and no bounds check beyond the header itself
  * (storage calls this on bytes it wrote, or after scanBatches validated them).
@@ -144,7 +133,7 @@ export function readBatchHeader(buf: Buffer, position: number): BatchInfo {
   return {
     position,
     size: LOG_OVERHEAD + buf.readInt32BE(position + BATCH_LENGTH_OFFSET),
-    baseOffset: readInt64(buf, position + BASE_OFFSET_OFFSET),
+    baseOffset: readInt64At(buf, position + BASE_OFFSET_OFFSET),
     lastOffsetDelta: buf.readInt32BE(position + LAST_OFFSET_DELTA_OFFSET),
     recordCount: buf.readInt32BE(position + RECORDS_COUNT_OFFSET),
     magic: buf.readInt8(position + MAGIC_OFFSET),
@@ -154,9 +143,9 @@ export function readBatchHeader(buf: Buffer, position: number): BatchInfo {
     isTransactional: (attributes & TRANSACTIONAL_FLAG_MASK) !== 0,
     isControl: (attributes & CONTROL_FLAG_MASK) !== 0,
     hasDeleteHorizon: (attributes & DELETE_HORIZON_FLAG_MASK) !== 0,
-    baseTimestamp: readInt64(buf, position + BASE_TIMESTAMP_OFFSET),
-    maxTimestamp: readInt64(buf, position + MAX_TIMESTAMP_OFFSET),
-    producerId: readInt64(buf, position + PRODUCER_ID_OFFSET),
+    baseTimestamp: readInt64At(buf, position + BASE_TIMESTAMP_OFFSET),
+    maxTimestamp: readInt64At(buf, position + MAX_TIMESTAMP_OFFSET),
+    producerId: readInt64At(buf, position + PRODUCER_ID_OFFSET),
     producerEpoch: buf.readInt16BE(position + PRODUCER_EPOCH_OFFSET),
     baseSequence: buf.readInt32BE(position + BASE_SEQUENCE_OFFSET),
     partitionLeaderEpoch: buf.readInt32BE(position + PARTITION_LEADER_EPOCH_OFFSET),
@@ -256,7 +245,7 @@ function validateClientBatch(b: BatchInfo): void {
 
 /** Set baseOffset. The CRC does not cover it, so nothing else changes. */
 export function setBaseOffset(buf: Buffer, position: number, offset: number): void {
-  writeInt64(buf, position + BASE_OFFSET_OFFSET, offset);
+  writeInt64At(buf, position + BASE_OFFSET_OFFSET, offset);
 }
 
 /** Set partitionLeaderEpoch. Not covered by the CRC either. */
@@ -272,9 +261,9 @@ export function setPartitionLeaderEpoch(buf: Buffer, position: number, epoch: nu
 export function setLogAppendTime(buf: Buffer, position: number, timestamp: number): void {
   const attrAt = position + ATTRIBUTES_OFFSET;
   const attributes = buf.readInt16BE(attrAt);
-  if ((attributes & TIMESTAMP_TYPE_MASK) !== 0 && readInt64(buf, position + MAX_TIMESTAMP_OFFSET) === timestamp) return;
+  if ((attributes & TIMESTAMP_TYPE_MASK) !== 0 && readInt64At(buf, position + MAX_TIMESTAMP_OFFSET) === timestamp) return;
   buf.writeInt16BE(attributes | TIMESTAMP_TYPE_MASK, attrAt);
-  writeInt64(buf, position + MAX_TIMESTAMP_OFFSET, timestamp);
+  writeInt64At(buf, position + MAX_TIMESTAMP_OFFSET, timestamp);
   writeCrc(buf, position, LOG_OVERHEAD + buf.readInt32BE(position + BATCH_LENGTH_OFFSET));
 }
 
@@ -453,15 +442,15 @@ export function encodeBatch(spec: EncodeBatchSpec): Buffer {
   const body = compress(attributes & COMPRESSION_CODEC_MASK, encodeRecords(records));
   const size = RECORD_BATCH_OVERHEAD + body.length;
   const out = Buffer.allocUnsafe(size);
-  writeInt64(out, BASE_OFFSET_OFFSET, spec.baseOffset ?? 0);
+  writeInt64At(out, BASE_OFFSET_OFFSET, spec.baseOffset ?? 0);
   out.writeInt32BE(size - LOG_OVERHEAD, BATCH_LENGTH_OFFSET);
   out.writeInt32BE(spec.partitionLeaderEpoch ?? NO_PARTITION_LEADER_EPOCH, PARTITION_LEADER_EPOCH_OFFSET);
   out.writeInt8(MAGIC, MAGIC_OFFSET);
   out.writeInt16BE(attributes, ATTRIBUTES_OFFSET);
   out.writeInt32BE(lastOffsetDelta, LAST_OFFSET_DELTA_OFFSET);
-  writeInt64(out, BASE_TIMESTAMP_OFFSET, baseTimestamp);
-  writeInt64(out, MAX_TIMESTAMP_OFFSET, maxTimestamp);
-  writeInt64(out, PRODUCER_ID_OFFSET, spec.producerId ?? NO_PRODUCER_ID);
+  writeInt64At(out, BASE_TIMESTAMP_OFFSET, baseTimestamp);
+  writeInt64At(out, MAX_TIMESTAMP_OFFSET, maxTimestamp);
+  writeInt64At(out, PRODUCER_ID_OFFSET, spec.producerId ?? NO_PRODUCER_ID);
   out.writeInt16BE(spec.producerEpoch ?? NO_PRODUCER_EPOCH, PRODUCER_EPOCH_OFFSET);
   out.writeInt32BE(spec.baseSequence ?? NO_SEQUENCE, BASE_SEQUENCE_OFFSET);
   out.writeInt32BE(records.length, RECORDS_COUNT_OFFSET);

@@ -3,9 +3,9 @@
 // advertised because old librdkafka refuses a broker that does not list them (KAFKA-18659), and the handler
 // deals with those itself. v8 adds per-record errors (KIP-467), v9 goes flexible, v10 adds leader hints as
 // tagged fields (KIP-951), v11 only allows TRANSACTION_ABORTABLE (KIP-890).
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const Produce: MessageDef = {
+export const Produce = {
   apiKey: 0,
   name: 'Produce',
   validVersions: '3-11',
@@ -64,4 +64,7 @@ export const Produce: MessageDef = {
       ],
     },
   ],
-};
+} as const satisfies MessageDef;
+
+export type ProduceRequest = RequestOf<typeof Produce>;
+export type ProduceResponse = ResponseOf<typeof Produce>;

@@ -3,9 +3,9 @@
 // divergence and leader hints as tagged fields; v13 switches topic names to topic ids (KIP-516); v15 moves the
 // follower identity into the tagged ReplicaState (KIP-903); v16 adds NodeEndpoints (KIP-951); v17 adds the
 // replica directory id (KIP-853).
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const Fetch: MessageDef = {
+export const Fetch = {
   apiKey: 1,
   name: 'Fetch',
   validVersions: '4-17',
@@ -105,4 +105,7 @@ export const Fetch: MessageDef = {
       ],
     },
   ],
-};
+} as const satisfies MessageDef;
+
+export type FetchRequest = RequestOf<typeof Fetch>;
+export type FetchResponse = ResponseOf<typeof Fetch>;

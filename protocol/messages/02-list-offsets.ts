@@ -2,9 +2,9 @@
 // v1 is the KIP-896 baseline (a single offset plus its timestamp). v2 adds the isolation level, v4 the leader
 // epoch for fencing, v6 goes flexible, v7-v9 widen the accepted sentinels (-3 max timestamp, -4 local log
 // start, -5 last tiered offset), v10 adds timeoutMs for remote lookups (KIP-1075).
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const ListOffsets: MessageDef = {
+export const ListOffsets = {
   apiKey: 2,
   name: 'ListOffsets',
   validVersions: '1-10',
@@ -43,4 +43,7 @@ export const ListOffsets: MessageDef = {
       ],
     },
   ],
-};
+} as const satisfies MessageDef;
+
+export type ListOffsetsRequest = RequestOf<typeof ListOffsets>;
+export type ListOffsetsResponse = ResponseOf<typeof ListOffsets>;

@@ -2,9 +2,10 @@
 // All versions stay supported in Kafka 4.0. In v0 an empty topic list means every topic; from v1 a null list
 // means every topic and an empty one means none. v4 adds auto-creation control, v8 authorized operations,
 // v9 goes flexible, v10 adds topic ids (honoured from v12), v11 drops the cluster-level operations field.
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
+import { AUTHORIZED_OPERATIONS_OMITTED } from '../sentinels.js';
 
-export const Metadata: MessageDef = {
+export const Metadata = {
   apiKey: 3,
   name: 'Metadata',
   validVersions: '0-12',
@@ -49,9 +50,12 @@ export const Metadata: MessageDef = {
             { name: 'offlineReplicas', type: '[]int32', versions: '5+' },
           ],
         },
-        { name: 'topicAuthorizedOperations', type: 'int32', versions: '8+', default: -2147483648 },
+        { name: 'topicAuthorizedOperations', type: 'int32', versions: '8+', default: AUTHORIZED_OPERATIONS_OMITTED },
       ],
     },
-    { name: 'clusterAuthorizedOperations', type: 'int32', versions: '8-10', default: -2147483648 },
+    { name: 'clusterAuthorizedOperations', type: 'int32', versions: '8-10', default: AUTHORIZED_OPERATIONS_OMITTED },
   ],
-};
+} as const satisfies MessageDef;
+
+export type MetadataRequest = RequestOf<typeof Metadata>;
+export type MetadataResponse = ResponseOf<typeof Metadata>;

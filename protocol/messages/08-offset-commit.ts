@@ -1,9 +1,9 @@
 // OffsetCommit (key 8): store committed consumer offsets for a group.
 // v2 is the KIP-896 baseline; the retention time lives only in v2-4, v6 adds the committed leader epoch,
 // v7 the static member id, v8 goes flexible, v9 may be used by the KIP-848 consumer protocol.
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const OffsetCommit: MessageDef = {
+export const OffsetCommit = {
   apiKey: 8,
   name: 'OffsetCommit',
   validVersions: '2-9',
@@ -42,4 +42,7 @@ export const OffsetCommit: MessageDef = {
       ],
     },
   ],
-};
+} as const satisfies MessageDef;
+
+export type OffsetCommitRequest = RequestOf<typeof OffsetCommit>;
+export type OffsetCommitResponse = ResponseOf<typeof OffsetCommit>;

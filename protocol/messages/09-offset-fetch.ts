@@ -1,9 +1,9 @@
 // OffsetFetch (key 9): read committed offsets of a group, or of several groups at once from v8.
 // v1 is the KIP-896 baseline. v2 allows a null topic list (all topics) and adds a top-level error, v5 returns
 // the committed leader epoch, v6 goes flexible, v7 adds requireStable, v9 the KIP-848 member id and epoch.
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const OffsetFetch: MessageDef = {
+export const OffsetFetch = {
   apiKey: 9,
   name: 'OffsetFetch',
   validVersions: '1-9',
@@ -69,4 +69,7 @@ export const OffsetFetch: MessageDef = {
       ],
     },
   ],
-};
+} as const satisfies MessageDef;
+
+export type OffsetFetchRequest = RequestOf<typeof OffsetFetch>;
+export type OffsetFetchResponse = ResponseOf<typeof OffsetFetch>;

@@ -1,9 +1,9 @@
 // FindCoordinator (key 10): locate the group or transaction coordinator; krill is always its own coordinator.
 // v1 adds the key type, v3 goes flexible, v4 batches several keys into one request (KIP-699), v5 and v6 only
 // widen the error and key-type space (KIP-890, KIP-932).
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const FindCoordinator: MessageDef = {
+export const FindCoordinator = {
   apiKey: 10,
   name: 'FindCoordinator',
   validVersions: '0-6',
@@ -31,4 +31,7 @@ export const FindCoordinator: MessageDef = {
       ],
     },
   ],
-};
+} as const satisfies MessageDef;
+
+export type FindCoordinatorRequest = RequestOf<typeof FindCoordinator>;
+export type FindCoordinatorResponse = ResponseOf<typeof FindCoordinator>;

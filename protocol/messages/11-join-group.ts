@@ -2,9 +2,9 @@
 // v1 adds the rebalance timeout, v4 makes a new member rejoin with the id it was given (MEMBER_ID_REQUIRED),
 // v5 adds static membership, v6 goes flexible, v7 returns the protocol type, v8 adds a reason (KIP-800),
 // v9 adds skipAssignment.
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const JoinGroup: MessageDef = {
+export const JoinGroup = {
   apiKey: 11,
   name: 'JoinGroup',
   validVersions: '0-9',
@@ -41,4 +41,7 @@ export const JoinGroup: MessageDef = {
       ],
     },
   ],
-};
+} as const satisfies MessageDef;
+
+export type JoinGroupRequest = RequestOf<typeof JoinGroup>;
+export type JoinGroupResponse = ResponseOf<typeof JoinGroup>;

@@ -1,8 +1,8 @@
 // LeaveGroup (key 13): a member, or from v3 a batch of members (static ones by instance id), leave a group.
 // v4 goes flexible, v5 adds a reason per member (KIP-800).
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const LeaveGroup: MessageDef = {
+export const LeaveGroup = {
   apiKey: 13,
   name: 'LeaveGroup',
   validVersions: '0-5',
@@ -29,4 +29,7 @@ export const LeaveGroup: MessageDef = {
       ],
     },
   ],
-};
+} as const satisfies MessageDef;
+
+export type LeaveGroupRequest = RequestOf<typeof LeaveGroup>;
+export type LeaveGroupResponse = ResponseOf<typeof LeaveGroup>;

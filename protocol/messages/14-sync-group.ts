@@ -1,8 +1,8 @@
 // SyncGroup (key 14): the leader uploads the assignment; every member receives its own share.
 // v3 adds static membership, v4 goes flexible, v5 carries protocol type and name both ways (KIP-559).
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const SyncGroup: MessageDef = {
+export const SyncGroup = {
   apiKey: 14,
   name: 'SyncGroup',
   validVersions: '0-5',
@@ -28,4 +28,7 @@ export const SyncGroup: MessageDef = {
     { name: 'protocolName', type: 'string', versions: '5+', nullableVersions: '5+', default: null },
     { name: 'assignment', type: 'bytes', versions: '0+' },
   ],
-};
+} as const satisfies MessageDef;
+
+export type SyncGroupRequest = RequestOf<typeof SyncGroup>;
+export type SyncGroupResponse = ResponseOf<typeof SyncGroup>;

@@ -1,8 +1,9 @@
 // DescribeGroups (key 15): state, protocol and members of classic groups.
 // v3 can return authorized operations, v4 returns group instance ids, v5 goes flexible.
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
+import { AUTHORIZED_OPERATIONS_OMITTED } from '../sentinels.js';
 
-export const DescribeGroups: MessageDef = {
+export const DescribeGroups = {
   apiKey: 15,
   name: 'DescribeGroups',
   validVersions: '0-5',
@@ -30,8 +31,11 @@ export const DescribeGroups: MessageDef = {
             { name: 'memberAssignment', type: 'bytes', versions: '0+' },
           ],
         },
-        { name: 'authorizedOperations', type: 'int32', versions: '3+', default: -2147483648 },
+        { name: 'authorizedOperations', type: 'int32', versions: '3+', default: AUTHORIZED_OPERATIONS_OMITTED },
       ],
     },
   ],
-};
+} as const satisfies MessageDef;
+
+export type DescribeGroupsRequest = RequestOf<typeof DescribeGroups>;
+export type DescribeGroupsResponse = ResponseOf<typeof DescribeGroups>;

@@ -1,8 +1,8 @@
 // ListGroups (key 16): every group the broker coordinates.
 // v3 goes flexible, v4 filters and reports by state (KIP-518), v5 by group type (KIP-848).
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const ListGroups: MessageDef = {
+export const ListGroups = {
   apiKey: 16,
   name: 'ListGroups',
   validVersions: '0-5',
@@ -23,4 +23,7 @@ export const ListGroups: MessageDef = {
       ],
     },
   ],
-};
+} as const satisfies MessageDef;
+
+export type ListGroupsRequest = RequestOf<typeof ListGroups>;
+export type ListGroupsResponse = ResponseOf<typeof ListGroups>;

@@ -1,8 +1,8 @@
 // ApiVersions (key 18). Kafka answers an unsupported request version with v0 of the response
 // carrying UNSUPPORTED_VERSION and its list (KIP-511); the response header is always v0.
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const ApiVersions: MessageDef = {
+export const ApiVersions = {
   apiKey: 18,
   name: 'ApiVersions',
   validVersions: '0-4',
@@ -38,4 +38,7 @@ export const ApiVersions: MessageDef = {
     },
     { name: 'zkMigrationReady', type: 'bool', versions: '3+', tag: 3, taggedVersions: '3+', default: false },
   ],
-};
+} as const satisfies MessageDef;
+
+export type ApiVersionsRequest = RequestOf<typeof ApiVersions>;
+export type ApiVersionsResponse = ResponseOf<typeof ApiVersions>;

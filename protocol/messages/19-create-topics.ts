@@ -1,9 +1,9 @@
 // CreateTopics (key 19): create topics with a partition count and replication factor, or explicit assignments.
 // v2 is the KIP-896 baseline. v4 lets partitions/replication factor be -1 for the broker default (KIP-464),
 // v5 goes flexible and returns the resulting configs (KIP-525), v7 returns the new topic id.
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const CreateTopics: MessageDef = {
+export const CreateTopics = {
   apiKey: 19,
   name: 'CreateTopics',
   validVersions: '2-7',
@@ -54,4 +54,7 @@ export const CreateTopics: MessageDef = {
       ],
     },
   ],
-};
+} as const satisfies MessageDef;
+
+export type CreateTopicsRequest = RequestOf<typeof CreateTopics>;
+export type CreateTopicsResponse = ResponseOf<typeof CreateTopics>;

@@ -1,9 +1,9 @@
 // DeleteTopics (key 20): delete topics by name, or from v6 by topic id.
 // v1 is the KIP-896 baseline. v4 goes flexible, v5 adds a per-topic error message, v6 replaces the name list
 // with a topic-state list.
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const DeleteTopics: MessageDef = {
+export const DeleteTopics = {
   apiKey: 20,
   name: 'DeleteTopics',
   validVersions: '1-6',
@@ -29,4 +29,7 @@ export const DeleteTopics: MessageDef = {
       ],
     },
   ],
-};
+} as const satisfies MessageDef;
+
+export type DeleteTopicsRequest = RequestOf<typeof DeleteTopics>;
+export type DeleteTopicsResponse = ResponseOf<typeof DeleteTopics>;

@@ -1,8 +1,8 @@
 // DeleteRecords (key 21): move a partition's log start offset forward (-1 means up to the high watermark).
 // v2 goes flexible.
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const DeleteRecords: MessageDef = {
+export const DeleteRecords = {
   apiKey: 21,
   name: 'DeleteRecords',
   validVersions: '0-2',
@@ -36,4 +36,7 @@ export const DeleteRecords: MessageDef = {
       ],
     },
   ],
-};
+} as const satisfies MessageDef;
+
+export type DeleteRecordsRequest = RequestOf<typeof DeleteRecords>;
+export type DeleteRecordsResponse = ResponseOf<typeof DeleteRecords>;

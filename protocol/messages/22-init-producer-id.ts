@@ -1,9 +1,9 @@
 // InitProducerId (key 22): hand out a producer id and epoch, for idempotence or a transactional id.
 // v2 goes flexible, v3 lets a producer pass its current id and epoch to recover from a fenced epoch,
 // v4 and v5 only widen the error codes (PRODUCER_FENCED, TRANSACTION_ABORTABLE).
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const InitProducerId: MessageDef = {
+export const InitProducerId = {
   apiKey: 22,
   name: 'InitProducerId',
   validVersions: '0-5',
@@ -20,4 +20,7 @@ export const InitProducerId: MessageDef = {
     { name: 'producerId', type: 'int64', versions: '0+', default: -1 },
     { name: 'producerEpoch', type: 'int16', versions: '0+' },
   ],
-};
+} as const satisfies MessageDef;
+
+export type InitProducerIdRequest = RequestOf<typeof InitProducerId>;
+export type InitProducerIdResponse = ResponseOf<typeof InitProducerId>;

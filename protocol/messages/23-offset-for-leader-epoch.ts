@@ -1,9 +1,9 @@
 // OffsetForLeaderEpoch (key 23): the end offset of a leader epoch, used by consumers to detect log truncation.
 // v2 is the KIP-896 baseline and carries the current leader epoch for fencing; v3 adds the replica id
 // (-2 for a consumer), v4 goes flexible.
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const OffsetForLeaderEpoch: MessageDef = {
+export const OffsetForLeaderEpoch = {
   apiKey: 23,
   name: 'OffsetForLeaderEpoch',
   validVersions: '2-4',
@@ -39,4 +39,7 @@ export const OffsetForLeaderEpoch: MessageDef = {
       ],
     },
   ],
-};
+} as const satisfies MessageDef;
+
+export type OffsetForLeaderEpochRequest = RequestOf<typeof OffsetForLeaderEpoch>;
+export type OffsetForLeaderEpochResponse = ResponseOf<typeof OffsetForLeaderEpoch>;

@@ -1,9 +1,9 @@
 // AddPartitionsToTxn (key 24): register partitions with an open transaction before producing to them.
 // v3 goes flexible. v4 is the broker-to-coordinator form that batches several transactions and can only
 // verify (KIP-890); clients keep to v0-3, whose fields are the top-level ones marked 0-3.
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const AddPartitionsToTxn: MessageDef = {
+export const AddPartitionsToTxn = {
   apiKey: 24,
   name: 'AddPartitionsToTxn',
   validVersions: '0-5',
@@ -64,4 +64,7 @@ export const AddPartitionsToTxn: MessageDef = {
       ],
     },
   ],
-};
+} as const satisfies MessageDef;
+
+export type AddPartitionsToTxnRequest = RequestOf<typeof AddPartitionsToTxn>;
+export type AddPartitionsToTxnResponse = ResponseOf<typeof AddPartitionsToTxn>;

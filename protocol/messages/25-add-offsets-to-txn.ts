@@ -1,8 +1,8 @@
 // AddOffsetsToTxn (key 25): tie a consumer group's offset commits to an open transaction.
 // v3 goes flexible; later versions only widen the error codes.
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const AddOffsetsToTxn: MessageDef = {
+export const AddOffsetsToTxn = {
   apiKey: 25,
   name: 'AddOffsetsToTxn',
   validVersions: '0-4',
@@ -17,4 +17,7 @@ export const AddOffsetsToTxn: MessageDef = {
     { name: 'throttleTimeMs', type: 'int32', versions: '0+' },
     { name: 'errorCode', type: 'int16', versions: '0+' },
   ],
-};
+} as const satisfies MessageDef;
+
+export type AddOffsetsToTxnRequest = RequestOf<typeof AddOffsetsToTxn>;
+export type AddOffsetsToTxnResponse = ResponseOf<typeof AddOffsetsToTxn>;

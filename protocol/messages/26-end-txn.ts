@@ -1,8 +1,8 @@
 // EndTxn (key 26): commit or abort a transaction.
 // v3 goes flexible; v5 bumps the producer epoch on every transaction and returns it (KIP-890 part 2).
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const EndTxn: MessageDef = {
+export const EndTxn = {
   apiKey: 26,
   name: 'EndTxn',
   validVersions: '0-5',
@@ -19,4 +19,7 @@ export const EndTxn: MessageDef = {
     { name: 'producerId', type: 'int64', versions: '5+', default: -1 },
     { name: 'producerEpoch', type: 'int16', versions: '5+', default: -1 },
   ],
-};
+} as const satisfies MessageDef;
+
+export type EndTxnRequest = RequestOf<typeof EndTxn>;
+export type EndTxnResponse = ResponseOf<typeof EndTxn>;

@@ -1,8 +1,8 @@
 // WriteTxnMarkers (key 27): the coordinator asks partition leaders to write commit/abort control batches.
 // v1 is the KIP-896 baseline and the first flexible version.
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const WriteTxnMarkers: MessageDef = {
+export const WriteTxnMarkers = {
   apiKey: 27,
   name: 'WriteTxnMarkers',
   validVersions: '1',
@@ -41,4 +41,7 @@ export const WriteTxnMarkers: MessageDef = {
       ],
     },
   ],
-};
+} as const satisfies MessageDef;
+
+export type WriteTxnMarkersRequest = RequestOf<typeof WriteTxnMarkers>;
+export type WriteTxnMarkersResponse = ResponseOf<typeof WriteTxnMarkers>;

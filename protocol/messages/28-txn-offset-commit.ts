@@ -1,8 +1,8 @@
 // TxnOffsetCommit (key 28): offset commits that become visible only when the transaction commits.
 // v2 adds the committed leader epoch, v3 goes flexible and adds group membership fields for fencing (KIP-447).
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const TxnOffsetCommit: MessageDef = {
+export const TxnOffsetCommit = {
   apiKey: 28,
   name: 'TxnOffsetCommit',
   validVersions: '0-4',
@@ -43,4 +43,7 @@ export const TxnOffsetCommit: MessageDef = {
       ],
     },
   ],
-};
+} as const satisfies MessageDef;
+
+export type TxnOffsetCommitRequest = RequestOf<typeof TxnOffsetCommit>;
+export type TxnOffsetCommitResponse = ResponseOf<typeof TxnOffsetCommit>;

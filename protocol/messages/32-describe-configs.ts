@@ -1,9 +1,9 @@
 // DescribeConfigs (key 32): read topic or broker configuration, optionally with synonyms and documentation.
 // v1 is the KIP-896 baseline (config source and synonyms); v3 adds config type and documentation,
 // v4 goes flexible.
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const DescribeConfigs: MessageDef = {
+export const DescribeConfigs = {
   apiKey: 32,
   name: 'DescribeConfigs',
   validVersions: '1-4',
@@ -48,4 +48,7 @@ export const DescribeConfigs: MessageDef = {
       ],
     },
   ],
-};
+} as const satisfies MessageDef;
+
+export type DescribeConfigsRequest = RequestOf<typeof DescribeConfigs>;
+export type DescribeConfigsResponse = ResponseOf<typeof DescribeConfigs>;

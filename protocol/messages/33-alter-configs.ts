@@ -1,8 +1,8 @@
 // AlterConfigs (key 33): replace the whole set of dynamic configs of a resource (non-incremental).
 // v2 goes flexible.
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const AlterConfigs: MessageDef = {
+export const AlterConfigs = {
   apiKey: 33,
   name: 'AlterConfigs',
   validVersions: '0-2',
@@ -33,4 +33,7 @@ export const AlterConfigs: MessageDef = {
       ],
     },
   ],
-};
+} as const satisfies MessageDef;
+
+export type AlterConfigsRequest = RequestOf<typeof AlterConfigs>;
+export type AlterConfigsResponse = ResponseOf<typeof AlterConfigs>;

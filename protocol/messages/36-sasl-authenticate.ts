@@ -1,8 +1,8 @@
 // SaslAuthenticate (key 36): carry SASL tokens inside Kafka frames after SaslHandshake v1.
 // v1 returns the session lifetime (KIP-368), v2 goes flexible.
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const SaslAuthenticate: MessageDef = {
+export const SaslAuthenticate = {
   apiKey: 36,
   name: 'SaslAuthenticate',
   validVersions: '0-2',
@@ -16,4 +16,7 @@ export const SaslAuthenticate: MessageDef = {
     { name: 'authBytes', type: 'bytes', versions: '0+' },
     { name: 'sessionLifetimeMs', type: 'int64', versions: '1+', default: 0 },
   ],
-};
+} as const satisfies MessageDef;
+
+export type SaslAuthenticateRequest = RequestOf<typeof SaslAuthenticate>;
+export type SaslAuthenticateResponse = ResponseOf<typeof SaslAuthenticate>;

@@ -1,8 +1,8 @@
 // CreatePartitions (key 37): grow the partition count of existing topics.
 // v2 goes flexible, v3 may report THROTTLING_QUOTA_EXCEEDED (KIP-599).
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const CreatePartitions: MessageDef = {
+export const CreatePartitions = {
   apiKey: 37,
   name: 'CreatePartitions',
   validVersions: '0-3',
@@ -32,4 +32,7 @@ export const CreatePartitions: MessageDef = {
       ],
     },
   ],
-};
+} as const satisfies MessageDef;
+
+export type CreatePartitionsRequest = RequestOf<typeof CreatePartitions>;
+export type CreatePartitionsResponse = ResponseOf<typeof CreatePartitions>;

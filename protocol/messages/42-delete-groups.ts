@@ -1,8 +1,8 @@
 // DeleteGroups (key 42): delete empty groups with their committed offsets.
 // v2 goes flexible.
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const DeleteGroups: MessageDef = {
+export const DeleteGroups = {
   apiKey: 42,
   name: 'DeleteGroups',
   validVersions: '0-2',
@@ -19,4 +19,7 @@ export const DeleteGroups: MessageDef = {
       ],
     },
   ],
-};
+} as const satisfies MessageDef;
+
+export type DeleteGroupsRequest = RequestOf<typeof DeleteGroups>;
+export type DeleteGroupsResponse = ResponseOf<typeof DeleteGroups>;

@@ -1,8 +1,8 @@
 // IncrementalAlterConfigs (key 44): set, delete, append to or subtract from individual config entries (KIP-339).
 // v1 goes flexible.
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const IncrementalAlterConfigs: MessageDef = {
+export const IncrementalAlterConfigs = {
   apiKey: 44,
   name: 'IncrementalAlterConfigs',
   validVersions: '0-1',
@@ -34,4 +34,7 @@ export const IncrementalAlterConfigs: MessageDef = {
       ],
     },
   ],
-};
+} as const satisfies MessageDef;
+
+export type IncrementalAlterConfigsRequest = RequestOf<typeof IncrementalAlterConfigs>;
+export type IncrementalAlterConfigsResponse = ResponseOf<typeof IncrementalAlterConfigs>;

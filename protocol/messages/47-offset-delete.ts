@@ -1,7 +1,7 @@
 // OffsetDelete (key 47): drop committed offsets of partitions a group no longer subscribes to. Only v0, not flexible.
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const OffsetDelete: MessageDef = {
+export const OffsetDelete = {
   apiKey: 47,
   name: 'OffsetDelete',
   validVersions: '0',
@@ -34,4 +34,7 @@ export const OffsetDelete: MessageDef = {
       ],
     },
   ],
-};
+} as const satisfies MessageDef;
+
+export type OffsetDeleteRequest = RequestOf<typeof OffsetDelete>;
+export type OffsetDeleteResponse = ResponseOf<typeof OffsetDelete>;

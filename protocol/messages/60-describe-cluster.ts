@@ -1,8 +1,9 @@
 // DescribeCluster (key 60): cluster id, controller and brokers, plus cluster authorized operations (KIP-700).
 // Flexible from v0; v1 adds the endpoint type (KIP-919).
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
+import { AUTHORIZED_OPERATIONS_OMITTED } from '../sentinels.js';
 
-export const DescribeCluster: MessageDef = {
+export const DescribeCluster = {
   apiKey: 60,
   name: 'DescribeCluster',
   validVersions: '0-1',
@@ -26,6 +27,9 @@ export const DescribeCluster: MessageDef = {
         { name: 'rack', type: 'string', versions: '0+', nullableVersions: '0+', default: null },
       ],
     },
-    { name: 'clusterAuthorizedOperations', type: 'int32', versions: '0+', default: -2147483648 },
+    { name: 'clusterAuthorizedOperations', type: 'int32', versions: '0+', default: AUTHORIZED_OPERATIONS_OMITTED },
   ],
-};
+} as const satisfies MessageDef;
+
+export type DescribeClusterRequest = RequestOf<typeof DescribeCluster>;
+export type DescribeClusterResponse = ResponseOf<typeof DescribeCluster>;

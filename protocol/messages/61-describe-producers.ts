@@ -1,7 +1,7 @@
 // DescribeProducers (key 61): the active idempotent/transactional producers of partitions (KIP-664). Flexible v0.
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const DescribeProducers: MessageDef = {
+export const DescribeProducers = {
   apiKey: 61,
   name: 'DescribeProducers',
   validVersions: '0',
@@ -39,4 +39,7 @@ export const DescribeProducers: MessageDef = {
       ],
     },
   ],
-};
+} as const satisfies MessageDef;
+
+export type DescribeProducersRequest = RequestOf<typeof DescribeProducers>;
+export type DescribeProducersResponse = ResponseOf<typeof DescribeProducers>;

@@ -1,7 +1,7 @@
 // DescribeTransactions (key 65): the coordinator's state for transactional ids (KIP-664). Flexible v0.
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const DescribeTransactions: MessageDef = {
+export const DescribeTransactions = {
   apiKey: 65,
   name: 'DescribeTransactions',
   validVersions: '0',
@@ -29,4 +29,7 @@ export const DescribeTransactions: MessageDef = {
       ],
     },
   ],
-};
+} as const satisfies MessageDef;
+
+export type DescribeTransactionsRequest = RequestOf<typeof DescribeTransactions>;
+export type DescribeTransactionsResponse = ResponseOf<typeof DescribeTransactions>;

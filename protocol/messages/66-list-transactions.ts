@@ -1,8 +1,8 @@
 // ListTransactions (key 66): transactional ids known to the coordinator, filtered by state and producer id
 // (KIP-664). Flexible from v0; v1 adds a minimum-duration filter (KIP-994).
-import type { MessageDef } from '../schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
-export const ListTransactions: MessageDef = {
+export const ListTransactions = {
   apiKey: 66,
   name: 'ListTransactions',
   validVersions: '0-1',
@@ -24,4 +24,7 @@ export const ListTransactions: MessageDef = {
       ],
     },
   ],
-};
+} as const satisfies MessageDef;
+
+export type ListTransactionsRequest = RequestOf<typeof ListTransactions>;
+export type ListTransactionsResponse = ResponseOf<typeof ListTransactions>;

@@ -37,7 +37,7 @@ import { DescribeProducers } from './61-describe-producers.js';
 import { DescribeTransactions } from './65-describe-transactions.js';
 import { ListTransactions } from './66-list-transactions.js';
 
-export const MESSAGES: readonly MessageDef[] = [
+export const MESSAGES = [
   Produce,
   Fetch,
   ListOffsets,
@@ -74,6 +74,11 @@ export const MESSAGES: readonly MessageDef[] = [
   DescribeProducers,
   DescribeTransactions,
   ListTransactions,
-];
+] as const satisfies readonly MessageDef[];
 
-export const MESSAGES_BY_KEY: ReadonlyMap<number, MessageDef> = new Map(MESSAGES.map((m) => [m.apiKey, m]));
+/** Each definition with its literal types, for typing code by API key (the handlers). */
+export type KnownMessage = (typeof MESSAGES)[number];
+export type ApiKey = KnownMessage['apiKey'];
+export type MessageFor<K extends ApiKey> = Extract<KnownMessage, { apiKey: K }>;
+
+export const MESSAGES_BY_KEY: ReadonlyMap<number, MessageDef> = new Map(MESSAGES.map((m): [number, MessageDef] => [m.apiKey, m]));

@@ -1,5 +1,7 @@
 // A classic consumer group and its members (Kafka's GroupMetadata / MemberMetadata).
 // States: Empty → PreparingRebalance → CompletingRebalance → Stable, and Dead once deleted.
+import { ConsumerProtocolSubscription } from '../../protocol/data/consumer-protocol.js';
+import { readVersioned } from '../../protocol/data/versioned.js';
 
 export type GroupState = 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Stable' | 'Dead';
 
@@ -123,22 +125,16 @@ export class Group {
     return best;
   }
 
-  /** Partitions the members subscribe to, for the consumer protocol (OffsetDelete); null if unknown. */
+  /**
+   * Topics the members subscribe to, for the consumer protocol (OffsetDelete, offset expiry); null if unknown:
+   * another protocol type, or a subscription that does not parse (Kafka then treats the topics as unknown too).
+   */
   subscribedTopics(): Set<string> | null {
     if (this.protocolType !== 'consumer' || !this.protocolName) return null;
     const topics = new Set<string>();
     for (const m of this.members.values()) {
       try {
-        const buf = m.metadataFor(this.protocolName);
-        let pos = 2; // int16 version
-        const n = buf.readInt32BE(pos);
-        pos += 4;
-        for (let i = 0; i < n; i++) {
-          const len = buf.readInt16BE(pos);
-          pos += 2;
-          topics.add(buf.toString('utf8', pos, pos + len));
-          pos += len;
-        }
+        for (const topic of readVersioned(ConsumerProtocolSubscription, m.metadataFor(this.protocolName)).topics) topics.add(topic);
       } catch {
         return null;
       }

@@ -8,17 +8,19 @@
 import { ErrorCode, KafkaError, errorCodeOf } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
 import { topicAppendConfig } from '../log-validator.js';
-import type { Message } from '../../protocol/codec.js';
+import type { ProduceRequest, ProduceResponse } from '../../protocol/messages/00-produce.js';
 
-function partitionResult(index: number, errorCode: number, errorMessage: string | null = null) {
+type PartitionResponse = ProduceResponse['responses'][number]['partitionResponses'][number];
+
+function partitionResult(index: number, errorCode: number, errorMessage: string | null = null): PartitionResponse {
   return { index, errorCode, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, recordErrors: [], errorMessage };
 }
 
-function errorResponse(req: Message, code: number) {
+function errorResponse(req: ProduceRequest, code: number): ProduceResponse {
   return {
-    responses: req.topicData.map((t: Message) => ({
+    responses: req.topicData.map((t) => ({
       name: t.name,
-      partitionResponses: t.partitionData.map((p: Message) => partitionResult(p.index, code)),
+      partitionResponses: t.partitionData.map((p) => partitionResult(p.index, code)),
     })),
     throttleTimeMs: 0,
   };
@@ -32,15 +34,15 @@ export default defineHandler({
   // Records are written to the segment (a copy into the page cache) before handle() returns.
   releasesRequestBytes: true,
   errorResponse,
-  handle({ replicas, topics, apiVersion, log, closeConnection }, req) {
+  handle({ replicas, topics, apiVersion, log, closeConnection }, req): ProduceResponse | null {
     if (apiVersion < 3) return errorResponse(req, ErrorCode.UNSUPPORTED_VERSION);
     if (req.acks !== 0 && req.acks !== 1 && req.acks !== -1) return errorResponse(req, ErrorCode.INVALID_REQUIRED_ACKS);
     const now = Date.now();
-    const responses = [];
+    const responses: ProduceResponse['responses'][number][] = [];
     for (const t of req.topicData) {
       const topic = topics.getTopic(t.name);
       const cfg = topic ? topicAppendConfig(topic.logConfig) : null;
-      const partitionResponses = [];
+      const partitionResponses: PartitionResponse[] = [];
       for (const p of t.partitionData) {
         const partition = topic && cfg ? replicas.partition(t.name, p.index) : undefined;
         if (!partition || !cfg) {

@@ -10,21 +10,24 @@
 import { ErrorCode } from '../../protocol/errors.js';
 import { asKafkaError } from './error-result.js';
 import { defineHandler } from './registry.js';
-import type { Message } from '../../protocol/codec.js';
+import type { FetchRequest, FetchResponse } from '../../protocol/messages/01-fetch.js';
 import type { Partition } from '../partition/partition.js';
 import type { ReplicaManager } from '../partition/replica-manager.js';
 import type { TopicAdmin } from '../topics.js';
 
 const EMPTY = Buffer.alloc(0);
 
+type FetchTopic = FetchRequest['topics'][number];
+type PartitionData = FetchResponse['responses'][number]['partitions'][number];
+
 interface Target {
-  topic: Message;
-  partition: Message;
+  topic: FetchTopic;
+  partition: FetchTopic['partitions'][number];
   replica: Partition | undefined;
   errorCode: number;
 }
 
-function resolveTargets(replicas: ReplicaManager, topics: TopicAdmin, req: Message, byId: boolean): Target[] {
+function resolveTargets(replicas: ReplicaManager, topics: TopicAdmin, req: FetchRequest, byId: boolean): Target[] {
   const targets: Target[] = [];
   for (const t of req.topics) {
     const topic = byId ? topics.getTopicById(t.topicId) : topics.getTopic(t.topic);
@@ -41,7 +44,7 @@ function readAll(targets: Target[], maxBytes: number) {
   let total = 0;
   let errors = false;
   const results = targets.map(({ partition: p, replica, errorCode }) => {
-    const base = {
+    const base: PartitionData = {
       partitionIndex: p.partition,
       errorCode,
       highWatermark: -1,
@@ -49,7 +52,7 @@ function readAll(targets: Target[], maxBytes: number) {
       logStartOffset: -1,
       abortedTransactions: null,
       preferredReadReplica: -1,
-      records: EMPTY as Buffer | Buffer[],
+      records: EMPTY,
     };
     if (!replica) {
       errors = true;
@@ -78,8 +81,8 @@ function readAll(targets: Target[], maxBytes: number) {
   return { results, total, errors };
 }
 
-function respond(req: Message, results: Message[]) {
-  const responses: Message[] = [];
+function respond(req: FetchRequest, results: PartitionData[]): FetchResponse {
+  const responses: FetchResponse['responses'][number][] = [];
   let i = 0;
   for (const t of req.topics) {
     const partitions = results.slice(i, i + t.partitions.length);
@@ -93,10 +96,10 @@ export default defineHandler({
   apiKey: 1,
   minVersion: 4,
   maxVersion: 17,
-  errorResponse(req, code) {
+  errorResponse(req, code): FetchResponse {
     return { throttleTimeMs: 0, errorCode: code, sessionId: 0, responses: [] };
   },
-  async handle({ replicas, topics, apiVersion, signal }, req) {
+  async handle({ replicas, topics, apiVersion, signal }, req): Promise<FetchResponse> {
     if (req.sessionId !== 0) {
       return { throttleTimeMs: 0, errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND, sessionId: 0, responses: [] };
     }

@@ -8,8 +8,10 @@
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { asKafkaError } from './error-result.js';
 import { defineHandler } from './registry.js';
-import type { Message } from '../../protocol/codec.js';
 import type { Partition } from '../partition/partition.js';
+import type { ListOffsetsResponse } from '../../protocol/messages/02-list-offsets.js';
+
+type PartitionResponse = ListOffsetsResponse['topics'][number]['partitions'][number];
 
 const LATEST = -1;
 const EARLIEST = -2;
@@ -32,12 +34,12 @@ export default defineHandler({
   apiKey: 2,
   minVersion: 1,
   maxVersion: 10,
-  handle({ replicas }, req) {
+  handle({ replicas }, req): ListOffsetsResponse {
     return {
       throttleTimeMs: 0,
-      topics: req.topics.map((t: Message) => ({
+      topics: req.topics.map((t) => ({
         name: t.name,
-        partitions: t.partitions.map((p: Message) => {
+        partitions: t.partitions.map((p): PartitionResponse => {
           const partition = replicas.partition(t.name, p.partitionIndex);
           if (!partition) return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, timestamp: -1, offset: -1, leaderEpoch: -1 };
           const base = { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE, timestamp: -1, offset: -1, leaderEpoch: partition.leaderEpoch };

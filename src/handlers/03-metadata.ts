@@ -10,20 +10,21 @@
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { asKafkaError } from './error-result.js';
 import { defineHandler } from './registry.js';
+import { AUTHORIZED_OPERATIONS_OMITTED, ZERO_UUID } from '../../protocol/sentinels.js';
 import { validateTopicName } from '../topics.js';
 import type { ReplicaManager } from '../partition/replica-manager.js';
 import type { TopicInfo } from '../storage/log-manager.js';
+import type { MetadataResponse } from '../../protocol/messages/03-metadata.js';
 
-const ZERO_UUID = Buffer.alloc(16);
-const NOT_REQUESTED = -2147483648;
+type TopicResponse = MetadataResponse['topics'][number];
 
-function describeTopic(replicas: ReplicaManager, topic: TopicInfo) {
+function describeTopic(replicas: ReplicaManager, topic: TopicInfo): TopicResponse {
   return {
     errorCode: ErrorCode.NONE,
     name: topic.name,
     topicId: topic.topicId,
     isInternal: topic.name.startsWith('__'),
-    partitions: Array.from({ length: topic.partitions }, (_, p) => {
+    partitions: Array.from({ length: topic.partitions }, (_, p): TopicResponse['partitions'][number] => {
       const partition = replicas.partition(topic.name, p);
       if (!partition) {
         return { errorCode: ErrorCode.LEADER_NOT_AVAILABLE, partitionIndex: p, leaderId: -1, leaderEpoch: -1, replicaNodes: [], isrNodes: [], offlineReplicas: [] };
@@ -38,23 +39,23 @@ function describeTopic(replicas: ReplicaManager, topic: TopicInfo) {
         offlineReplicas: [],
       };
     }),
-    topicAuthorizedOperations: NOT_REQUESTED,
+    topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
   };
 }
 
-function errorTopic(name: string | null, topicId: Buffer, errorCode: number) {
-  return { errorCode, name, topicId, isInternal: false, partitions: [], topicAuthorizedOperations: NOT_REQUESTED };
+function errorTopic(name: string | null, topicId: Buffer, errorCode: number): TopicResponse {
+  return { errorCode, name, topicId, isInternal: false, partitions: [], topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
 }
 
 export default defineHandler({
   apiKey: 3,
   minVersion: 0,
   maxVersion: 12,
-  handle({ cluster, replicas, topics: admin, config, apiVersion }, req) {
+  handle({ cluster, replicas, topics: admin, config, apiVersion }, req): MetadataResponse {
     const requested: { name: string | null; topicId: Buffer }[] | null = req.topics;
     const all = requested === null || (apiVersion === 0 && requested.length === 0);
     const allowCreate = config.bool('auto.create.topics.enable') && req.allowAutoTopicCreation !== false;
-    const topics = [];
+    const topics: TopicResponse[] = [];
     if (all) {
       for (const t of admin.topics()) topics.push(describeTopic(replicas, t));
     } else {
@@ -84,7 +85,7 @@ export default defineHandler({
       clusterId: cluster.clusterId,
       controllerId: cluster.controllerId,
       topics,
-      clusterAuthorizedOperations: NOT_REQUESTED,
+      clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
     };
   },
 });

@@ -9,15 +9,18 @@
 // time + retention, stored as OffsetCommitValue v1), as Kafka still does for those versions; v6 carries the leader epoch;
 // v7 the group instance id (KIP-345); v9 is answered as a classic commit.
 import { defineHandler } from './registry.js';
+import type { OffsetCommitResponse } from '../../protocol/messages/08-offset-commit.js';
+
+type TopicResponse = OffsetCommitResponse['topics'][number];
 
 export default defineHandler({
   apiKey: 8,
   minVersion: 2,
   maxVersion: 9,
-  handle({ groups }, req) {
-    const topics = req.topics.map((t: any) => ({
+  handle({ groups }, req): OffsetCommitResponse {
+    const topics = req.topics.map((t) => ({
       name: t.name,
-      partitions: t.partitions.map((p: any) => ({
+      partitions: t.partitions.map((p) => ({
         partition: p.partitionIndex,
         offset: p.committedOffset,
         leaderEpoch: p.committedLeaderEpoch ?? -1,
@@ -27,10 +30,10 @@ export default defineHandler({
     const result = groups.commitOffsets(req.groupId, req.generationIdOrMemberEpoch, req.memberId, req.groupInstanceId ?? null, topics, Number(req.retentionTimeMs ?? -1));
     return { throttleTimeMs: 0, topics: result };
   },
-  errorResponse(req, code) {
+  errorResponse(req, code): OffsetCommitResponse {
     return {
       throttleTimeMs: 0,
-      topics: req.topics.map((t: any) => ({ name: t.name, partitions: t.partitions.map((p: any) => ({ partitionIndex: p.partitionIndex, errorCode: code })) })),
+      topics: req.topics.map((t): TopicResponse => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })) })),
     };
   },
 });

@@ -6,16 +6,21 @@
 // the KIP-848 member id/epoch, which a classic group ignores.
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
+import type { OffsetFetchResponse } from '../../protocol/messages/09-offset-fetch.js';
+import type { ElementOf } from '../../protocol/schema.js';
+
+type GroupResponse = ElementOf<OffsetFetchResponse['groups']>;
+type TopicResponse = ElementOf<OffsetFetchResponse['topics']>;
 
 export default defineHandler({
   apiKey: 9,
   minVersion: 1,
   maxVersion: 9,
-  handle({ groups, apiVersion }, req) {
+  handle({ groups, apiVersion }, req): OffsetFetchResponse {
     if (apiVersion >= 8) {
       return {
         throttleTimeMs: 0,
-        groups: req.groups.map((g: any) => ({
+        groups: req.groups.map((g): GroupResponse => ({
           groupId: g.groupId,
           topics: groups.fetchOffsets(g.groupId, g.topics),
           errorCode: ErrorCode.NONE,
@@ -24,14 +29,14 @@ export default defineHandler({
     }
     return { throttleTimeMs: 0, topics: groups.fetchOffsets(req.groupId, req.topics), errorCode: ErrorCode.NONE };
   },
-  errorResponse(req, code, version) {
-    if (version >= 8) return { throttleTimeMs: 0, groups: req.groups.map((g: any) => ({ groupId: g.groupId, topics: [], errorCode: code })) };
+  errorResponse(req, code, version): OffsetFetchResponse {
+    if (version >= 8) return { throttleTimeMs: 0, groups: req.groups.map((g): GroupResponse => ({ groupId: g.groupId, topics: [], errorCode: code })) };
     return {
       throttleTimeMs: 0,
       errorCode: code,
-      topics: (req.topics ?? []).map((t: any) => ({
+      topics: (req.topics ?? []).map((t): TopicResponse => ({
         name: t.name,
-        partitions: t.partitionIndexes.map((p: number) => ({ partitionIndex: p, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode: code })),
+        partitions: t.partitionIndexes.map((p): ElementOf<TopicResponse['partitions']> => ({ partitionIndex: p, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode: code })),
       })),
     };
   },

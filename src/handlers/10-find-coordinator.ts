@@ -8,10 +8,16 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
 import type { ClusterView } from '../cluster/cluster-view.js';
 import type { TopicAdmin } from '../topics.js';
+import type { FindCoordinatorResponse } from '../../protocol/messages/10-find-coordinator.js';
+import type { ElementOf } from '../../protocol/schema.js';
+
+type Coordinator = ElementOf<FindCoordinatorResponse['coordinators']>;
+/** Where a key's coordinator is: a v4+ entry without its key, or the whole answer of v0-3 (same names). */
+type Location = Omit<Coordinator, 'key'>;
 
 const GROUP = 0;
 
-function locate(cluster: ClusterView, topics: TopicAdmin, keyType: number) {
+function locate(cluster: ClusterView, topics: TopicAdmin, keyType: number): Location {
   if (keyType !== GROUP) {
     return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: 'krill has no transaction coordinator yet', nodeId: -1, host: '', port: -1 };
   }
@@ -24,11 +30,11 @@ export default defineHandler({
   apiKey: 10,
   minVersion: 0,
   maxVersion: 6,
-  handle({ cluster, topics, apiVersion }, req) {
+  handle({ cluster, topics, apiVersion }, req): FindCoordinatorResponse {
     if (apiVersion >= 4) {
       return {
         throttleTimeMs: 0,
-        coordinators: req.coordinatorKeys.map((key: string) => ({ key, ...locate(cluster, topics, req.keyType) })),
+        coordinators: req.coordinatorKeys.map((key): Coordinator => ({ key, ...locate(cluster, topics, req.keyType) })),
       };
     }
     return { throttleTimeMs: 0, ...locate(cluster, topics, req.keyType) };

@@ -6,13 +6,14 @@
 // rejoin with a generated id (MEMBER_ID_REQUIRED, KIP-394); v5+ static membership (KIP-345); v7+ returns
 // the protocol type; v8 a reason (KIP-800, only logged); v9 skipAssignment, always false here.
 import { defineHandler } from './registry.js';
+import type { JoinGroupResponse } from '../../protocol/messages/11-join-group.js';
 import { clientHost, clientId } from '../group/request-info.js';
 
 export default defineHandler({
   apiKey: 11,
   minVersion: 0,
   maxVersion: 9,
-  async handle(ctx, req) {
+  async handle(ctx, req): Promise<JoinGroupResponse> {
     const { groups, apiVersion } = ctx;
     const rebalanceTimeoutMs = apiVersion >= 1 && req.rebalanceTimeoutMs >= 0 ? req.rebalanceTimeoutMs : req.sessionTimeoutMs;
     const r = await groups.joinGroup({
@@ -20,7 +21,7 @@ export default defineHandler({
       memberId: req.memberId,
       groupInstanceId: req.groupInstanceId ?? null,
       protocolType: req.protocolType,
-      protocols: req.protocols.map((p: any) => ({ name: p.name, metadata: Buffer.from(p.metadata) })),
+      protocols: req.protocols.map((p) => ({ name: p.name, metadata: Buffer.from(p.metadata) })),
       sessionTimeoutMs: req.sessionTimeoutMs,
       rebalanceTimeoutMs,
       clientId: clientId(ctx.header.clientId),
@@ -39,7 +40,7 @@ export default defineHandler({
       members: r.members,
     };
   },
-  errorResponse(req, code, version) {
+  errorResponse(req, code, version): JoinGroupResponse {
     return {
       throttleTimeMs: 0, errorCode: code, generationId: -1, protocolType: null, protocolName: version >= 7 ? null : '',
       leader: '', skipAssignment: false, memberId: req.memberId ?? '', members: [],

@@ -3,15 +3,16 @@
 // member must rejoin), ILLEGAL_GENERATION for another generation, UNKNOWN_MEMBER_ID for an unknown member
 // or group, FENCED_INSTANCE_ID for a static member replaced by a newer incarnation (v3+).
 import { defineHandler } from './registry.js';
+import type { HeartbeatResponse } from '../../protocol/messages/12-heartbeat.js';
 
 export default defineHandler({
   apiKey: 12,
   minVersion: 0,
   maxVersion: 4,
-  handle({ groups }, req) {
+  handle({ groups }, req): HeartbeatResponse {
     return { throttleTimeMs: 0, errorCode: groups.heartbeat(req.groupId, req.memberId, req.groupInstanceId ?? null, req.generationId) };
   },
-  errorResponse(_req, code) {
+  errorResponse(_req, code): HeartbeatResponse {
     return { throttleTimeMs: 0, errorCode: code };
   },
 });

@@ -5,15 +5,18 @@
 // Version notes: v4+ carries group instance ids, v5 goes flexible.
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
+import { AUTHORIZED_OPERATIONS_OMITTED } from '../../protocol/sentinels.js';
 import type { GroupCoordinator } from '../group/coordinator.js';
+import type { DescribeGroupsResponse } from '../../protocol/messages/15-describe-groups.js';
 
-const NOT_REQUESTED = -2147483648;
+type DescribedGroup = DescribeGroupsResponse['groups'][number];
+
 const EMPTY = Buffer.alloc(0);
 
-function describe(groups: GroupCoordinator, groupId: string) {
+function describe(groups: GroupCoordinator, groupId: string): DescribedGroup {
   const g = groups.group(groupId);
   if (!g) {
-    return { errorCode: ErrorCode.NONE, groupId, groupState: 'Dead', protocolType: '', protocolData: '', members: [], authorizedOperations: NOT_REQUESTED };
+    return { errorCode: ErrorCode.NONE, groupId, groupState: 'Dead', protocolType: '', protocolData: '', members: [], authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
   }
   const stable = g.is('Stable');
   return {
@@ -22,7 +25,7 @@ function describe(groups: GroupCoordinator, groupId: string) {
     groupState: g.state,
     protocolType: g.protocolType ?? '',
     protocolData: stable ? (g.protocolName ?? '') : '',
-    members: [...g.members.values()].map((m) => ({
+    members: [...g.members.values()].map((m): DescribedGroup['members'][number] => ({
       memberId: m.memberId,
       groupInstanceId: m.groupInstanceId,
       clientId: m.clientId,
@@ -30,7 +33,7 @@ function describe(groups: GroupCoordinator, groupId: string) {
       memberMetadata: stable ? m.metadataFor(g.protocolName!) : EMPTY,
       memberAssignment: stable ? m.assignment : EMPTY,
     })),
-    authorizedOperations: NOT_REQUESTED,
+    authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
   };
 }
 
@@ -38,13 +41,13 @@ export default defineHandler({
   apiKey: 15,
   minVersion: 0,
   maxVersion: 5,
-  handle({ groups }, req) {
-    return { throttleTimeMs: 0, groups: req.groups.map((id: string) => describe(groups, id)) };
+  handle({ groups }, req): DescribeGroupsResponse {
+    return { throttleTimeMs: 0, groups: req.groups.map((id) => describe(groups, id)) };
   },
-  errorResponse(req, code) {
+  errorResponse(req, code): DescribeGroupsResponse {
     return {
       throttleTimeMs: 0,
-      groups: req.groups.map((groupId: string) => ({ errorCode: code, groupId, groupState: '', protocolType: '', protocolData: '', members: [], authorizedOperations: NOT_REQUESTED })),
+      groups: req.groups.map((groupId): DescribedGroup => ({ errorCode: code, groupId, groupState: '', protocolType: '', protocolData: '', members: [], authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED })),
     };
   },
 });

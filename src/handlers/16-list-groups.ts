@@ -4,22 +4,23 @@
 // by type (KIP-848) — every group here is "classic".
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
+import type { ListGroupsResponse } from '../../protocol/messages/16-list-groups.js';
 
 export default defineHandler({
   apiKey: 16,
   minVersion: 0,
   maxVersion: 5,
-  handle({ groups, apiVersion }, req) {
-    const states = apiVersion >= 4 ? (req.statesFilter as string[]).map((s) => s.toLowerCase()) : [];
-    const types = apiVersion >= 5 ? (req.typesFilter as string[]).map((s) => s.toLowerCase()) : [];
+  handle({ groups, apiVersion }, req): ListGroupsResponse {
+    const states = apiVersion >= 4 ? req.statesFilter.map((s) => s.toLowerCase()) : [];
+    const types = apiVersion >= 5 ? req.typesFilter.map((s) => s.toLowerCase()) : [];
     const listed = groups.allGroups()
       .filter((g) => !g.is('Dead'))
       .filter((g) => states.length === 0 || states.includes(g.state.toLowerCase()))
       .filter(() => types.length === 0 || types.includes('classic'))
-      .map((g) => ({ groupId: g.groupId, protocolType: g.protocolType ?? '', groupState: g.state, groupType: 'classic' }));
+      .map((g): ListGroupsResponse['groups'][number] => ({ groupId: g.groupId, protocolType: g.protocolType ?? '', groupState: g.state, groupType: 'classic' }));
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups: listed };
   },
-  errorResponse(_req, code) {
+  errorResponse(_req, code): ListGroupsResponse {
     return { throttleTimeMs: 0, errorCode: code, groups: [] };
   },
 });

@@ -2,12 +2,13 @@
 // An unsupported request version is answered at v0 with UNSUPPORTED_VERSION (KIP-511): see connection.ts.
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
+import type { ApiVersionsResponse } from '../../protocol/messages/18-api-versions.js';
 
 export default defineHandler({
   apiKey: 18,
   minVersion: 0,
   maxVersion: 4,
-  handle({ apiVersions }) {
+  handle({ apiVersions }): ApiVersionsResponse {
     return { errorCode: ErrorCode.NONE, apiKeys: apiVersions(), throttleTimeMs: 0 };
   },
 });

@@ -7,14 +7,18 @@
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { errorResult } from './error-result.js';
 import { defineHandler } from './registry.js';
-import type { Message } from '../../protocol/codec.js';
+import type { CreateTopicsRequest, CreateTopicsResponse } from '../../protocol/messages/19-create-topics.js';
+import type { ElementOf } from '../../protocol/schema.js';
+import { ZERO_UUID } from '../../protocol/sentinels.js';
 import type { BrokerConfig } from '../config.js';
 
-const ZERO_UUID = Buffer.alloc(16);
+type TopicResult = CreateTopicsResponse['topics'][number];
+type TopicConfig = ElementOf<TopicResult['configs']>;
+
 const DYNAMIC_TOPIC_CONFIG = 1;
 const DEFAULT_CONFIG = 5;
 
-function checkAssignments(nodeId: number, t: Message): number | null {
+function checkAssignments(nodeId: number, t: CreateTopicsRequest['topics'][number]): number | null {
   if (!t.assignments?.length) return null;
   if (t.numPartitions !== -1 || t.replicationFactor !== -1) {
     throw new KafkaError('INVALID_REQUEST', 'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.');
@@ -33,9 +37,9 @@ function checkAssignments(nodeId: number, t: Message): number | null {
   return seen.size;
 }
 
-function describeConfigs(config: BrokerConfig, explicit: Record<string, string>) {
+function describeConfigs(config: BrokerConfig, explicit: Record<string, string>): TopicResult['configs'] {
   const defaults = config.topicDefaults();
-  return Object.keys(defaults).sort().map((name) => ({
+  return Object.keys(defaults).sort().map((name): TopicConfig => ({
     name,
     value: explicit[name] ?? defaults[name],
     readOnly: false,
@@ -48,13 +52,13 @@ export default defineHandler({
   apiKey: 19,
   minVersion: 2,
   maxVersion: 7,
-  handle({ cluster, topics: admin, config, log }, req) {
+  handle({ cluster, topics: admin, config, log }, req): CreateTopicsResponse {
     const counts = new Map<string, number>();
     for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
-    const topics = req.topics.map((t: Message) => {
-      const result = {
-        name: t.name, topicId: ZERO_UUID, errorCode: ErrorCode.NONE as number, errorMessage: null as string | null,
-        numPartitions: -1, replicationFactor: -1, configs: null as Message[] | null,
+    const topics = req.topics.map((t) => {
+      const result: TopicResult = {
+        name: t.name, topicId: ZERO_UUID, errorCode: ErrorCode.NONE, errorMessage: null,
+        numPartitions: -1, replicationFactor: -1, configs: null,
       };
       try {
         if (counts.get(t.name)! > 1) throw new KafkaError('INVALID_REQUEST', `Create topics request from client contains a duplicate topic: ${t.name}`);

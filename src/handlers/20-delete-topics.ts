@@ -6,21 +6,20 @@
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { errorResult } from './error-result.js';
 import { defineHandler } from './registry.js';
-import type { Message } from '../../protocol/codec.js';
-
-const ZERO_UUID = Buffer.alloc(16);
+import type { DeleteTopicsResponse } from '../../protocol/messages/20-delete-topics.js';
+import { ZERO_UUID } from '../../protocol/sentinels.js';
 
 export default defineHandler({
   apiKey: 20,
   minVersion: 1,
   maxVersion: 6,
-  handle({ topics: admin, apiVersion, log }, req) {
+  handle({ topics: admin, apiVersion, log }, req): DeleteTopicsResponse {
     const wanted: { name: string | null; topicId: Buffer }[] =
-      apiVersion >= 6 ? req.topics : req.topicNames.map((name: string) => ({ name, topicId: ZERO_UUID }));
+      apiVersion >= 6 ? req.topics : req.topicNames.map((name) => ({ name, topicId: ZERO_UUID }));
     const responses = wanted.map((w) => {
       const byId = w.name === null || w.name === undefined;
       const topic = byId ? admin.getTopicById(w.topicId) : admin.getTopic(w.name!);
-      const result: Message = { name: topic?.name ?? w.name, topicId: topic?.topicId ?? w.topicId, errorCode: ErrorCode.NONE, errorMessage: null };
+      const result: DeleteTopicsResponse['responses'][number] = { name: topic?.name ?? w.name, topicId: topic?.topicId ?? w.topicId, errorCode: ErrorCode.NONE, errorMessage: null };
       try {
         if (!topic) throw byId ? new KafkaError('UNKNOWN_TOPIC_ID') : new KafkaError('UNKNOWN_TOPIC_OR_PARTITION');
         admin.deleteTopic(topic);

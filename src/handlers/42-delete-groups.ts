@@ -2,15 +2,16 @@
 // Behaviour: an Empty group is deleted with its committed offsets (tombstones in __consumer_offsets);
 // a group with members is NON_EMPTY_GROUP, an unknown one GROUP_ID_NOT_FOUND.
 import { defineHandler } from './registry.js';
+import type { DeleteGroupsResponse } from '../../protocol/messages/42-delete-groups.js';
 
 export default defineHandler({
   apiKey: 42,
   minVersion: 0,
   maxVersion: 2,
-  handle({ groups }, req) {
-    return { throttleTimeMs: 0, results: req.groupsNames.map((groupId: string) => ({ groupId, errorCode: groups.deleteGroup(groupId) })) };
+  handle({ groups }, req): DeleteGroupsResponse {
+    return { throttleTimeMs: 0, results: req.groupsNames.map((groupId) => ({ groupId, errorCode: groups.deleteGroup(groupId) })) };
   },
-  errorResponse(req, code) {
-    return { throttleTimeMs: 0, results: req.groupsNames.map((groupId: string) => ({ groupId, errorCode: code })) };
+  errorResponse(req, code): DeleteGroupsResponse {
+    return { throttleTimeMs: 0, results: req.groupsNames.map((groupId) => ({ groupId, errorCode: code })) };
   },
 });

@@ -2,12 +2,14 @@
 // endpointType 2 (controllers, KIP-919) is answered with this broker too, since it plays both roles.
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
+import { AUTHORIZED_OPERATIONS_OMITTED } from '../../protocol/sentinels.js';
+import type { DescribeClusterResponse } from '../../protocol/messages/60-describe-cluster.js';
 
 export default defineHandler({
   apiKey: 60,
   minVersion: 0,
   maxVersion: 1,
-  handle({ cluster }, req) {
+  handle({ cluster }, req): DescribeClusterResponse {
     return {
       throttleTimeMs: 0,
       errorCode: ErrorCode.NONE,
@@ -15,8 +17,8 @@ export default defineHandler({
       endpointType: req.endpointType,
       clusterId: cluster.clusterId,
       controllerId: cluster.controllerId,
-      brokers: cluster.brokers().map(({ nodeId, host, port, rack }) => ({ brokerId: nodeId, host, port, rack })),
-      clusterAuthorizedOperations: -2147483648,
+      brokers: cluster.brokers().map(({ nodeId, host, port, rack }): DescribeClusterResponse['brokers'][number] => ({ brokerId: nodeId, host, port, rack })),
+      clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
     };
   },
 });

@@ -2,14 +2,15 @@
 // It also builds the ApiVersions answer, so what krill advertises is exactly what it registered.
 
 import type { Message } from '../../protocol/codec.js';
-import type { MessageDef } from '../../protocol/schema.js';
+import type { MessageDef, RequestOf, ResponseOf } from '../../protocol/schema.js';
 import { parseVersions } from '../../protocol/schema.js';
-import { MESSAGES_BY_KEY } from '../../protocol/messages/index.js';
+import { MESSAGES_BY_KEY, type ApiKey, type MessageFor } from '../../protocol/messages/index.js';
 import type { RequestContext } from '../server/request-context.js';
 
+/** A handler as the connection calls it: any request of its API, as decoded, in; a response body out. */
 export interface Handler {
   apiKey: number;
-  /** Lowest version advertised. May sit below the definition's range only where `belowRange` explains how. */
+  /** Lowest version advertised. May sit below the definition's range only where `advertisedBelowRange` says so. */
   minVersion: number;
   maxVersion: number;
   def: MessageDef;
@@ -27,19 +28,34 @@ export interface Handler {
   releasesRequestBytes?: boolean;
 }
 
-export interface HandlerSpec extends Omit<Handler, 'def'> {
+/**
+ * A handler as written: the API key picks the definition, which types the request and the response
+ * (protocol/schema.ts), so a misspelt field on either side does not compile. Handlers declare the response
+ * type they return (`handle(ctx, req): FetchResponse`): TypeScript checks a returned object literal for
+ * unknown names only against a declared return type, not against the one it infers from this spec.
+ */
+export interface HandlerSpec<K extends ApiKey> {
+  apiKey: K;
+  minVersion: number;
+  maxVersion: number;
   /** Versions below the definition's range that are advertised but answered with an error (Produce v0-2). */
   advertisedBelowRange?: boolean;
+  releasesRequestBytes?: boolean;
+  handle(ctx: RequestContext, request: RequestOf<MessageFor<K>>): Reply<K> | null | Promise<Reply<K> | null>;
+  errorResponse?(request: RequestOf<MessageFor<K>>, code: number, version: number): Reply<K>;
 }
 
-export function defineHandler(spec: HandlerSpec): Handler {
+type Reply<K extends ApiKey> = ResponseOf<MessageFor<K>>;
+
+export function defineHandler<K extends ApiKey>(spec: HandlerSpec<K>): Handler {
   const def = MESSAGES_BY_KEY.get(spec.apiKey);
   if (!def) throw new Error(`no message definition for API key ${spec.apiKey}`);
   const range = parseVersions(def.validVersions);
   if (spec.maxVersion > range.max || (spec.minVersion < range.min && !spec.advertisedBelowRange)) {
     throw new Error(`${def.name} handler versions ${spec.minVersion}-${spec.maxVersion} outside definition ${def.validVersions}`);
   }
-  return { ...spec, def };
+  // The connection decodes with `def`, so the request it passes is the one the spec's types describe.
+  return { ...spec, def } as Handler;
 }
 
 export class HandlerRegistry {
@@ -54,11 +70,6 @@ export class HandlerRegistry {
 
   get(apiKey: number): Handler | undefined {
     return this.byKey.get(apiKey);
-  }
-
-  supports(apiKey: number, version: number): boolean {
-    const h = this.byKey.get(apiKey);
-    return !!h && version >= h.minVersion && version <= h.maxVersion;
   }
 
   apiVersions(): { apiKey: number; minVersion: number; maxVersion: number }[] {

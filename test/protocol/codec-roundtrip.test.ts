@@ -1,13 +1,14 @@
-// The generic codec against every definition: for each API, version and side, a sample message with a
-// non-default value in every field of that version (tagged fields included, arrays of two, null wherever the
+// The generic codec against every definition: for each API, version and side (and each standalone struct of
+// protocol/data and version), a sample message with a non-default value in every field of that version (tagged fields included, arrays of two, null wherever the
 // version allows it) must encode, decode to the same values and re-encode to the same bytes.
 // Then golden bytes worked out by hand from the protocol spec, to pin the classic and compact encodings and
 // the tagged-field sections independently of the codec's own round trip.
 import { describe, expect, it } from 'vitest';
 import { MESSAGES, MESSAGES_BY_KEY } from '../../protocol/messages/index.js';
+import { DATA } from '../../protocol/data/index.js';
 import { inRange, parseVersions, type FieldDef, type MessageDef } from '../../protocol/schema.js';
 import {
-  decodeMessage, decodeRequestHeaderStart, encodeMessage, isFlexible, skipTaggedFields, writeEmptyTaggedFields,
+  decodeData, decodeMessage, decodeRequestHeaderStart, encodeData, encodeMessage, isFlexible, skipTaggedFields, writeEmptyTaggedFields,
   type Side,
 } from '../../protocol/codec.js';
 import { Reader, Writer } from '../../protocol/primitives.js';
@@ -161,6 +162,31 @@ describe('fields left out of a message', () => {
     expect(fp.preferredReadReplica).toBe(-1); // 0 would send the consumer to broker 0
     expect(fp.lastStableOffset).toBe(-1);
   });
+});
+
+describe('codec round trip of every standalone struct (protocol/data)', () => {
+  for (const def of DATA) {
+    const range = parseVersions(def.validVersions);
+    describe(def.name, () => {
+      for (let v = range.min; v <= range.max; v++) {
+        for (const sample of ['values', 'nulls', 'empty'] as const) {
+          it(`v${v} ${sample}`, () => {
+            const value = sample === 'empty' ? {} : sampleStruct(def.fields, v, sample === 'nulls', { n: 0 });
+            const bytes = encodeData(def, v, value).toBuffer();
+            const r = new Reader(bytes);
+            const decoded = decodeData(def, v, r);
+            expect(r.remaining, 'decode consumed every byte').toBe(0);
+            expect(normalize(pick(decoded, value))).toEqual(normalize(value));
+            expectAllKeys(decoded, def.fields, v);
+            expect(encodeData(def, v, decoded).toBuffer().equals(bytes)).toBe(true);
+          });
+        }
+      }
+      it('refuses a version it does not have', () => {
+        expect(() => decodeData(def, range.max + 1, new Reader(Buffer.alloc(64)))).toThrow(/has no version/);
+      });
+    });
+  }
 });
 
 // ---- golden bytes ----

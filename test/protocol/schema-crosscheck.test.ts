@@ -1,12 +1,15 @@
 // Checks every krill definition against Apache Kafka's own message JSON (../shared/kafka-message-schemas):
 // version ranges, flexible versions, and, version by version, the exact wire layout: which fields exist, in
 // which order, with which type, nullability, tag and default. Upstream "commonStructs" are resolved by name,
-// since krill inlines their fields. Skipped when the schema folder is not there (a bare checkout).
+// since krill inlines their fields. The standalone structs of protocol/data are checked the same way against
+// the "data" schemas (coordinator records under coordinator-records/, the consumer protocol beside the
+// messages). Skipped when the schema folder is not there (a bare checkout).
 import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MESSAGES } from '../../protocol/messages/index.js';
+import { DATA } from '../../protocol/data/index.js';
 import { inRange, parseVersions, type FieldDef } from '../../protocol/schema.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -16,7 +19,8 @@ const HAVE_SCHEMAS = fs.existsSync(SCHEMA_DIR);
 interface UpstreamField {
   name: string;
   type: string;
-  versions: string;
+  /** Left out for a field that is only ever tagged: then its taggedVersions. */
+  versions?: string;
   nullableVersions?: string;
   taggedVersions?: string;
   tag?: number;
@@ -25,8 +29,8 @@ interface UpstreamField {
 }
 
 interface UpstreamMessage {
-  apiKey: number;
-  type: 'request' | 'response';
+  apiKey?: number;
+  type: 'request' | 'response' | 'data';
   name: string;
   validVersions: string;
   flexibleVersions: string;
@@ -67,7 +71,7 @@ function layout(
   const regular: string[] = [];
   const tagged: { tag: number; lines: string[] }[] = [];
   for (const f of fields) {
-    if (!inRange(f.versions, version)) continue;
+    if (!inRange(f.versions ?? f.taggedVersions, version)) continue;
     const isTagged = flexible && f.taggedVersions !== undefined && inRange(f.taggedVersions, version);
     const name = camel(f.name);
     const nullable = inRange(f.nullableVersions, version);
@@ -87,6 +91,12 @@ function layout(
 }
 
 const NONE = new Map<string, UpstreamField[]>();
+
+/** Where Kafka keeps a data schema: coordinator records in their own folder, the rest beside the messages. */
+function dataSchemaFile(name: string): string {
+  const record = path.join('coordinator-records', `${name}.json`);
+  return fs.existsSync(path.join(SCHEMA_DIR, record)) ? record : `${name}.json`;
+}
 
 /**
  * Versions below the definition's baseline that krill still has to parse: Produce v0-2 are advertised for old
@@ -137,6 +147,40 @@ const DECODED_BELOW_BASELINE: Record<string, number> = { Produce: 0 };
               expect(ours).toEqual(theirs);
             });
           }
+        }
+      });
+    }
+  },
+);
+
+(HAVE_SCHEMAS ? describe : describe.skip)(
+  HAVE_SCHEMAS
+    ? 'krill standalone structs match Kafka data schemas'
+    : `data schema cross-check SKIPPED: Kafka message schemas not found at ${SCHEMA_DIR}`,
+  () => {
+    if (!HAVE_SCHEMAS) {
+      it('needs ../shared/kafka-message-schemas beside the project', () => {});
+      return;
+    }
+    for (const def of DATA) {
+      describe(def.name, () => {
+        const up = loadUpstream(dataSchemaFile(def.name));
+
+        it('has the upstream version range and flexible versions', () => {
+          expect(up.type).toBe('data');
+          expect(up.name).toBe(def.name);
+          expect(def.validVersions).toBe(up.validVersions);
+          expect(def.flexibleVersions).toBe(up.flexibleVersions);
+        });
+
+        const range = parseVersions(def.validVersions);
+        for (let v = range.min; v <= range.max; v++) {
+          it(`v${v} has the upstream layout`, () => {
+            const common = new Map((up.commonStructs ?? []).map((s) => [s.name, s.fields]));
+            const theirs = layout(up.fields, v, inRange(up.flexibleVersions, v), common, '');
+            const ours = layout(def.fields, v, inRange(def.flexibleVersions, v), NONE, '');
+            expect(ours).toEqual(theirs);
+          });
         }
       });
     }
