@@ -14,6 +14,7 @@
 
 import { IndexFile } from './index-file.js';
 import type { FileOwner, OpenFiles } from './open-files.js';
+import { readInt64At, writeInt64At } from '../../protocol/primitives.js';
 
 export const TIME_INDEX_ENTRY_SIZE = 12;
 
@@ -28,7 +29,7 @@ export class TimeIndex extends IndexFile<TimestampOffset> {
   }
 
   protected decode(buf: Buffer, at: number): TimestampOffset {
-    const timestamp = buf.readInt32BE(at) * 4294967296 + buf.readUInt32BE(at + 4);
+    const timestamp = readInt64At(buf, at);
     return { timestamp, offset: this.baseOffset + buf.readInt32BE(at + 8) };
   }
 
@@ -41,9 +42,7 @@ export class TimeIndex extends IndexFile<TimestampOffset> {
     const rel = offset - this.baseOffset;
     if (rel < 0 || rel > 0x7fffffff) throw new RangeError(`offset ${offset} does not fit segment ${this.baseOffset}`);
     const buf = Buffer.allocUnsafe(TIME_INDEX_ENTRY_SIZE);
-    const hi = Math.floor(timestamp / 4294967296);
-    buf.writeInt32BE(hi, 0);
-    buf.writeUInt32BE(timestamp - hi * 4294967296, 4);
+    writeInt64At(buf, 0, timestamp);
     buf.writeInt32BE(rel, 8);
     this.appendEncoded(buf, { timestamp, offset });
     return true;

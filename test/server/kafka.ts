@@ -8,7 +8,9 @@ export const API = {
   Produce: 0, Fetch: 1, ListOffsets: 2, Metadata: 3, ApiVersions: 18, CreateTopics: 19, DeleteTopics: 20, DescribeCluster: 60,
 } as const;
 
-export const ZERO_UUID = Buffer.alloc(16);
+import { ZERO_UUID } from '../../protocol/sentinels.js';
+
+export { ZERO_UUID };
 
 export function values(n: number, prefix = 'v'): SimpleRecord[] {
   return Array.from({ length: n }, (_, i) => ({ key: `k${i}`, value: `${prefix}${i}` }));

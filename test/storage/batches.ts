@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { crc32c } from '@node-rs/crc32';
 import type { AppendBatchInfo } from '../../src/storage/partition-log.js';
+import { writeInt64At } from '../../protocol/primitives.js';
 
 function varint(n: number): number[] {
   let v = n >= 0 ? n * 2 : -n * 2 - 1; // zig-zag
@@ -17,11 +18,7 @@ function varint(n: number): number[] {
   return out;
 }
 
-function int64(buf: Buffer, at: number, v: number): void {
-  const hi = Math.floor(v / 4294967296);
-  buf.writeInt32BE(hi, at);
-  buf.writeUInt32BE(v - hi * 4294967296, at + 4);
-}
+const int64 = writeInt64At;
 
 export interface BatchSpec {
   /** Number of records (default 1). */
