@@ -13,7 +13,7 @@
 import { randomUUID } from '../storage/random.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { Group, Member, type CommittedOffset, type JoinResult, type Protocol, type SyncResult } from './group.js';
-import { encodeGroupMetadataKey, encodeGroupMetadataValue, type GroupMetadataValue } from './records.js';
+import { encodeGroupMetadataKey, groupMetadataRecord, type GroupMetadataValue } from './records.js';
 import { GroupOffsets, offsetTombstones, type OffsetsOptions } from './offsets.js';
 import { realTimers, type CoordinatorStore, type Timers } from './store.js';
 import { brokerConfigDefault } from '../config.js';
@@ -581,25 +581,7 @@ export class GroupCoordinator {
   // --- persistence ---------------------------------------------------------------------------------------
 
   private persistGroup(group: Group): void {
-    if (!this.store) return;
-    const value: GroupMetadataValue = {
-      protocolType: group.protocolType ?? '',
-      generation: group.generationId,
-      protocol: group.protocolName,
-      leader: group.leaderId,
-      currentStateTimestamp: group.currentStateTimestamp,
-      members: [...group.members.values()].map((m) => ({
-        memberId: m.memberId,
-        groupInstanceId: m.groupInstanceId,
-        clientId: m.clientId,
-        clientHost: m.clientHost,
-        rebalanceTimeout: m.rebalanceTimeoutMs,
-        sessionTimeout: m.sessionTimeoutMs,
-        subscription: group.protocolName ? m.metadataFor(group.protocolName) : Buffer.alloc(0),
-        assignment: m.assignment,
-      })),
-    };
-    this.store.append(group.groupId, [{ key: encodeGroupMetadataKey(group.groupId), value: encodeGroupMetadataValue(value) }]);
+    this.store?.append(group.groupId, [groupMetadataRecord(group)]);
   }
 
   /** Replay: group metadata (value null = the group was deleted). Loaded groups are Empty: members are gone. */

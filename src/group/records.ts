@@ -13,6 +13,8 @@ import {
 } from '../../protocol/data/group-coordinator.js';
 import { readVersioned, writeVersioned } from '../../protocol/data/versioned.js';
 import { Reader } from '../../protocol/primitives.js';
+import type { Group } from './group.js';
+import type { StoreRecord } from './store.js';
 
 export type OffsetCommitKey = OffsetCommitKeyData;
 export type OffsetCommitValue = OffsetCommitValueData;
@@ -66,4 +68,26 @@ export function javaStringHashCode(s: string): number {
 /** Kafka's partitionFor: Utils.abs(groupId.hashCode) % numPartitions, with Utils.abs = h & 0x7fffffff. */
 export function partitionForGroup(groupId: string, numPartitions: number): number {
   return (javaStringHashCode(groupId) & 0x7fffffff) % numPartitions;
+}
+
+/** The GroupMetadata record of a group as it stands, members included (Kafka's GroupMetadataManager.storeGroup). */
+export function groupMetadataRecord(group: Group): StoreRecord {
+  const value: GroupMetadataValue = {
+    protocolType: group.protocolType ?? '',
+    generation: group.generationId,
+    protocol: group.protocolName,
+    leader: group.leaderId,
+    currentStateTimestamp: group.currentStateTimestamp,
+    members: [...group.members.values()].map((m) => ({
+      memberId: m.memberId,
+      groupInstanceId: m.groupInstanceId,
+      clientId: m.clientId,
+      clientHost: m.clientHost,
+      rebalanceTimeout: m.rebalanceTimeoutMs,
+      sessionTimeout: m.sessionTimeoutMs,
+      subscription: group.protocolName ? m.metadataFor(group.protocolName) : Buffer.alloc(0),
+      assignment: m.assignment,
+    })),
+  };
+  return { key: encodeGroupMetadataKey(group.groupId), value: encodeGroupMetadataValue(value) };
 }
