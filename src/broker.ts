@@ -83,6 +83,7 @@ export class Broker {
       // Synchronous from the bind on, so that no connection is accepted before the logs are open.
       broker.open();
     } catch (err) {
+      await broker.scheduler.close(); // tasks a half-opened coordinator scheduled
       await new Promise<void>((resolve) => broker.server!.close(() => resolve()));
       await lock.release();
       throw err;
@@ -191,8 +192,8 @@ export class Broker {
   }
 
   async close(): Promise<void> {
-    // First: a checkpoint under way finishes before close() writes the final ones.
-    await this.scheduler.close();
+    // No new background runs from now on; a checkpoint under way is awaited below, before the final ones.
+    const backgroundStopped = this.scheduler.close();
     this.groups.close();
     const server = this.server;
     this.server = null;
@@ -202,6 +203,7 @@ export class Broker {
       await closed;
     }
     await this.metaSynced;
+    await backgroundStopped;
     try {
       this.logs.close();
     } finally {

@@ -22,8 +22,8 @@ export class DelayedOperation {
   private timer: NodeJS.Timeout | null = null;
   private abortSignal: AbortSignal | null = null;
   private readonly abort = () => this.expire();
-  /** The watcher sets this operation sits in, to leave them on completion. */
-  readonly watching: Set<DelayedOperation>[] = [];
+  /** Takes the operation out of each watcher set it sits in (and drops sets left empty), on completion. */
+  readonly leaveWatchers: (() => void)[] = [];
 
   constructor(private readonly spec: DelayedOperationSpec) {}
 
@@ -37,8 +37,8 @@ export class DelayedOperation {
     this.done = true;
     if (this.timer) clearTimeout(this.timer);
     this.abortSignal?.removeEventListener('abort', this.abort);
-    for (const set of this.watching) set.delete(this);
-    this.watching.length = 0;
+    for (const leave of this.leaveWatchers) leave();
+    this.leaveWatchers.length = 0;
     this.spec.onComplete();
     return true;
   }
@@ -83,13 +83,16 @@ export class DelayedOperationPurgatory<K> {
         set = new Set();
         this.watchers.set(key, set);
       }
-      set.add(op);
-      op.watching.push(set);
+      const watchers = set;
+      watchers.add(op);
+      op.leaveWatchers.push(() => {
+        watchers.delete(op);
+        if (watchers.size === 0 && this.watchers.get(key) === watchers) this.watchers.delete(key);
+      });
     }
     // Checked again once watching, as Kafka does, so a change between the two checks is not missed.
     if (op.maybeTryComplete()) return true;
     op.arm(timeoutMs, signal);
-    this.dropEmpty(keys);
     return op.completed;
   }
 
@@ -99,7 +102,6 @@ export class DelayedOperationPurgatory<K> {
     if (!set) return 0;
     let completed = 0;
     for (const op of [...set]) if (op.maybeTryComplete()) completed++;
-    if (set.size === 0) this.watchers.delete(key);
     return completed;
   }
 
@@ -109,7 +111,6 @@ export class DelayedOperationPurgatory<K> {
     if (!set) return 0;
     let completed = 0;
     for (const op of [...set]) if (op.forceComplete()) completed++;
-    this.watchers.delete(key);
     return completed;
   }
 
@@ -118,15 +119,9 @@ export class DelayedOperationPurgatory<K> {
     return this.watchers.get(key)?.size ?? 0;
   }
 
-  /** Keys with at least one waiting operation. */
+  /** Keys with at least one waiting operation (an operation that completes leaves every key it watched). */
   get size(): number {
-    let n = 0;
-    for (const set of this.watchers.values()) if (set.size > 0) n++;
-    return n;
-  }
-
-  private dropEmpty(keys: readonly K[]): void {
-    for (const key of keys) if (this.watchers.get(key)?.size === 0) this.watchers.delete(key);
+    return this.watchers.size;
   }
 }
 

@@ -1,5 +1,5 @@
-// Background work of a broker, off the request path: named periodic tasks (the log checkpoints now; log
-// retention, the cleaner and offset expiration are meant to join them), as Kafka's KafkaScheduler.
+// Background work of a broker, off the request path: named periodic tasks (the log checkpoints and the
+// expiration of committed offsets now; log retention and the cleaner next), as Kafka's KafkaScheduler.
 //
 // A task runs `periodMs` after its previous run started (first after `delayMs`), never while its previous
 // run is still going: a run that takes longer than the period delays the next one instead of overlapping
@@ -30,6 +30,11 @@ interface Entry {
   running: Promise<void> | null;
 }
 
+/** Node fires a timer of more than 2^31-1 ms after 1 ms: longer delays are cut to that. */
+function timerDelay(ms: number): number {
+  return Math.min(Math.max(0, ms), 2_147_483_647);
+}
+
 export class Scheduler {
   private readonly entries = new Map<string, Entry>();
   private closed = false;
@@ -40,9 +45,9 @@ export class Scheduler {
   schedule(name: string, task: ScheduledTask, options: ScheduleOptions): void {
     if (this.closed) return;
     if (this.entries.has(name)) throw new Error(`a task named ${name} is already scheduled`);
-    const entry: Entry = { name, task, periodMs: Math.max(0, options.periodMs), timer: null, running: null };
+    const entry: Entry = { name, task, periodMs: timerDelay(options.periodMs), timer: null, running: null };
     this.entries.set(name, entry);
-    this.arm(entry, Math.max(0, options.delayMs ?? options.periodMs));
+    this.arm(entry, timerDelay(options.delayMs ?? options.periodMs));
   }
 
   /** Whether a task of that name is scheduled. */

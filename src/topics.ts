@@ -12,6 +12,8 @@ import type { ReplicaManager } from './partition/replica-manager.js';
 import type { Partition } from './partition/partition.js';
 import { OFFSETS_TOPIC } from './group/offsets-topic.js';
 
+export type { TopicInfo };
+
 const LEGAL = /^[a-zA-Z0-9._-]+$/;
 const MAX_NAME_LENGTH = 249;
 /**
@@ -140,7 +142,11 @@ export class TopicAdmin {
       const partition = this.replicas.partition(topic.name, p);
       if (partition) partitions.push(partition);
     }
-    this.logs.deleteTopic(topic.name);
-    this.replicas.partitionsRemoved(partitions);
+    try {
+      this.logs.deleteTopic(topic.name);
+    } finally {
+      // Even when removing the files failed partway: the logs are closed, their readers must not wait.
+      this.replicas.partitionsRemoved(partitions);
+    }
   }
 }

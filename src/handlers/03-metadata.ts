@@ -13,7 +13,7 @@ import { defineHandler } from './registry.js';
 import { AUTHORIZED_OPERATIONS_OMITTED, ZERO_UUID } from '../../protocol/sentinels.js';
 import { validateTopicName } from '../topics.js';
 import type { ReplicaManager } from '../partition/replica-manager.js';
-import type { TopicInfo } from '../storage/log-manager.js';
+import type { TopicInfo } from '../topics.js';
 import type { MetadataResponse } from '../../protocol/messages/03-metadata.js';
 
 type TopicResponse = MetadataResponse['topics'][number];

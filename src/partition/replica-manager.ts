@@ -55,9 +55,10 @@ export class ReplicaManager {
   }
 
   /**
-   * Waits until one of `partitions` has records beyond `seen` (its high watermark when last read), its
-   * log start offset moves, or it goes away; or until the timeout or the abort signal. True when woken
-   * by a change.
+   * Waits until one of `partitions` has records beyond its high watermark when the wait began, its log
+   * start offset has moved, or it goes away; or until the timeout or the abort signal. True when woken by
+   * a change. Appends and topic deletion wake the wait today; whatever moves a log start offset (DeleteRecords,
+   * retention) must call fetchPurgatory.checkAndComplete too.
    */
   awaitChange(partitions: readonly Partition[], timeoutMs: number, signal: AbortSignal): Promise<boolean> {
     const seen = partitions.map((p) => p.highWatermark);

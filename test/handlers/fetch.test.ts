@@ -48,6 +48,22 @@ describe('Fetch long poll', () => {
     }
   }, 8000);
 
+  it('is answered when its topic is deleted, long before maxWaitMs', async () => {
+    const topic = uniqueTopic('gone');
+    await createTopic(live.client, topic);
+    const poller = await TestClient.connect(live.broker.port);
+    try {
+      const pending = poller.request(API.Fetch, 12, fetchBody(12, topic, [{ partition: 0, fetchOffset: 0 }], { maxWaitMs: 60_000, minBytes: 1 }));
+      await new Promise((r) => setTimeout(r, 50));
+      const deleted = await live.client.request(API.DeleteTopics, 5, { topicNames: [topic], timeoutMs: 5000 });
+      expect(deleted.responses[0].errorCode).toBe(0);
+      const res = await pending; // the test's timeout is far below maxWaitMs
+      expect(res.responses[0].partitions[0].errorCode).toBe(3); // UNKNOWN_TOPIC_OR_PARTITION
+    } finally {
+      poller.close();
+    }
+  }, 8000);
+
   it('returns empty records when maxWaitMs expires with no data', async () => {
     const topic = uniqueTopic('idle');
     await createTopic(live.client, topic);
