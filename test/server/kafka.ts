@@ -5,7 +5,8 @@ import type { Message } from '../../protocol/codec.js';
 import type { TestClient } from './client.js';
 
 export const API = {
-  Produce: 0, Fetch: 1, ListOffsets: 2, Metadata: 3, ApiVersions: 18, CreateTopics: 19, DeleteTopics: 20, DescribeCluster: 60,
+  Produce: 0, Fetch: 1, ListOffsets: 2, Metadata: 3, ApiVersions: 18, CreateTopics: 19, DeleteTopics: 20, InitProducerId: 22,
+  DescribeCluster: 60,
 } as const;
 
 import { ZERO_UUID } from '../../protocol/sentinels.js';
@@ -32,6 +33,19 @@ export async function produceOk(client: TestClient, topic: string, partition: nu
   const p = await produce(client, topic, partition, buildBatch(records), version);
   expect(p.errorCode).toBe(0);
   return p.baseOffset;
+}
+
+/** InitProducerId for an idempotent producer (no transactional id); returns the whole response. */
+export async function initProducerId(client: TestClient, version = 4): Promise<Message> {
+  return client.request(API.InitProducerId, version, { transactionalId: null, transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 });
+}
+
+/** Where an idempotent batch sits in its producer's sequence on one partition. */
+export interface ProducerSeq { producerId: number; producerEpoch: number; baseSequence: number }
+
+/** An idempotent batch of `records` (their sequences run from baseSequence); same arguments, same bytes bar timestamps. */
+export function idempotentBatch(seq: ProducerSeq, records: SimpleRecord[]): Buffer {
+  return buildBatch(records.map((r) => ({ timestamp: 1_700_000_000_000, ...r })), seq);
 }
 
 export interface FetchPart { partition: number; fetchOffset: number; partitionMaxBytes?: number }
