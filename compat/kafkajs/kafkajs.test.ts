@@ -494,6 +494,77 @@ describe(`kafkajs ${require('kafkajs/package.json').version} against krill`, { t
     });
   });
 
+  // ---- idempotent producer ---------------------------------------------------------------------------
+
+  describe('idempotent producer', () => {
+    it('idempotent: true gets a producer id and sends 2,000 messages over 3 partitions, each stored exactly once, in order', async () => {
+      const topic = topicName('idempotent');
+      await createTopic(topic, 3);
+      // kafkajs insists on maxInFlightRequests 1 and acks -1 (its default) for an idempotent producer
+      const idem = kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner, allowAutoTopicCreation: false });
+      await idem.connect();
+      try {
+        const sent: string[][] = [[], [], []];
+        for (let round = 0; round < 10; round++) {
+          const messages = Array.from({ length: 200 }, (_, i) => {
+            const n = round * 200 + i;
+            return { partition: n % 3, key: `k${n}`, value: `idempotent-${n}` };
+          });
+          const res = await idem.send({ topic, messages });
+          for (const r of res) expect(r.errorCode).toBe(0);
+          for (const m of messages) sent[m.partition].push(m.value);
+        }
+        // and one sendBatch across two topics
+        const other = topicName('idempotent-other');
+        await createTopic(other);
+        await idem.sendBatch({ topicMessages: [{ topic, messages: [{ partition: 0, value: 'batch-last' }] }, { topic: other, messages: [{ value: 'other' }] }] });
+        sent[0].push('batch-last');
+
+        for (let partition = 0; partition < 3; partition++) {
+          const { records, highWatermark } = await reader.readPartition(topic, partition, { minCount: sent[partition].length });
+          expect(highWatermark).toBe(BigInt(sent[partition].length));
+          expect(records.map((r) => r.value!.toString())).toEqual(sent[partition]);
+          expect(records.map((r) => Number(r.offset))).toEqual(sent[partition].map((_, i) => i));
+          // the batches carry kafkajs's producer id, epoch 0 and sequences that start at 0 and run on per partition
+          const raw = await reader.fetchOnce(topic, partition, 0n, 4 * 1024 * 1024);
+          const batches = new Map<string, any>();
+          for (const m of raw.messages) batches.set(m.batchContext.firstOffset, m.batchContext);
+          const contexts = [...batches.values()];
+          expect(new Set(contexts.map((c) => c.producerId)).size).toBe(1);
+          expect(Number(contexts[0].producerId)).toBeGreaterThanOrEqual(0);
+          expect(contexts.map((c) => c.producerEpoch)).toEqual(contexts.map(() => 0));
+          expect(contexts.map((c) => c.firstSequence)).toEqual(contexts.map((c) => Number(c.firstOffset)));
+        }
+        expect((await reader.readPartition(other, 0, { minCount: 1 })).records.map((r) => r.value!.toString())).toEqual(['other']);
+      } finally {
+        await idem.disconnect();
+      }
+    });
+
+    it('two idempotent producers get different producer ids and interleave on one partition', async () => {
+      const topic = topicName('idempotent-two');
+      await createTopic(topic);
+      const p1 = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+      const p2 = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+      await Promise.all([p1.connect(), p2.connect()]);
+      try {
+        const want: string[] = [];
+        for (let i = 0; i < 5; i++) {
+          await p1.send({ topic, messages: [{ value: `p1-${i}` }] });
+          await p2.send({ topic, messages: [{ value: `p2-${i}` }, { value: `p2-${i}'` }] });
+          want.push(`p1-${i}`, `p2-${i}`, `p2-${i}'`);
+        }
+        const { records } = await reader.readPartition(topic, 0, { minCount: want.length });
+        expect(records.map((r) => r.value!.toString())).toEqual(want);
+        const raw = await reader.fetchOnce(topic, 0, 0n);
+        const ids = new Set(raw.messages.map((m: any) => m.batchContext.producerId));
+        expect(ids.size).toBe(2);
+      } finally {
+        await Promise.allSettled([p1.disconnect(), p2.disconnect()]);
+      }
+    });
+  });
+
   // ---- durability across a restart ------------------------------------------------------------------
 
   it('everything produced is there after close() and a restart on the same data dir', async () => {
