@@ -96,13 +96,24 @@ export function partitionFiles(dataDir: string, topic: string, partition: number
   return fs.existsSync(dir) ? fs.readdirSync(dir).sort() : [];
 }
 
+export interface StoredBatchHeader {
+  baseOffset: bigint;
+  codec: number;
+  records: number;
+  magic: number;
+  /** -1 unless the batch came from an idempotent or transactional producer. */
+  producerId: bigint;
+  producerEpoch: number;
+  baseSequence: number;
+}
+
 /**
- * Walks a segment file and returns the attributes' codec (attributes & 7) and record count of each
- * record batch — a light, independent reading of Kafka's on-disk batch header.
+ * Walks a segment file and returns the attributes' codec (attributes & 7), record count and producer
+ * fields of each record batch — a light, independent reading of Kafka's on-disk batch header.
  */
-export function readBatchHeaders(file: string): { baseOffset: bigint; codec: number; records: number; magic: number }[] {
+export function readBatchHeaders(file: string): StoredBatchHeader[] {
   const buf = fs.readFileSync(file);
-  const out: { baseOffset: bigint; codec: number; records: number; magic: number }[] = [];
+  const out: StoredBatchHeader[] = [];
   let pos = 0;
   while (pos + 61 <= buf.length) {
     const baseOffset = buf.readBigInt64BE(pos);
@@ -111,7 +122,10 @@ export function readBatchHeaders(file: string): { baseOffset: bigint; codec: num
     const magic = buf.readInt8(pos + 16);
     const attributes = buf.readInt16BE(pos + 21);
     const records = buf.readInt32BE(pos + 57);
-    out.push({ baseOffset, codec: attributes & 7, records, magic });
+    const producerId = buf.readBigInt64BE(pos + 43);
+    const producerEpoch = buf.readInt16BE(pos + 51);
+    const baseSequence = buf.readInt32BE(pos + 53);
+    out.push({ baseOffset, codec: attributes & 7, records, magic, producerId, producerEpoch, baseSequence });
     pos += 12 + batchLength;
   }
   return out;

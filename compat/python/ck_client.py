@@ -63,6 +63,9 @@ def produce(a):
         'enable.idempotence': False,
     })
     conf.update(a.get('conf', {}))
+    # Client-level errors (an idempotent producer's fatal ones among them) never reach a delivery report.
+    client_errors = []
+    conf['error_cb'] = lambda err: client_errors.append({'error': err.name(), 'fatal': err.fatal(), 'message': err.str()})
     p = Producer(conf)
     reports = [None] * len(a['records'])
 
@@ -91,7 +94,7 @@ def produce(a):
                 p.poll(0.1)
         p.poll(0)
     remaining = p.flush(30)
-    return {'reports': reports, 'undelivered': remaining}
+    return {'reports': reports, 'undelivered': remaining, 'client_errors': client_errors}
 
 
 def consume(a):

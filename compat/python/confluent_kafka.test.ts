@@ -170,6 +170,51 @@ describe('confluent-kafka-python: produce and consume', () => {
   }, TEST_TIMEOUT);
 });
 
+describe('confluent-kafka-python: idempotent producer (enable.idempotence)', () => {
+  const idempotent = (records: PyRecord[]) =>
+    ck<{ reports: Report[]; undelivered: number; client_errors: { error: string; fatal: boolean }[] }>('produce', {
+      bootstrap: bootstrap(), topic: 'ck-idem', codec: 'lz4', records: records.map(encodeRecord),
+      conf: { 'enable.idempotence': true, 'linger.ms': 5, 'batch.num.messages': 50 },
+    });
+
+  it('every record is stored exactly once, in order per partition, in batches carrying a producer id and sequences', async () => {
+    await createTopic('ck-idem', 3);
+    const runs: PyRecord[][] = [0, 1].map((run) => Array.from({ length: 900 }, (_, i) => ({ key: `k${i % 17}`, value: `run${run}-${i}`, partition: i % 3 })));
+    for (const records of runs) {
+      const res = await idempotent(records);
+      expect(res.client_errors).toEqual([]);
+      expect(res.undelivered).toBe(0);
+      for (const r of res.reports) expect(r, JSON.stringify(r)).not.toHaveProperty('error');
+    }
+    const all = runs.flat();
+    const msgs = await consume('ck-idem', [0, 1, 2], all.length);
+    expect(msgs.filter((m) => m.extra)).toEqual([]);
+    expect(msgs).toHaveLength(all.length);
+    for (let p = 0; p < 3; p++) {
+      const inP = msgs.filter((m) => m.partition === p).sort((x, y) => x.offset - y.offset);
+      expect(inP.map((m) => m.offset)).toEqual(inP.map((_, i) => i));
+      expect(inP.map((m) => m.value)).toEqual(all.filter((r) => r.partition === p).map((r) => r.value));
+
+      // On disk: each run is one producer (its own id, epoch 0) whose sequences start at 0 on the partition
+      // and follow its records without a gap.
+      const batches = readBatchHeaders(path.join(dataDir, `ck-idem-${p}`, '00000000000000000000.log'));
+      const ids = [...new Set(batches.map((b) => b.producerId))];
+      expect(ids).toHaveLength(2);
+      for (const id of ids) {
+        expect(id >= 0n).toBe(true);
+        const mine = batches.filter((b) => b.producerId === id);
+        expect(mine.map((b) => b.producerEpoch)).toEqual(mine.map(() => 0));
+        let next = 0;
+        for (const b of mine) {
+          expect(b.baseSequence, `batch @${b.baseOffset}`).toBe(next);
+          next += b.records;
+        }
+        expect(next).toBe(300);
+      }
+    }
+  }, TEST_TIMEOUT);
+});
+
 describe('confluent-kafka-python: ListOffsets', () => {
   it('get_watermark_offsets and offsets_for_times', async () => {
     const topic = 'ck-offsets';
