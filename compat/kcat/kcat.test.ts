@@ -243,6 +243,49 @@ describe('kcat: produce/consume round trips (3 partitions)', () => {
   }, TEST_TIMEOUT);
 });
 
+describe('kcat: idempotent producer (-X enable.idempotence=true)', () => {
+  afterEach(() => pool.stopAll());
+
+  it('every record is stored exactly once and in order, across runs and a kill -9; batches carry producer id and sequences', async () => {
+    const dataDir = pool.dir('krill-kcat-idem-');
+    const topic = 'idempotent';
+    const idem = ['-K', ':', '-X', 'enable.idempotence=true', '-X', 'linger.ms=5', '-X', 'batch.num.messages=100'];
+    let broker = await pool.start(['--data-dir', dataDir, '--set', 'num.partitions=3']);
+    const runs = Array.from({ length: 3 }, (_, run) => Array.from({ length: 1000 }, (_, i) => `key-${i % 31}:run${run}-${i}`));
+    await produce(broker, topic, runs[0], [...idem, '-z', 'lz4']);
+    await produce(broker, topic, runs[1], idem);
+    expect(await pool.stop(broker, 'SIGKILL')).toBe('SIGKILL');
+    broker = await pool.start(['--data-dir', dataDir, '--set', 'num.partitions=3']);
+    await produce(broker, topic, runs[2], [...idem, '-z', 'zstd']);
+
+    const all = runs.flat();
+    const msgs = await consumeJson(broker, topic);
+    expect(msgs).toHaveLength(all.length);
+    expect(msgs.map((m) => `${m.key}:${m.payload}`).sort()).toEqual([...all].sort());
+    for (let p = 0; p < 3; p++) {
+      const inP = msgs.filter((m) => m.partition === p).sort(byPartitionOffset);
+      expect(inP.map((m) => m.offset)).toEqual(inP.map((_, i) => i));
+      // each key's records in the order they were produced
+      const keys = new Set(inP.map((m) => m.key));
+      expect(inP.map((m) => `${m.key}:${m.payload}`)).toEqual(all.filter((l) => keys.has(l.slice(0, l.indexOf(':')))));
+
+      // each kcat run is one producer: its own id, epoch 0, sequences from 0 without a gap on the partition
+      const batches = partitionFiles(dataDir, topic, p).filter((f) => f.endsWith('.log')).flatMap((f) => readBatchHeaders(path.join(dataDir, `${topic}-${p}`, f)));
+      const ids = [...new Set(batches.map((b) => b.producerId))];
+      expect(ids).toHaveLength(3);
+      for (const id of ids) {
+        expect(id >= 0n).toBe(true);
+        let next = 0;
+        for (const b of batches.filter((x) => x.producerId === id)) {
+          expect(b.producerEpoch).toBe(0);
+          expect(b.baseSequence, `batch @${b.baseOffset}`).toBe(next);
+          next += b.records;
+        }
+      }
+    }
+  }, TEST_TIMEOUT);
+});
+
 describe('kcat: durability across restarts and the on-disk layout', () => {
   afterEach(() => pool.stopAll());
 
