@@ -331,6 +331,57 @@ function suite(): void {
     }
   });
 
+  // ---- idempotent producer -------------------------------------------------------------------------------
+
+  describe('idempotent producer (enable.idempotence)', () => {
+    for (const [label, config] of [
+      ['librdkafka property enable.idempotence', { 'enable.idempotence': true }],
+      ['KafkaJS option idempotent', { kafkaJS: { idempotent: true } }],
+    ] as [string, any][]) {
+      it(`${label}: 1,500 messages over 3 partitions, each stored exactly once and in order, with producer id and sequences`, async () => {
+        const topic = topicName('idempotent');
+        await admin.createTopics({ topics: [{ topic, numPartitions: 3 }] });
+        const p = kafka.producer({
+          ...config,
+          kafkaJS: { acks: -1, allowAutoTopicCreation: false, ...config.kafkaJS },
+          'linger.ms': 5, 'batch.num.messages': 100, 'message.timeout.ms': 15_000,
+        });
+        await p.connect();
+        const sent: string[][] = [[], [], []];
+        try {
+          for (let round = 0; round < 5; round++) {
+            const messages = Array.from({ length: 300 }, (_, i) => {
+              const n = round * 300 + i;
+              return { partition: n % 3, key: `k${n % 29}`, value: `idempotent-${n}` };
+            });
+            for (const m of messages) sent[m.partition].push(m.value);
+            const res = await p.send({ topic, messages });
+            for (const r of res) expect(r.errorCode).toBe(0);
+          }
+        } finally {
+          await p.disconnect();
+        }
+        for (let partition = 0; partition < 3; partition++) {
+          const { messages, high } = await consumePartition(broker.bootstrap, topic, partition, sent[partition].length);
+          expect(high).toBe(sent[partition].length);
+          expect(messages.map((m) => [m.offset, m.value])).toEqual(sent[partition].map((v, i) => [i, v]));
+          // kafkajs's decoder shows the batch headers: one producer id, epoch 0, sequences that follow the offsets
+          const raw = await reader.fetchOnce(topic, partition, 0n, 4 * 1024 * 1024);
+          const batches = new Map<string, any>();
+          for (const m of raw.messages) batches.set(m.batchContext.firstOffset, m.batchContext);
+          const contexts = [...batches.values()];
+          expect(contexts.length).toBeGreaterThan(0);
+          expect(new Set(contexts.map((c) => c.producerId)).size).toBe(1);
+          expect(Number(contexts[0].producerId)).toBeGreaterThanOrEqual(0);
+          for (const c of contexts) {
+            expect(c.producerEpoch).toBe(0);
+            expect(c.firstSequence).toBe(Number(c.firstOffset));
+          }
+        }
+      });
+    }
+  });
+
   it('records survive close() and a restart on the same data dir', async () => {
     const dataDir = tempDir('krill-confluent-restart-');
     let first: RunningBroker | null = await startBroker({ port: 0, host: '127.0.0.1', dataDir });
