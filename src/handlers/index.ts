@@ -20,8 +20,10 @@ import initProducerId from './22-init-producer-id.js';
 import deleteGroups from './42-delete-groups.js';
 import offsetDelete from './47-offset-delete.js';
 import describeCluster from './60-describe-cluster.js';
+import describeProducers from './61-describe-producers.js';
 
 export const HANDLERS: readonly Handler[] = [
   produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator, joinGroup, heartbeat, leaveGroup,
-  syncGroup, describeGroups, listGroups, apiVersions, createTopics, deleteTopics, initProducerId, deleteGroups, offsetDelete, describeCluster,
+  syncGroup, describeGroups, listGroups, apiVersions, createTopics, deleteTopics, initProducerId, deleteGroups,
+  offsetDelete, describeCluster, describeProducers,
 ];

@@ -20,7 +20,7 @@ import { OpenFiles } from './open-files.js';
 import { Segment, type SegmentAppendBatch, type SegmentConfig } from './segment.js';
 import { findOffsetByTimestamp, maxTimestampAndOffset, readBatches, translateOffset } from './segment-reader.js';
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../log-config.js';
-import { ProducerStateManager, snapshotOffsets, type ProducerBatch } from './producer-state.js';
+import { ProducerStateManager, snapshotOffsets, type ActiveProducer, type ProducerBatch } from './producer-state.js';
 
 /** What a partition log reads of its topic's LogConfig (log-config.ts): when to roll, how densely to index. */
 export type PartitionLogConfig = Pick<LogConfig, 'segmentBytes' | 'segmentMs' | 'indexIntervalBytes'>;
@@ -389,6 +389,11 @@ export class PartitionLog {
     this.active.flush();
     fsyncDir(this.dir, this.segmentConfig.openFiles);
     this._recoveryPoint = this.logEndOffset;
+  }
+
+  /** The idempotent producers this partition remembers. */
+  activeProducers(): ActiveProducer[] {
+    return this.producers.activeProducers();
   }
 
   /** Forgets the idempotent producers whose last batch is older than `before` (producer.id.expiration.ms). */

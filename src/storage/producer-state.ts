@@ -50,6 +50,13 @@ export interface BatchMetadata {
   timestamp: number;
 }
 
+export interface ActiveProducer {
+  producerId: number;
+  producerEpoch: number;
+  lastSequence: number;
+  lastTimestamp: number;
+}
+
 interface ProducerEntry {
   epoch: number;
   /** Oldest first, at most BATCHES_TO_RETAIN. */
@@ -125,6 +132,14 @@ export class ProducerStateManager {
     if (entry.batches.length > BATCHES_TO_RETAIN) entry.batches.shift();
     entry.lastTimestamp = b.maxTimestamp;
     if (!this.snapshotting) this.snapshotting = true;
+  }
+
+  /** The producers this partition remembers, with their last batch (DescribeProducers). */
+  activeProducers(): ActiveProducer[] {
+    return [...this.producers].map(([producerId, e]) => {
+      const last = e.batches[e.batches.length - 1];
+      return { producerId, producerEpoch: e.epoch, lastSequence: last ? last.lastSeq : -1, lastTimestamp: e.lastTimestamp };
+    });
   }
 
   /** Forgets producers whose last batch is older than `before` (producer.id.expiration.ms); returns how many. */
