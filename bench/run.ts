@@ -26,7 +26,8 @@
 //   is timed as a whole process, so the median wall time of producing a single record (process start,
 //   connect, metadata, one round trip, exit) is measured on the same server and subtracted.
 //   librdkafka producer settings are its defaults, spelled out below: linger.ms=5, batch.size=1000000,
-//   batch.num.messages=10000, acks=all, no compression (the compressed rows set compression.codec).
+//   batch.num.messages=10000, acks=all, no compression (the compressed rows set compression.codec, the
+//   idempotent row enable.idempotence=true).
 //   Fetch: confluent-kafka-python (bench/rdkafka_client.py) on the same system librdkafka. The mock
 //   keeps only the last ~5 MB of a partition (hard-coded in rdkafka_mock.c), so fetching N records from
 //   it means re-reading the retained range several times (seek back = assign again), which only an
@@ -150,7 +151,7 @@ async function main(): Promise<void> {
   let fileProblem: string | null = null;
   try {
     for (const w of kinds.length ? workloads : []) {
-      if (w.codec !== 'none') continue; // shares the uncompressed workload's file
+      if (w.codec !== 'none' || w.idempotent) continue; // shares the plain workload's file
       log(`writing ${workloadLabel(w)} records to ${w.file}`);
       writeRecordFile(w.file, w.records, w.size);
       writeRecordFile(w.oneFile, 1, w.size);

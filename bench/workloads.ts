@@ -15,6 +15,8 @@ export interface Workload {
   size: number;
   /** librdkafka's compression.codec for the produce: the broker inflates and checks every compressed batch. */
   codec: string;
+  /** Produce with enable.idempotence=true: the broker checks every batch's producer sequence. */
+  idempotent?: boolean;
   topic: string;
   file: string; // records, one per line
   oneFile: string; // a single record, for the kcat fixed-cost baseline
@@ -25,6 +27,8 @@ export function benchWorkloads(workDir: string): Workload[] {
   const small = { records: Math.max(1, Math.round(1_000_000 * SCALE)), size: 100, file: 'small' };
   return [
     { id: 'small', ...small, codec: 'none' },
+    // The small records from an idempotent producer: what the broker's sequence checks cost.
+    { id: 'small-idempotent', ...small, codec: 'none', idempotent: true },
     { id: 'large', records: Math.max(1, Math.round(10_000 * SCALE)), size: 100 * 1024, codec: 'none', file: 'large' },
     // The small records again in each codec: what the broker's inflate-and-check of compressed batches costs.
     ...CODECS.map((codec) => ({ id: `small-${codec}`, ...small, codec })),
@@ -99,9 +103,10 @@ async function pyClient(args: string[], timeoutMs: number): Promise<Record<strin
   }
 }
 
-async function kcatProduce(bootstrap: string, topic: string, file: string, codec: string, timeoutMs: number): Promise<{ seconds: number } | { error: string }> {
+async function kcatProduce(bootstrap: string, topic: string, file: string, w: Workload, timeoutMs: number): Promise<{ seconds: number } | { error: string }> {
   const args = ['-b', bootstrap, '-P', '-t', topic, '-p', '0'];
-  for (const s of [...KCAT_PRODUCER_SETTINGS, `compression.codec=${codec}`]) args.push('-X', s);
+  const settings = [...KCAT_PRODUCER_SETTINGS, `compression.codec=${w.codec}`, ...(w.idempotent ? ['enable.idempotence=true'] : [])];
+  for (const s of settings) args.push('-X', s);
   args.push('-l', file);
   const { proc, seconds, timedOut } = await runToEnd(KCAT, args, timeoutMs);
   if (timedOut) return { error: `kcat produce timed out after ${timeoutMs / 1000} s` };
@@ -128,7 +133,7 @@ export async function runWorkload(kind: 'krill' | 'mock', w: Workload): Promise<
     // Fixed cost of a kcat produce run (start, connect, metadata, one record, exit) on this server.
     const fixed: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const r = await kcatProduce(server.bootstrap, WARMUP_TOPIC, w.oneFile, w.codec, 30_000);
+      const r = await kcatProduce(server.bootstrap, WARMUP_TOPIC, w.oneFile, w, 30_000);
       if ('error' in r) return fail(crashed() ?? `warm-up: ${r.error}`);
       fixed.push(r.seconds);
     }
@@ -136,7 +141,7 @@ export async function runWorkload(kind: 'krill' | 'mock', w: Workload): Promise<
 
     const timeoutMs = Math.max(120_000, (w.records * w.size) / 1e6 * 1000); // >= 1 MB/s
     const cpu0 = { server: processCpuSeconds(server.proc.child.pid), machine: machineCpuTicks() };
-    const prod = await kcatProduce(server.bootstrap, w.topic, w.file, w.codec, timeoutMs);
+    const prod = await kcatProduce(server.bootstrap, w.topic, w.file, w, timeoutMs);
     if ('error' in prod) return fail(crashed() ?? prod.error);
     const cpu1 = { server: processCpuSeconds(server.proc.child.pid), machine: machineCpuTicks() };
     const produceSeconds = Math.max(prod.seconds - overhead, 1e-6);

@@ -25,6 +25,7 @@ import { OffsetsTopicStore } from './group/offsets-topic.js';
 import { ReplicaManager } from './partition/replica-manager.js';
 import { SingleBrokerCluster } from './cluster/cluster-view.js';
 import { TopicAdmin } from './topics.js';
+import { ProducerIdManager } from './cluster/producer-id-manager.js';
 import { Scheduler } from './scheduler.js';
 
 const CHECKPOINT_INTERVAL_MS = 60_000;
@@ -89,6 +90,10 @@ export class Broker {
       throw err;
     }
     broker.scheduler.schedule('log-checkpoints', () => broker.logs.checkpointInBackground(), { periodMs: CHECKPOINT_INTERVAL_MS });
+    const producerExpirationMs = config.int('producer.id.expiration.ms');
+    broker.scheduler.schedule('producer-id-expiration', () => {
+      broker.logs.expireProducers(Date.now() - producerExpirationMs);
+    }, { periodMs: config.int('producer.id.expiration.check.interval.ms') });
     return broker;
   }
 
@@ -131,6 +136,7 @@ export class Broker {
       replicas: this.replicas,
       groups: this.groups,
       topics: new TopicAdmin(logs, this.replicas, this.offsetsTopic, this.config, this.log),
+      producerIds: new ProducerIdManager(this.dataDir, this.config.nodeId),
       config: this.config,
       apiVersions: () => registry.apiVersions(),
     };

@@ -16,11 +16,14 @@ import listGroups from './16-list-groups.js';
 import apiVersions from './18-api-versions.js';
 import createTopics from './19-create-topics.js';
 import deleteTopics from './20-delete-topics.js';
+import initProducerId from './22-init-producer-id.js';
 import deleteGroups from './42-delete-groups.js';
 import offsetDelete from './47-offset-delete.js';
 import describeCluster from './60-describe-cluster.js';
+import describeProducers from './61-describe-producers.js';
 
 export const HANDLERS: readonly Handler[] = [
   produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator, joinGroup, heartbeat, leaveGroup,
-  syncGroup, describeGroups, listGroups, apiVersions, createTopics, deleteTopics, deleteGroups, offsetDelete, describeCluster,
+  syncGroup, describeGroups, listGroups, apiVersions, createTopics, deleteTopics, initProducerId, deleteGroups,
+  offsetDelete, describeCluster, describeProducers,
 ];

@@ -6,6 +6,7 @@
 // committed at once, and with no transactions the last stable offset is the high watermark.
 
 import type { PartitionLog, ReadResult } from '../storage/partition-log.js';
+import type { ActiveProducer } from '../storage/producer-state.js';
 
 export interface PartitionRead extends ReadResult {
   highWatermark: number;
@@ -52,6 +53,11 @@ export class Partition {
   read(fetchOffset: number, maxBytes: number, minOneBatch: boolean): PartitionRead {
     const read = this.log.read(fetchOffset, maxBytes, minOneBatch);
     return { records: read.records, highWatermark: this.highWatermark, lastStableOffset: this.lastStableOffset, logStartOffset: read.logStartOffset };
+  }
+
+  /** The idempotent producers that wrote to this partition and are not yet expired (DescribeProducers). */
+  activeProducers(): ActiveProducer[] {
+    return this.log.activeProducers();
   }
 
   /** The first offset whose record timestamp is at or after ts, with that timestamp; null if none. */

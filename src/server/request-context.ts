@@ -8,6 +8,7 @@ import type { ClusterView } from '../cluster/cluster-view.js';
 import type { ReplicaManager } from '../partition/replica-manager.js';
 import type { GroupCoordinator } from '../group/coordinator.js';
 import type { TopicAdmin } from '../topics.js';
+import type { ProducerIdManager } from '../cluster/producer-id-manager.js';
 
 export interface ApiVersionRange {
   apiKey: number;
@@ -24,6 +25,8 @@ export interface BrokerServices {
   readonly groups: GroupCoordinator;
   /** Creating, deleting and listing topics, with Kafka's checks. */
   readonly topics: TopicAdmin;
+  /** Producer ids for idempotent producers (InitProducerId). */
+  readonly producerIds: ProducerIdManager;
   readonly config: BrokerConfig;
   /** The APIs and versions this broker serves (ApiVersions). */
   apiVersions(): ApiVersionRange[];

@@ -315,6 +315,13 @@ export class LogManager {
    * checkpoints meanwhile: run it from a Scheduler (one run at a time) closed before close() is called.
    * Does nothing once closed.
    */
+  /** Forgets, in every partition, the idempotent producers whose last batch is older than `before`. */
+  expireProducers(before: number): number {
+    let n = 0;
+    for (const { logs } of this.byName.values()) for (const log of logs) n += log.expireProducers(before);
+    return n;
+  }
+
   async checkpointInBackground(): Promise<void> {
     if (this.closed) return;
     const { recovery, starts } = this.checkpointEntries();

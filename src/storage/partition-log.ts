@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from './random.js';
 import { KafkaError } from '../../protocol/errors.js';
-import { LOG_OVERHEAD, RECORD_BATCH_OVERHEAD as HEADER_SIZE, readBatchHeader, setBaseOffset } from '../../protocol/record-batch.js';
+import { LOG_OVERHEAD, RECORD_BATCH_OVERHEAD as HEADER_SIZE, readBatchHeader, scanBatches, setBaseOffset } from '../../protocol/record-batch.js';
 import { deletedDirName, parsePartitionDirName } from './file-names.js';
 import { lastIndexWhere } from './binary-search.js';
 import { loadLog, type StorageLogger } from './log-loader.js';
@@ -20,6 +20,7 @@ import { OpenFiles } from './open-files.js';
 import { Segment, type SegmentAppendBatch, type SegmentConfig } from './segment.js';
 import { findOffsetByTimestamp, maxTimestampAndOffset, readBatches, translateOffset } from './segment-reader.js';
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../log-config.js';
+import { ProducerStateManager, snapshotOffsets, type ActiveProducer, type ProducerBatch } from './producer-state.js';
 
 /** What a partition log reads of its topic's LogConfig (log-config.ts): when to roll, how densely to index. */
 export type PartitionLogConfig = Pick<LogConfig, 'segmentBytes' | 'segmentMs' | 'indexIntervalBytes'>;
@@ -48,6 +49,18 @@ export interface AppendBatchInfo {
   lastOffsetDelta: number;
   recordCount: number;
   maxTimestamp: number;
+  /** Set (>= 0) for an idempotent or transactional producer's batch; absent or -1 otherwise. */
+  producerId?: number;
+  producerEpoch?: number;
+  baseSequence?: number;
+}
+
+/** What append() did: the offsets given, or those of the identical batch appended before (a producer's retry). */
+export interface AppendResult {
+  baseOffset: number;
+  lastOffset: number;
+  /** The batch was a retry of one already in the log: nothing was written. */
+  duplicate?: boolean;
 }
 
 export interface ReadResult {
@@ -70,6 +83,8 @@ export class PartitionLog {
    * and needs no index lookup or header scan. Segments only grow at their end, so a batch boundary stays valid.
    */
   private readHint: { segment: Segment; offset: number; position: number } | null = null;
+  /** Idempotent producers' state (producer-state.ts). */
+  private readonly producers: ProducerStateManager;
 
   private constructor(
     readonly dir: string,
@@ -84,6 +99,7 @@ export class PartitionLog {
     this.segments = segments;
     this._logStartOffset = logStartOffset;
     this._recoveryPoint = recoveryPoint;
+    this.producers = new ProducerStateManager(dir);
   }
 
   /** Opens (creating if needed) and recovers the log in `dir` (log-loader.ts). Synchronous. */
@@ -98,7 +114,48 @@ export class PartitionLog {
     // Segments read the interval through this shared object, so updateConfig() reaches them.
     const segmentConfig: SegmentConfig = { indexIntervalBytes: config.indexIntervalBytes, now, openFiles };
     const { segments, logStartOffset, recoveryPoint } = loadLog(dir, options, segmentConfig);
-    return new PartitionLog(dir, config, options, segmentConfig, segments, logStartOffset, recoveryPoint);
+    const log = new PartitionLog(dir, config, options, segmentConfig, segments, logStartOffset, recoveryPoint);
+    try {
+      log.loadProducerState(options.cleanShutdown === true);
+    } catch (err) {
+      log.close();
+      throw err;
+    }
+    return log;
+  }
+
+  /**
+   * The producers' state as of the log end: the newest snapshot at or below it, then the batches after it.
+   * With no snapshot file at all no producer wrote before the active segment (one is written at every
+   * roll once a producer has written), and after a clean shutdown none wrote at all (close writes one).
+   */
+  private loadProducerState(cleanShutdown: boolean): void {
+    const end = this.logEndOffset;
+    const hadSnapshots = snapshotOffsets(this.dir).length > 0;
+    const snapshot = this.producers.loadSnapshot(end, (file, why) =>
+      this.options.log?.warn({ dir: this.dir, file, reason: why }, `ignoring producer state snapshot ${path.basename(file)}: ${why}`),
+    );
+    if (snapshot === null && !hadSnapshots && cleanShutdown) return;
+    let from: number = snapshot ?? (hadSnapshots ? this._logStartOffset : this.active.baseOffset);
+    from = Math.max(from, this._logStartOffset);
+    let replayed = 0;
+    while (from < end) {
+      const { records } = this.read(from, 1 << 20, true);
+      if (records.length === 0) break;
+      let next: number = from;
+      for (const chunk of records) {
+        for (const b of scanBatches(chunk, { fromClient: false })) {
+          next = b.baseOffset + b.lastOffsetDelta + 1;
+          if (b.producerId >= 0 && !b.isControl && b.baseOffset >= from) {
+            this.producers.update(b, b.baseOffset);
+            replayed++;
+          }
+        }
+      }
+      if (next <= from) break;
+      from = next;
+    }
+    if (replayed > 0) this.options.log?.info({ dir: this.dir, batches: replayed }, 'rebuilt producer state from the log');
   }
 
   // --- state -------------------------------------------------------------------------------------------
@@ -154,10 +211,19 @@ export class PartitionLog {
    * active segment when needed, and appends every batch in one write. `batches` must be contiguous in
    * `buf`, in order.
    */
-  append(buf: Buffer, batches: AppendBatchInfo[]): { baseOffset: number; lastOffset: number } {
+  append(buf: Buffer, batches: AppendBatchInfo[]): AppendResult {
     this.ensureOpen();
     const baseOffset = this.logEndOffset;
     if (batches.length === 0) return { baseOffset, lastOffset: baseOffset - 1 };
+    // As Kafka's UnifiedLog: a retry of a batch already appended is answered with its offsets, and
+    // nothing is written. (A client's Produce carries one batch per partition.)
+    let producers = false;
+    for (const b of batches) {
+      if ((b.producerId ?? -1) < 0) continue;
+      producers = true;
+      const duplicate = this.producers.check(b as ProducerBatch, path.basename(this.dir));
+      if (duplicate) return { baseOffset: duplicate.firstOffset, lastOffset: duplicate.lastOffset, duplicate: true };
+    }
     const start = batches[0].position;
     let expected = start;
     let next = baseOffset;
@@ -181,6 +247,13 @@ export class PartitionLog {
       offset += b.lastOffsetDelta + 1;
     }
     this.active.append(bytes, segBatches);
+    if (producers) {
+      offset = baseOffset;
+      for (const b of batches) {
+        if ((b.producerId ?? -1) >= 0) this.producers.update(b as ProducerBatch, offset);
+        offset += b.lastOffsetDelta + 1;
+      }
+    }
     return { baseOffset, lastOffset };
   }
 
@@ -199,6 +272,8 @@ export class PartitionLog {
     const old = this.active;
     if (old.size === 0) return;
     const base = old.nextOffset;
+    // Not fsynced here (the roll is on the append path): a snapshot lost in a crash is rebuilt from the log.
+    this.producers.writeSnapshot(base, false);
     old.onBecomeInactive();
     const seg = Segment.create(this.dir, base, this.segmentConfig);
     this.segments.push(seg);
@@ -316,6 +391,16 @@ export class PartitionLog {
     this._recoveryPoint = this.logEndOffset;
   }
 
+  /** The idempotent producers this partition remembers. */
+  activeProducers(): ActiveProducer[] {
+    return this.producers.activeProducers();
+  }
+
+  /** Forgets the idempotent producers whose last batch is older than `before` (producer.id.expiration.ms). */
+  expireProducers(before: number): number {
+    return this.closed ? 0 : this.producers.expire(before);
+  }
+
   /** Waits for background flushes of rolled segments (tests, orderly shutdown). */
   async flushed(): Promise<void> {
     await this.flushing;
@@ -328,6 +413,7 @@ export class PartitionLog {
       this.active.onBecomeInactive();
       this.active.setActive(true);
       this.flush();
+      this.producers.writeSnapshot(this.logEndOffset);
     } finally {
       this.closed = true;
       for (const seg of this.segments) seg.close();

@@ -31,6 +31,10 @@ export interface BatchSpec {
   attributes?: number;
   /** baseOffset to put in the header (the log overwrites it). */
   baseOffset?: number;
+  /** An idempotent producer's fields (default none: -1). */
+  producerId?: number;
+  producerEpoch?: number;
+  baseSequence?: number;
 }
 
 export function buildBatch(spec: BatchSpec = {}): Buffer {
@@ -55,9 +59,9 @@ export function buildBatch(spec: BatchSpec = {}): Buffer {
   buf.writeInt32BE(n - 1, 23);
   int64(buf, 27, baseTs);
   int64(buf, 35, maxTs);
-  int64(buf, 43, -1);
-  buf.writeInt16BE(-1, 51);
-  buf.writeInt32BE(-1, 53);
+  int64(buf, 43, spec.producerId ?? -1);
+  buf.writeInt16BE(spec.producerEpoch ?? -1, 51);
+  buf.writeInt32BE(spec.baseSequence ?? -1, 53);
   buf.writeInt32BE(n, 57);
   recs.copy(buf, 61);
   buf.writeUInt32BE(crc32c(buf.subarray(21)) >>> 0, 17);
@@ -77,6 +81,9 @@ export function toAppend(...batches: Buffer[]): { buf: Buffer; batches: AppendBa
       lastOffsetDelta: buf.readInt32BE(pos + 23),
       recordCount: buf.readInt32BE(pos + 57),
       maxTimestamp: Number(buf.readBigInt64BE(pos + 35)),
+      producerId: Number(buf.readBigInt64BE(pos + 43)),
+      producerEpoch: buf.readInt16BE(pos + 51),
+      baseSequence: buf.readInt32BE(pos + 53),
     });
     pos += size;
   }

@@ -1,0 +1,42 @@
+// DescribeProducers: v0 (KIP-664).
+// Behaviour: for each partition asked, the idempotent producers it remembers (those not expired by
+// producer.id.expiration.ms): id, epoch, last sequence and the timestamp of their last batch. An unknown
+// topic or partition is UNKNOWN_TOPIC_OR_PARTITION. coordinatorEpoch and currentTxnStartOffset are -1: no
+// transactions yet.
+import { ErrorCode } from '../../protocol/errors.js';
+import { defineHandler } from './registry.js';
+import type { DescribeProducersResponse } from '../../protocol/messages/61-describe-producers.js';
+
+type TopicResult = DescribeProducersResponse['topics'][number];
+
+export default defineHandler({
+  apiKey: 61,
+  minVersion: 0,
+  maxVersion: 0,
+  handle({ replicas }, req): DescribeProducersResponse {
+    return {
+      throttleTimeMs: 0,
+      topics: req.topics.map((t): TopicResult => ({
+        name: t.name,
+        partitions: t.partitionIndexes.map((index) => {
+          const partition = replicas.partition(t.name, index);
+          if (!partition) {
+            return { partitionIndex: index, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: 'This server does not host this topic-partition.', activeProducers: [] };
+          }
+          return {
+            partitionIndex: index,
+            errorCode: ErrorCode.NONE,
+            errorMessage: null,
+            activeProducers: partition.activeProducers().map((p) => ({ ...p, coordinatorEpoch: -1, currentTxnStartOffset: -1 })),
+          };
+        }),
+      })),
+    };
+  },
+  errorResponse(req, code): DescribeProducersResponse {
+    return {
+      throttleTimeMs: 0,
+      topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((index) => ({ partitionIndex: index, errorCode: code, errorMessage: null, activeProducers: [] })) })),
+    };
+  },
+});
