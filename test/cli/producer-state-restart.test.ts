@@ -50,10 +50,11 @@ const SNAPSHOT = /^\d{20}\.snapshot$/;
 
 /** How the broker goes down between the two runs. */
 const stops = [
-  { name: 'SIGTERM', signal: 'SIGTERM', dropSnapshots: false },
-  { name: 'SIGKILL', signal: 'SIGKILL', dropSnapshots: false },
-  // no snapshot at all: Kafka rebuilds the producer state from the whole log
-  { name: 'SIGTERM with the snapshot files removed', signal: 'SIGTERM', dropSnapshots: true },
+  { name: 'SIGTERM', signal: 'SIGTERM', segmentBytes: null },
+  { name: 'SIGKILL', signal: 'SIGKILL', segmentBytes: null },
+  // several segments: the state comes from the snapshot written at the last roll plus the batches after it,
+  // and producer b's last batch on partition 0 lies before that roll
+  { name: 'SIGKILL after segment rolls', signal: 'SIGKILL', segmentBytes: '250' },
 ] as const;
 
 describe('idempotent producer state across a restart of the CLI', () => {
@@ -64,7 +65,7 @@ describe('idempotent producer state across a restart of the CLI', () => {
 
       // 1. two producers on two partitions; a third id handed out and never used
       let run = await start(dataDir);
-      await createTopic(run.client, topic, 2);
+      await createTopic(run.client, topic, 2, how.segmentBytes ? { 'segment.bytes': how.segmentBytes } : {});
       const a = await newProducer(run.client);
       const b = await newProducer(run.client);
       const handedOut = new Set([a, b, await newProducer(run.client)]);
@@ -83,8 +84,16 @@ describe('idempotent producer state across a restart of the CLI', () => {
       await sendOk(0, { ...seqA, baseSequence: 3 }, 2, 'a0');
       await sendOk(1, { ...seqA, baseSequence: 1 }, 4, 'a1');
       await sendOk(0, { ...seqB, baseSequence: 2 }, 1, 'b0');
+      if (how.segmentBytes) {
+        // push b's last batch on partition 0 into an older segment
+        await sendOk(0, { ...seqA, baseSequence: 5 }, 1, 'a0');
+        await sendOk(0, { ...seqA, baseSequence: 6 }, 1, 'a0');
+        expect(fs.readdirSync(path.join(dataDir, `${topic}-0`)).filter((f) => f.endsWith('.log')).length).toBeGreaterThan(2);
+      }
+      const nextSeqA0 = how.segmentBytes ? 7 : 5;
+      const end0 = how.segmentBytes ? 10 : 8;
       const before = [await partitionValues(run.client, topic, 0), await partitionValues(run.client, topic, 1)];
-      expect(before[0]).toHaveLength(8);
+      expect(before[0]).toHaveLength(end0);
       expect(before[1]).toHaveLength(5);
 
       // 2. down and up again on the same data dir
@@ -92,13 +101,7 @@ describe('idempotent producer state across a restart of the CLI', () => {
       const partitionDir = path.join(dataDir, `${topic}-0`);
       if (how.signal === 'SIGTERM') {
         // a clean stop snapshots the producer state at the log end offset, as Kafka does on close
-        expect(fs.readdirSync(partitionDir).filter((f) => SNAPSHOT.test(f))).toContain(`${String(8).padStart(20, '0')}.snapshot`);
-      }
-      if (how.dropSnapshots) {
-        for (const p of [0, 1]) {
-          const dir = path.join(dataDir, `${topic}-${p}`);
-          for (const f of fs.readdirSync(dir)) if (SNAPSHOT.test(f)) fs.rmSync(path.join(dir, f));
-        }
+        expect(fs.readdirSync(partitionDir).filter((f) => SNAPSHOT.test(f))).toContain(`${String(end0).padStart(20, '0')}.snapshot`);
       }
       run = await start(dataDir);
       try {
@@ -113,13 +116,13 @@ describe('idempotent producer state across a restart of the CLI', () => {
         expect(await partitionValues(run.client, topic, 1)).toEqual(before[1]);
 
         // 4. the state is really there: a gap is out of order (a producer the partition never saw would be accepted)
-        const gap = await produce(run.client, topic, 0, idempotentBatch({ ...seqA, baseSequence: 9 }, values(1, 'gap')));
+        const gap = await produce(run.client, topic, 0, idempotentBatch({ ...seqA, baseSequence: nextSeqA0 + 4 }, values(1, 'gap')));
         expect(gap.errorCode).toBe(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
 
         // 5. and the sequence continues where it stopped
-        const next = await produce(run.client, topic, 0, idempotentBatch({ ...seqA, baseSequence: 5 }, values(1, 'next')));
+        const next = await produce(run.client, topic, 0, idempotentBatch({ ...seqA, baseSequence: nextSeqA0 }, values(1, 'next')));
         expect(next).toMatchObject({ errorCode: 0 });
-        expect(Number(next.baseOffset)).toBe(8);
+        expect(Number(next.baseOffset)).toBe(end0);
         const nextB = await produce(run.client, topic, 1, idempotentBatch({ ...seqA, baseSequence: 5 }, values(1, 'next')));
         expect(Number(nextB.baseOffset)).toBe(5);
         expect(await partitionValues(run.client, topic, 0)).toEqual([...before[0], 'next0']);

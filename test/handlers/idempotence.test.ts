@@ -156,7 +156,7 @@ describe('Produce with producer state', () => {
       expect(p.errorCode, `baseSequence ${baseSequence}`).toBe(OUT_OF_ORDER_SEQUENCE_NUMBER);
       expect(Number(p.baseOffset)).toBe(-1);
     }
-    expect(await partitionValues(live.client, topic, 0)).toEqual({ values: ['a0', 'a1', 'a2'], highWatermark: 3 });
+    expect(await partitionValues(live.client, topic, 0)).toEqual({ values: ['a-0', 'a-1', 'a-2'], highWatermark: 3 });
     expect(await send(live.client, topic, 0, { producerId, producerEpoch: 0, baseSequence: 3 }, 1, 'b')).toMatchObject({ errorCode: 0, baseOffset: 3 });
   });
 
@@ -168,7 +168,7 @@ describe('Produce with producer state', () => {
     // never seen: accepted at any sequence, here one that ends exactly at Int32 max
     expect((await send(live.client, topic, 0, { producerId, producerEpoch: 0, baseSequence: max - 1 }, 2, 'a')).errorCode).toBe(0);
     expect(await send(live.client, topic, 0, { producerId, producerEpoch: 0, baseSequence: 0 }, 2, 'b')).toMatchObject({ errorCode: 0, baseOffset: 2 });
-    expect((await partitionValues(live.client, topic, 0)).values).toEqual(['a0', 'a1', 'b0', 'b1']);
+    expect((await partitionValues(live.client, topic, 0)).values).toEqual(['a-0', 'a-1', 'b-0', 'b-1']);
   });
 
   it('a lower epoch is INVALID_PRODUCER_EPOCH (47); a higher epoch must start at sequence 0', async () => {
