@@ -1,5 +1,6 @@
 // The module graph of src/ and protocol/ has no cycles, type-only imports included: a cycle means two
-// modules cannot be understood (or replaced) apart, which is what the narrow services are for.
+// modules cannot be understood (or replaced) apart, which is what the narrow services are for. And the
+// layers hold: protocol/ stands alone, handlers and the server see services, never the broker or storage.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -70,4 +71,23 @@ describe('module graph', () => {
   it('has no import cycles in src/ and protocol/', () => {
     expect(cycles(importGraph(['src', 'protocol']))).toEqual([]);
   });
+
+  it('keeps the layers apart', () => {
+    const graph = importGraph(['src', 'protocol']);
+    const offending: string[] = [];
+    const rule = (from: string, forbidden: string[]) => {
+      for (const [file, deps] of graph) {
+        if (!file.startsWith(from)) continue;
+        for (const dep of deps) if (forbidden.some((f) => dep.startsWith(f))) offending.push(`${file} -> ${dep}`);
+      }
+    };
+    const sep = path.sep;
+    rule(`protocol${sep}`, [`src${sep}`]);
+    rule(`src${sep}handlers${sep}`, [`src${sep}broker.ts`, `src${sep}storage${sep}`, `src${sep}server${sep}connection`]);
+    rule(`src${sep}server${sep}`, [`src${sep}broker.ts`, `src${sep}storage${sep}`, `src${sep}handlers${sep}0`, `src${sep}handlers${sep}index`]);
+    rule(`src${sep}storage${sep}`, [`src${sep}handlers${sep}`, `src${sep}server${sep}`, `src${sep}group${sep}`, `src${sep}partition${sep}`, `src${sep}broker.ts`]);
+    rule(`src${sep}group${sep}`, [`src${sep}handlers${sep}`, `src${sep}server${sep}`, `src${sep}broker.ts`]);
+    expect(offending).toEqual([]);
+  });
 });
+
