@@ -38,7 +38,8 @@ export class Partition {
 
   /** Offset below which no transaction is open: read_committed consumers read up to here. */
   get lastStableOffset(): number {
-    return this.highWatermark;
+    const unstable = this.log.firstUnstableOffset();
+    return unstable === null ? this.highWatermark : Math.min(unstable, this.highWatermark);
   }
 
   get logStartOffset(): number {

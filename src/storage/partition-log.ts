@@ -20,7 +20,9 @@ import { OpenFiles } from './open-files.js';
 import { Segment, type SegmentAppendBatch, type SegmentConfig } from './segment.js';
 import { findOffsetByTimestamp, maxTimestampAndOffset, readBatches, translateOffset } from './segment-reader.js';
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../log-config.js';
-import { ProducerStateManager, snapshotOffsets, type ActiveProducer, type ProducerBatch } from './producer-state.js';
+import { ProducerStateManager, snapshotOffsets, type ActiveProducer, type CompletedTxn, type ProducerBatch } from './producer-state.js';
+import { readMarker, type TransactionMarker } from '../../protocol/control-record.js';
+import type { BatchInfo } from '../../protocol/record-batch.js';
 
 /** What a partition log reads of its topic's LogConfig (log-config.ts): when to roll, how densely to index. */
 export type PartitionLogConfig = Pick<LogConfig, 'segmentBytes' | 'segmentMs' | 'indexIntervalBytes'>;
@@ -53,6 +55,9 @@ export interface AppendBatchInfo {
   producerId?: number;
   producerEpoch?: number;
   baseSequence?: number;
+  isTransactional?: boolean;
+  /** A control batch: a transaction marker, written by the broker only. */
+  isControl?: boolean;
 }
 
 /** What append() did: the offsets given, or those of the identical batch appended before (a producer's retry). */
@@ -85,6 +90,8 @@ export class PartitionLog {
   private readHint: { segment: Segment; offset: number; position: number } | null = null;
   /** Idempotent producers' state (producer-state.ts). */
   private readonly producers: ProducerStateManager;
+  /** Aborted transactions, oldest first. Kept in memory only for now: rebuilt by replaying the log. */
+  private readonly aborted: CompletedTxn[] = [];
 
   private constructor(
     readonly dir: string,
@@ -146,10 +153,12 @@ export class PartitionLog {
       for (const chunk of records) {
         for (const b of scanBatches(chunk, { fromClient: false })) {
           next = b.baseOffset + b.lastOffsetDelta + 1;
-          if (b.producerId >= 0 && !b.isControl && b.baseOffset >= from) {
-            this.producers.update(b, b.baseOffset);
-            replayed++;
-          }
+          if (b.producerId < 0 || b.baseOffset < from) continue;
+          if (b.isControl) {
+            const marker = readMarker(chunk, b);
+            if (marker) this.completeTxn(b.producerId, b.producerEpoch, marker, b.baseOffset, b.maxTimestamp, true);
+          } else this.producers.update(b, b.baseOffset, b.isTransactional);
+          replayed++;
         }
       }
       if (next <= from) break;
@@ -218,9 +227,17 @@ export class PartitionLog {
     // As Kafka's UnifiedLog: a retry of a batch already appended is answered with its offsets, and
     // nothing is written. (A client's Produce carries one batch per partition.)
     let producers = false;
+    const markers = new Map<AppendBatchInfo, TransactionMarker>();
     for (const b of batches) {
       if ((b.producerId ?? -1) < 0) continue;
       producers = true;
+      if (b.isControl) {
+        const marker = readMarker(buf, b as BatchInfo);
+        if (!marker) continue;
+        this.producers.checkMarker(b.producerId!, b.producerEpoch!, marker.coordinatorEpoch, path.basename(this.dir));
+        markers.set(b, marker);
+        continue;
+      }
       const duplicate = this.producers.check(b as ProducerBatch, path.basename(this.dir));
       if (duplicate) return { baseOffset: duplicate.firstOffset, lastOffset: duplicate.lastOffset, duplicate: true };
     }
@@ -250,7 +267,9 @@ export class PartitionLog {
     if (producers) {
       offset = baseOffset;
       for (const b of batches) {
-        if ((b.producerId ?? -1) >= 0) this.producers.update(b as ProducerBatch, offset);
+        const marker = markers.get(b);
+        if (marker) this.completeTxn(b.producerId!, b.producerEpoch!, marker, offset, b.maxTimestamp);
+        else if ((b.producerId ?? -1) >= 0 && !b.isControl) this.producers.update(b as ProducerBatch, offset, b.isTransactional === true);
         offset += b.lastOffsetDelta + 1;
       }
     }
@@ -389,6 +408,21 @@ export class PartitionLog {
     this.active.flush();
     fsyncDir(this.dir, this.segmentConfig.openFiles);
     this._recoveryPoint = this.logEndOffset;
+  }
+
+  /** The first offset of the earliest transaction still open on this partition, or null (the LSO's bound). */
+  firstUnstableOffset(): number | null {
+    return this.producers.firstUnstableOffset();
+  }
+
+  /** Transactions aborted on this partition, in marker order (read_committed consumers skip their records). */
+  abortedTransactions(): readonly CompletedTxn[] {
+    return this.aborted;
+  }
+
+  private completeTxn(producerId: number, producerEpoch: number, marker: TransactionMarker, offset: number, timestamp: number, replaying = false): void {
+    const done = this.producers.completeTxn(producerId, producerEpoch, marker.coordinatorEpoch, offset, !marker.commit, timestamp);
+    if (done.aborted && !(replaying && this.aborted.some((a) => a.lastOffset === offset))) this.aborted.push(done);
   }
 
   /** The idempotent producers this partition remembers. */
