@@ -22,6 +22,7 @@ import { findOffsetByTimestamp, maxTimestampAndOffset, readBatches, translateOff
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../log-config.js';
 import { ProducerStateManager, snapshotOffsets, type ActiveProducer, type CompletedTxn, type ProducerBatch } from './producer-state.js';
 import { readMarker, type TransactionMarker } from '../../protocol/control-record.js';
+import type { AbortedTxn } from './transaction-index.js';
 import type { BatchInfo } from '../../protocol/record-batch.js';
 
 /** What a partition log reads of its topic's LogConfig (log-config.ts): when to roll, how densely to index. */
@@ -90,8 +91,6 @@ export class PartitionLog {
   private readHint: { segment: Segment; offset: number; position: number } | null = null;
   /** Idempotent producers' state (producer-state.ts). */
   private readonly producers: ProducerStateManager;
-  /** Aborted transactions, oldest first. Kept in memory only for now: rebuilt by replaying the log. */
-  private readonly aborted: CompletedTxn[] = [];
 
   private constructor(
     readonly dir: string,
@@ -156,7 +155,7 @@ export class PartitionLog {
           if (b.producerId < 0 || b.baseOffset < from) continue;
           if (b.isControl) {
             const marker = readMarker(chunk, b);
-            if (marker) this.completeTxn(b.producerId, b.producerEpoch, marker, b.baseOffset, b.maxTimestamp, true);
+            if (marker) this.completeTxn(b.producerId, b.producerEpoch, marker, b.baseOffset, b.maxTimestamp);
           } else this.producers.update(b, b.baseOffset, b.isTransactional);
           replayed++;
         }
@@ -415,14 +414,28 @@ export class PartitionLog {
     return this.producers.firstUnstableOffset();
   }
 
-  /** Transactions aborted on this partition, in marker order (read_committed consumers skip their records). */
-  abortedTransactions(): readonly CompletedTxn[] {
-    return this.aborted;
+  /**
+   * The aborted transactions a read_committed fetch of [fetchOffset, upperBound) must report: those with
+   * records in the range, from the .txnindex of the segments whose markers may end them. Oldest first.
+   */
+  abortedTransactions(fetchOffset: number, upperBound: number): AbortedTxn[] {
+    const out: AbortedTxn[] = [];
+    for (let i = this.segmentIndexFor(fetchOffset); i < this.segments.length; i++) {
+      for (const e of this.segments[i].txnIndex.entries()) {
+        if (e.lastOffset >= fetchOffset && e.firstOffset < upperBound) out.push(e);
+      }
+    }
+    return out.sort((a, b) => a.firstOffset - b.firstOffset);
   }
 
-  private completeTxn(producerId: number, producerEpoch: number, marker: TransactionMarker, offset: number, timestamp: number, replaying = false): void {
-    const done = this.producers.completeTxn(producerId, producerEpoch, marker.coordinatorEpoch, offset, !marker.commit, timestamp);
-    if (done.aborted && !(replaying && this.aborted.some((a) => a.lastOffset === offset))) this.aborted.push(done);
+  /** A marker at `offset` ends a transaction; an abort goes to the .txnindex of the segment holding it. */
+  private completeTxn(producerId: number, producerEpoch: number, marker: TransactionMarker, offset: number, timestamp: number): void {
+    const done: CompletedTxn = this.producers.completeTxn(producerId, producerEpoch, marker.coordinatorEpoch, offset, !marker.commit, timestamp);
+    if (!done.aborted) return;
+    const index = this.segments[this.segmentIndexFor(offset)].txnIndex;
+    if (index.has(offset)) return; // replaying a marker already indexed
+    const unstable = this.producers.firstUnstableOffset();
+    index.append({ producerId, firstOffset: done.firstOffset, lastOffset: offset, lastStableOffset: unstable ?? offset + 1 });
   }
 
   /** The idempotent producers this partition remembers. */

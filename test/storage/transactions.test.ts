@@ -1,5 +1,6 @@
 // Transactions as a partition log sees them: transactional batches open a producer's transaction (holding
 // the last stable offset back), a marker ends it; aborted ones are listed; the open ones survive a restart.
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
@@ -55,7 +56,10 @@ describe('transactions in a partition log', () => {
     expect(log.firstUnstableOffset()).toBe(2);
     mark(log, 2, false); // offset 7
     expect(log.firstUnstableOffset()).toBeNull();
-    expect(log.abortedTransactions()).toEqual([{ producerId: 2, firstOffset: 2, lastOffset: 7, aborted: true }]);
+    expect(log.abortedTransactions(0, 8)).toEqual([{ producerId: 2, firstOffset: 2, lastOffset: 7, lastStableOffset: 8 }]);
+    expect(log.abortedTransactions(0, 2)).toEqual([]); // a fetch ending before the transaction's records
+    expect(log.abortedTransactions(8, 9)).toEqual([]); // one starting after its marker
+    expect(fs.readdirSync(dir).filter((n) => n.endsWith('.txnindex'))).toEqual(['00000000000000000000.txnindex']);
   });
 
   it('refuses a marker from an older producer epoch or an older coordinator epoch', () => {
@@ -86,6 +90,10 @@ describe('transactions in a partition log', () => {
     sendTxn(log, 9, 4); // 5-6: a new transaction
     log = openLog({ cleanShutdown: false }); // crash: replay after the snapshot
     expect(log.firstUnstableOffset()).toBe(5);
-    expect(log.abortedTransactions()).toEqual([{ producerId: 9, firstOffset: 0, lastOffset: 4, aborted: true }]);
+    expect(log.abortedTransactions(0, 7)).toEqual([{ producerId: 9, firstOffset: 0, lastOffset: 4, lastStableOffset: 5 }]);
+    log.close();
+    log = openLog({ cleanShutdown: true }); // no replay: the abort comes from the .txnindex
+    expect(log.abortedTransactions(0, 7)).toEqual([{ producerId: 9, firstOffset: 0, lastOffset: 4, lastStableOffset: 5 }]);
+    expect(log.firstUnstableOffset()).toBe(5);
   });
 });
