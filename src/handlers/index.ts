@@ -17,6 +17,8 @@ import apiVersions from './18-api-versions.js';
 import createTopics from './19-create-topics.js';
 import deleteTopics from './20-delete-topics.js';
 import initProducerId from './22-init-producer-id.js';
+import addPartitionsToTxn from './24-add-partitions-to-txn.js';
+import endTxn from './26-end-txn.js';
 import deleteGroups from './42-delete-groups.js';
 import offsetDelete from './47-offset-delete.js';
 import describeCluster from './60-describe-cluster.js';
@@ -24,6 +26,6 @@ import describeProducers from './61-describe-producers.js';
 
 export const HANDLERS: readonly Handler[] = [
   produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator, joinGroup, heartbeat, leaveGroup,
-  syncGroup, describeGroups, listGroups, apiVersions, createTopics, deleteTopics, initProducerId, deleteGroups,
+  syncGroup, describeGroups, listGroups, apiVersions, createTopics, deleteTopics, initProducerId, addPartitionsToTxn, endTxn, deleteGroups,
   offsetDelete, describeCluster, describeProducers,
 ];
