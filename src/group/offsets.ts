@@ -237,16 +237,20 @@ export class GroupOffsets {
   }
 
   /** null topics: every committed offset of the group. */
-  fetch(groupId: string, topics: { name: string; partitionIndexes: number[] }[] | null) {
+  /** requireStable (OffsetFetch v7+): a partition with offsets pending in a transaction is UNSTABLE_OFFSET_COMMIT. */
+  fetch(groupId: string, topics: { name: string; partitionIndexes: number[] }[] | null, requireStable = false) {
     const group = this.host.groups.get(groupId);
     const entry = (topic: string, partition: number) => {
+      if (requireStable && this.hasPending(groupId, topic, partition)) {
+        return { partitionIndex: partition, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT as number };
+      }
       const c = group?.offsets.get(offsetKey(topic, partition));
       return {
         partitionIndex: partition,
         committedOffset: c ? c.offset : -1,
         committedLeaderEpoch: c ? c.leaderEpoch : -1,
         metadata: c ? c.metadata : '',
-        errorCode: ErrorCode.NONE,
+        errorCode: ErrorCode.NONE as number,
       };
     };
     if (topics === null) {

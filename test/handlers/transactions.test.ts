@@ -69,4 +69,24 @@ describe('transactions on the wire', () => {
     const end = await req(26, 1, { transactionalId: id, producerId: first.producerId, producerEpoch: first.producerEpoch, committed: true });
     expect(end.errorCode).toBe(47); // INVALID_PRODUCER_EPOCH below v2
   });
+
+  it('keeps TxnOffsetCommit offsets pending (UNSTABLE_OFFSET_COMMIT under requireStable) until the commit marker', async () => {
+    const topic = uniqueTopic('txn-offsets');
+    await createTopic(live.client, topic, 1);
+    const id = `tid-${topic}`;
+    const group = `g-${topic}`;
+    const { producerId, producerEpoch } = await init(id);
+    expect((await req(25, 3, { transactionalId: id, producerId, producerEpoch, groupId: group })).errorCode).toBe(0);
+    const commit = await req(28, 3, { transactionalId: id, groupId: group, producerId, producerEpoch, generationId: -1, memberId: '', groupInstanceId: null, topics: [{ name: topic, partitions: [{ partitionIndex: 0, committedOffset: 42, committedLeaderEpoch: -1, committedMetadata: 'm' }] }] });
+    expect(commit.topics[0].partitions[0].errorCode).toBe(0);
+    const fetchOffsets = (requireStable: boolean) => req(9, 7, { groupId: group, topics: [{ name: topic, partitionIndexes: [0] }], requireStable });
+    expect((await fetchOffsets(false)).topics[0].partitions[0].committedOffset).toBe(-1);
+    expect((await fetchOffsets(true)).topics[0].partitions[0].errorCode).toBe(88);
+    expect((await req(26, 3, { transactionalId: id, producerId, producerEpoch, committed: true })).errorCode).toBe(0);
+    const after = (await fetchOffsets(true)).topics[0].partitions[0];
+    expect([after.errorCode, after.committedOffset, after.metadata]).toEqual([0, 42, 'm']);
+    // A TxnOffsetCommit for a group whose partition was not added is INVALID_TXN_STATE (v3).
+    const other = await req(28, 3, { transactionalId: id, groupId: `${group}-other`, producerId, producerEpoch, generationId: -1, memberId: '', groupInstanceId: null, topics: [{ name: topic, partitions: [{ partitionIndex: 0, committedOffset: 1, committedLeaderEpoch: -1, committedMetadata: null }] }] });
+    expect(other.topics[0].partitions[0].errorCode).toBe(48);
+  });
 });
