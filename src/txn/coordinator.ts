@@ -93,17 +93,19 @@ export class TransactionCoordinator {
     // KIP-360: a producer recovering with its id and epoch must still be the current one.
     if (producerId !== -1 && (producerId !== meta.producerId || producerEpoch !== meta.producerEpoch)) return fail(ErrorCode.PRODUCER_FENCED);
     if (meta.state === 'PrepareCommit' || meta.state === 'PrepareAbort' || meta.state === 'PrepareEpochFence') return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
-    // A transaction left open by an earlier incarnation is aborted, under the bumped epoch that fences it.
-    const aborting = meta.state === 'Ongoing';
     this.bumpEpoch(meta);
-    meta.timeoutMs = timeoutMs;
-    if (aborting) this.writeMarkersAndComplete(meta, false);
-    else {
-      meta.state = 'Empty';
-      meta.partitions = new Map();
-      meta.lastUpdateTimestamp = now;
-      this.host.persist(meta);
+    if (meta.state === 'Ongoing') {
+      // As Kafka: a transaction left open by an earlier incarnation is aborted under the bumped epoch that
+      // fences it, and the caller is told to retry (CONCURRENT_TRANSACTIONS); its retry bumps the epoch again.
+      this.writeMarkersAndComplete(meta, false);
+      return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
     }
+    meta.timeoutMs = timeoutMs;
+    meta.state = 'Empty';
+    meta.partitions = new Map();
+    meta.startTimestamp = -1;
+    meta.lastUpdateTimestamp = now;
+    this.host.persist(meta);
     return { errorCode: ErrorCode.NONE, producerId: meta.producerId, producerEpoch: meta.producerEpoch };
   }
 
