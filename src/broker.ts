@@ -21,7 +21,7 @@ import { readOrCreateMetaProperties } from './storage/meta-properties.js';
 import { DataDirLock } from './storage/data-dir-lock.js';
 import { readBuffers } from './storage/read-buffers.js';
 import { GroupCoordinator } from './group/coordinator.js';
-import { OffsetsTopicStore } from './group/offsets-topic.js';
+import { OFFSETS_TOPIC, OffsetsTopicStore } from './group/offsets-topic.js';
 import { ReplicaManager } from './partition/replica-manager.js';
 import { SingleBrokerCluster } from './cluster/cluster-view.js';
 import { TopicAdmin } from './topics.js';
@@ -168,6 +168,8 @@ export class Broker {
         if (!partition) return;
         const buf = buildMarkerBatch(producerId, producerEpoch, { commit, coordinatorEpoch: 0 });
         replicas.appendValidated(partition, buf, scanBatches(buf, { fromClient: false }));
+        // The group coordinator's transactional offsets in that partition become visible, or go.
+        if (topic === OFFSETS_TOPIC) this.groups.completeTxnOffsets(producerId, commit, p);
       },
       partitionExists: (topic, p) => replicas.partition(topic, p) !== undefined,
       now: () => Date.now(),
@@ -182,6 +184,7 @@ export class Broker {
     const groups = new GroupCoordinator({
       store,
       scheduler,
+      partitionOf: (groupId) => store.partitionFor(groupId),
       minSessionTimeoutMs: config.int('group.min.session.timeout.ms'),
       maxSessionTimeoutMs: config.int('group.max.session.timeout.ms'),
       initialRebalanceDelayMs: config.int('group.initial.rebalance.delay.ms'),

@@ -156,6 +156,8 @@ export class PartitionLog {
           if (b.isControl) {
             const marker = readMarker(chunk, b);
             if (marker) this.completeTxn(b.producerId, b.producerEpoch, marker, b.baseOffset, b.maxTimestamp);
+          } else if (b.baseSequence < 0) {
+            if (b.isTransactional) this.producers.beginTxn(b.producerId, b.producerEpoch, b.baseOffset, b.maxTimestamp);
           } else this.producers.update(b, b.baseOffset, b.isTransactional);
           replayed++;
         }
@@ -219,7 +221,8 @@ export class PartitionLog {
    * active segment when needed, and appends every batch in one write. `batches` must be contiguous in
    * `buf`, in order.
    */
-  append(buf: Buffer, batches: AppendBatchInfo[]): AppendResult {
+  /** `fromCoordinator`: a coordinator's own write (no producer sequences to check), as Kafka's AppendOrigin.COORDINATOR. */
+  append(buf: Buffer, batches: AppendBatchInfo[], fromCoordinator = false): AppendResult {
     this.ensureOpen();
     const baseOffset = this.logEndOffset;
     if (batches.length === 0) return { baseOffset, lastOffset: baseOffset - 1 };
@@ -237,6 +240,7 @@ export class PartitionLog {
         markers.set(b, marker);
         continue;
       }
+      if (fromCoordinator) continue;
       const duplicate = this.producers.check(b as ProducerBatch, path.basename(this.dir));
       if (duplicate) return { baseOffset: duplicate.firstOffset, lastOffset: duplicate.lastOffset, duplicate: true };
     }
@@ -268,7 +272,11 @@ export class PartitionLog {
       for (const b of batches) {
         const marker = markers.get(b);
         if (marker) this.completeTxn(b.producerId!, b.producerEpoch!, marker, offset, b.maxTimestamp);
-        else if ((b.producerId ?? -1) >= 0 && !b.isControl) this.producers.update(b as ProducerBatch, offset, b.isTransactional === true);
+        else if ((b.producerId ?? -1) >= 0 && !b.isControl) {
+          if (fromCoordinator || (b.baseSequence ?? -1) < 0) {
+            if (b.isTransactional) this.producers.beginTxn(b.producerId!, b.producerEpoch!, offset, b.maxTimestamp);
+          } else this.producers.update(b as ProducerBatch, offset, b.isTransactional === true);
+        }
         offset += b.lastOffsetDelta + 1;
       }
     }

@@ -205,6 +205,24 @@ export class ProducerStateManager {
     return first;
   }
 
+  /**
+   * A transactional write a coordinator made for the producer (TxnOffsetCommit's records): no sequence to
+   * check or remember, but it opens the producer's transaction on this partition.
+   */
+  beginTxn(producerId: number, producerEpoch: number, firstOffset: number, timestamp: number): void {
+    let entry = this.producers.get(producerId);
+    if (!entry) {
+      entry = { epoch: producerEpoch, currentTxnFirstOffset: -1, coordinatorEpoch: -1, batches: [], lastTimestamp: timestamp };
+      this.producers.set(producerId, entry);
+    }
+    if (entry.currentTxnFirstOffset < 0) {
+      entry.currentTxnFirstOffset = firstOffset;
+      this.ongoing.set(producerId, firstOffset);
+    }
+    entry.lastTimestamp = timestamp;
+    if (!this.snapshotting) this.snapshotting = true;
+  }
+
   /** Forgets producers whose last batch is older than `before` (producer.id.expiration.ms); returns how many. */
   expire(before: number): number {
     let n = 0;

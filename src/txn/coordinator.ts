@@ -156,6 +156,19 @@ export class TransactionCoordinator {
     return all(ErrorCode.NONE);
   }
 
+  /**
+   * KIP-890 part 1: whether a transactional write to topic-partition by this producer belongs to its open
+   * transaction. An error code (INVALID_PRODUCER_ID_MAPPING, PRODUCER_FENCED, CONCURRENT_TRANSACTIONS,
+   * INVALID_TXN_STATE when the partition was not added) or null.
+   */
+  verifyPartition(transactionalId: string, producerId: number, producerEpoch: number, topic: string, partition: number): number | null {
+    const meta = this.txns.get(transactionalId);
+    const error = this.check(meta, producerId, producerEpoch);
+    if (error !== null) return error;
+    if (meta!.state !== 'Ongoing' || !meta!.partitions.get(topic)?.has(partition)) return ErrorCode.INVALID_TXN_STATE;
+    return null;
+  }
+
   /** Commits or aborts the producer's transaction: prepare record, markers, complete record. */
   endTxn(transactionalId: string, producerId: number, producerEpoch: number, commit: boolean): number {
     const meta = this.txns.get(transactionalId);
