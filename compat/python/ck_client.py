@@ -129,6 +129,39 @@ def transactions(a):
     return {'transactions': out, 'error': None}
 
 
+def txn_offsets(a):
+    """send_offsets_to_transaction: for each of a['transactions'] ({offsets: {partition: offset}, end}),
+    begin, produce one record to a['output'], send the offsets of a['input'] for group a['group'], then
+    commit or abort; after each, the group's committed offsets as a read_committed consumer's committed()
+    sees them (OffsetFetch with require_stable)."""
+    conf = base_conf(a)
+    conf.update({'transactional.id': a['id'], 'linger.ms': 5})
+    p = Producer(conf)
+    cconf = base_conf(a)
+    cconf.update({'group.id': a['group'], 'enable.auto.commit': False, 'isolation.level': 'read_committed'})
+    c = Consumer(cconf)
+    after = []
+    try:
+        p.init_transactions(15)
+        for t in a['transactions']:
+            p.begin_transaction()
+            p.produce(a['output'], value=b'out', partition=0)
+            tps = [TopicPartition(a['input'], int(part), off) for part, off in t['offsets'].items()]
+            p.send_offsets_to_transaction(tps, c.consumer_group_metadata(), 15)
+            if t['end'] == 'commit':
+                p.commit_transaction(20)
+            else:
+                p.abort_transaction(20)
+            got = c.committed([TopicPartition(a['input'], part) for part in a['partitions']], timeout=15)
+            after.append([tp.offset for tp in got])
+    except KafkaException as e:
+        err = e.args[0]
+        return {'committed': after, 'error': {'name': err.name(), 'fatal': err.fatal(), 'abortable': err.txn_requires_abort()}}
+    finally:
+        c.close()
+    return {'committed': after, 'error': None}
+
+
 def consume(a):
     """Assigns the given partitions from offset a.get('from', beginning) and reads a['count'] messages."""
     conf = base_conf(a)
@@ -235,7 +268,7 @@ def versions(a):
     return {'client': confluent_kafka.version()[0], 'librdkafka': confluent_kafka.libversion()[0]}
 
 
-COMMANDS = {f.__name__: f for f in [produce, transactions, consume, offsets, create_topics, delete_topics, list_topics, versions]}
+COMMANDS = {f.__name__: f for f in [produce, transactions, txn_offsets, consume, offsets, create_topics, delete_topics, list_topics, versions]}
 
 if __name__ == '__main__':
     driver.main(COMMANDS)

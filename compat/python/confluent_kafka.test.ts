@@ -342,6 +342,24 @@ describe('confluent-kafka-python: transactions (transactional.id)', () => {
     expect(off.high).toBe(7 + 3);
   }, TEST_TIMEOUT);
 
+  it('send_offsets_to_transaction: the offsets become the group\'s committed offsets on commit, not on abort', async () => {
+    await createTopic('ck-txn-in', 2);
+    await createTopic('ck-txn-out', 1);
+    const res = await ck('txn_offsets', {
+      bootstrap: bootstrap(), id: 'ck-txn-offsets-id', group: 'ck-txn-group', input: 'ck-txn-in', output: 'ck-txn-out', partitions: [0, 1],
+      transactions: [
+        { offsets: { 0: 5, 1: 7 }, end: 'commit' },
+        { offsets: { 0: 9 }, end: 'abort' },
+        { offsets: { 1: 11 }, end: 'commit' },
+      ],
+    });
+    expect(res.error).toBeNull();
+    expect(res.committed).toEqual([[5, 7], [5, 7], [5, 11]]);
+    const out = await readAll('ck-txn-out', [0], 2, 'read_committed');
+    expect(out.messages.filter((m) => !m.extra).map((m) => unb64(m.value))).toEqual(['out', 'out']);
+    expect(out.messages.filter((m) => m.extra)).toEqual([]);
+  }, TEST_TIMEOUT);
+
   it('a transaction.timeout.ms above transaction.max.timeout.ms fails init_transactions with INVALID_TRANSACTION_TIMEOUT', async () => {
     const topic = 'ck-txn-timeout';
     await createTopic(topic, 1);
