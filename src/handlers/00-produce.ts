@@ -4,7 +4,8 @@
 // Behaviour: acks 0 (no response), 1 and -1 (this broker is the whole ISR); batches are validated and
 // appended as bytes (see log-validator.ts). A topic that does not exist is UNKNOWN_TOPIC_OR_PARTITION:
 // clients create topics through Metadata, as with Kafka.
-// Not yet: transactions and idempotent sequence checks (a later issue); transactionalId is ignored.
+// Idempotent producers' sequences and epochs are checked by the partition's producer state; a transactional
+// batch must belong to its producer's open transaction on the partition (KIP-890 part 1, verifyTransactional).
 import { ErrorCode, KafkaError, errorCodeOf } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
 import { topicAppendConfig } from '../log-validator.js';

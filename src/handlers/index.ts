@@ -25,9 +25,12 @@ import deleteGroups from './42-delete-groups.js';
 import offsetDelete from './47-offset-delete.js';
 import describeCluster from './60-describe-cluster.js';
 import describeProducers from './61-describe-producers.js';
+import describeTransactions from './65-describe-transactions.js';
+import listTransactions from './66-list-transactions.js';
 
 export const HANDLERS: readonly Handler[] = [
   produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator, joinGroup, heartbeat, leaveGroup,
-  syncGroup, describeGroups, listGroups, apiVersions, createTopics, deleteTopics, initProducerId, addPartitionsToTxn, addOffsetsToTxn, endTxn, txnOffsetCommit, deleteGroups,
-  offsetDelete, describeCluster, describeProducers,
+  syncGroup, describeGroups, listGroups, apiVersions, createTopics, deleteTopics, initProducerId, addPartitionsToTxn,
+  addOffsetsToTxn, endTxn, txnOffsetCommit, deleteGroups, offsetDelete, describeCluster, describeProducers,
+  describeTransactions, listTransactions,
 ];
