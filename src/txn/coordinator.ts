@@ -142,6 +142,8 @@ export class TransactionCoordinator {
       return result;
     }
     const m = meta!;
+    // Already all in the open transaction: nothing to write, as Kafka.
+    if (m.state === 'Ongoing' && topics.every((t) => t.partitions.every((p) => m.partitions.get(t.name)?.has(p)))) return all(ErrorCode.NONE);
     const now = this.host.now();
     if (m.state !== 'Ongoing') {
       m.partitions = new Map();
@@ -169,6 +171,19 @@ export class TransactionCoordinator {
     if (error !== null) return error;
     if (meta!.state !== 'Ongoing' || !meta!.partitions.get(topic)?.has(partition)) return ErrorCode.INVALID_TXN_STATE;
     return null;
+  }
+
+  /**
+   * AddPartitionsToTxn v4+ verifyOnly (KIP-890): whether each partition is in the producer's open
+   * transaction (NONE) or not (TRANSACTION_ABORTABLE); a producer check failing answers every partition.
+   */
+  verifyPartitions(transactionalId: string, producerId: number, producerEpoch: number, topics: { name: string; partitions: number[] }[]): Map<string, Map<number, number>> {
+    const meta = this.txns.get(transactionalId);
+    const error = this.check(meta, producerId, producerEpoch);
+    return new Map(topics.map((t) => [t.name, new Map(t.partitions.map((p) => {
+      if (error !== null) return [p, error];
+      return [p, meta!.state === 'Ongoing' && meta!.partitions.get(t.name)?.has(p) ? ErrorCode.NONE : ErrorCode.TRANSACTION_ABORTABLE];
+    }))]));
   }
 
   /** Commits or aborts the producer's transaction: prepare record, markers, complete record. */

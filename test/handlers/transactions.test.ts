@@ -89,4 +89,21 @@ describe('transactions on the wire', () => {
     const other = await req(28, 3, { transactionalId: id, groupId: `${group}-other`, producerId, producerEpoch, generationId: -1, memberId: '', groupInstanceId: null, topics: [{ name: topic, partitions: [{ partitionIndex: 0, committedOffset: 1, committedLeaderEpoch: -1, committedMetadata: null }] }] });
     expect(other.topics[0].partitions[0].errorCode).toBe(48);
   });
+
+  it('serves the batched v4 form: adds for one transaction, verifies (verifyOnly) for another', async () => {
+    const topic = uniqueTopic('txn-v4');
+    await createTopic(live.client, topic, 2);
+    const a = await init(`tid-a-${topic}`);
+    const b = await init(`tid-b-${topic}`);
+    const res = await req(24, 4, { transactions: [
+      { transactionalId: `tid-a-${topic}`, producerId: a.producerId, producerEpoch: a.producerEpoch, verifyOnly: false, topics: [{ name: topic, partitions: [0] }] },
+      { transactionalId: `tid-b-${topic}`, producerId: b.producerId, producerEpoch: b.producerEpoch, verifyOnly: true, topics: [{ name: topic, partitions: [1] }] },
+    ] });
+    expect(res.errorCode).toBe(0);
+    const codes = res.resultsByTransaction.map((t: any) => t.topicResults[0].resultsByPartition[0].partitionErrorCode);
+    expect(codes).toEqual([0, 120]); // added; not in b's (empty) transaction: TRANSACTION_ABORTABLE
+    const verify = await req(24, 5, { transactions: [{ transactionalId: `tid-a-${topic}`, producerId: a.producerId, producerEpoch: a.producerEpoch, verifyOnly: true, topics: [{ name: topic, partitions: [0, 1] }] }] });
+    expect(verify.resultsByTransaction[0].topicResults[0].resultsByPartition.map((p: any) => p.partitionErrorCode)).toEqual([0, 120]);
+  });
 });
+
