@@ -98,7 +98,8 @@ def try_create_topic(bootstrap, topic):
             pass  # prepare() keeps polling Metadata and reports what it sees
 
 
-def fetch(bootstrap, topic, expected, size, max_window):
+def fetch(bootstrap, topic, expected, size, max_window, trailing=0):
+    # trailing: control records (transaction markers) a server may have written after the last record.
     errors = []
     consumer = Consumer({
         "bootstrap.servers": bootstrap,
@@ -118,9 +119,10 @@ def fetch(bootstrap, topic, expected, size, max_window):
     try:
         tp = TopicPartition(topic, 0)
         lo, hi = consumer.get_watermark_offsets(tp, timeout=10, cached=False)
-        if hi != expected:
+        if not expected <= hi <= expected + trailing:
             raise BenchFailure("count mismatch: produced %d records, but the partition's high watermark is %d"
                                % (expected, hi))
+        hi = expected  # the records are offsets 0..expected-1; a marker after them is not read
         if lo < 0 or lo >= hi:
             raise BenchFailure("nothing to fetch: watermarks [%d, %d)" % (lo, hi))
         # Both servers are read in passes of at most max_window records: the mock retains only ~5 MB,
@@ -187,11 +189,11 @@ def main(argv):
     try:
         if len(argv) >= 3 and argv[1] == "prepare":
             emit(prepare(argv[2], argv[3:]))
-        elif len(argv) == 7 and argv[1] == "fetch":
-            emit(fetch(argv[2], argv[3], int(argv[4]), int(argv[5]), int(argv[6])))
+        elif len(argv) in (7, 8) and argv[1] == "fetch":
+            emit(fetch(argv[2], argv[3], int(argv[4]), int(argv[5]), int(argv[6]), int(argv[7]) if len(argv) == 8 else 0))
         else:
             emit({"ok": False, "error": "usage: rdkafka_client.py prepare BOOTSTRAP TOPIC... | "
-                                        "fetch BOOTSTRAP TOPIC EXPECTED_RECORDS RECORD_SIZE MAX_WINDOW"})
+                                        "fetch BOOTSTRAP TOPIC EXPECTED_RECORDS RECORD_SIZE MAX_WINDOW [TRAILING_MARKERS]"})
     except BenchFailure as e:
         emit({"ok": False, "error": str(e)})
     except KafkaException as e:

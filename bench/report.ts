@@ -8,7 +8,7 @@ import type { Outcome, Workload, WorkloadRun } from './workloads.js';
 
 export const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
 const sizeLabel = (size: number) => (size >= 1024 ? `${size / 1024} KB` : `${size} B`);
-export const workloadLabel = (w: Workload) => `${fmtInt(w.records)} × ${sizeLabel(w.size)}${w.codec === 'none' ? '' : `, ${w.codec}`}${w.idempotent ? ', idempotent' : ''}`;
+export const workloadLabel = (w: Workload) => `${fmtInt(w.records)} × ${sizeLabel(w.size)}${w.codec === 'none' ? '' : `, ${w.codec}`}${w.idempotent ? ', idempotent' : ''}${w.transactional ? ', one transaction' : ''}`;
 
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

@@ -27,7 +27,7 @@
 //   connect, metadata, one round trip, exit) is measured on the same server and subtracted.
 //   librdkafka producer settings are its defaults, spelled out below: linger.ms=5, batch.size=1000000,
 //   batch.num.messages=10000, acks=all, no compression (the compressed rows set compression.codec, the
-//   idempotent row enable.idempotence=true).
+//   idempotent row enable.idempotence=true, the transactional one a transactional.id: all in one transaction).
 //   Fetch: confluent-kafka-python (bench/rdkafka_client.py) on the same system librdkafka. The mock
 //   keeps only the last ~5 MB of a partition (hard-coded in rdkafka_mock.c), so fetching N records from
 //   it means re-reading the retained range several times (seek back = assign again), which only an
@@ -151,7 +151,7 @@ async function main(): Promise<void> {
   let fileProblem: string | null = null;
   try {
     for (const w of kinds.length ? workloads : []) {
-      if (w.codec !== 'none' || w.idempotent) continue; // shares the plain workload's file
+      if (w.codec !== 'none' || w.idempotent || w.transactional) continue; // shares the plain workload's file
       log(`writing ${workloadLabel(w)} records to ${w.file}`);
       writeRecordFile(w.file, w.records, w.size);
       writeRecordFile(w.oneFile, 1, w.size);

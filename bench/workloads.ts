@@ -17,6 +17,8 @@ export interface Workload {
   codec: string;
   /** Produce with enable.idempotence=true: the broker checks every batch's producer sequence. */
   idempotent?: boolean;
+  /** Produce all records in one transaction (kcat -X transactional.id): markers, the coordinator, the LSO. */
+  transactional?: boolean;
   topic: string;
   file: string; // records, one per line
   oneFile: string; // a single record, for the kcat fixed-cost baseline
@@ -29,6 +31,7 @@ export function benchWorkloads(workDir: string): Workload[] {
     { id: 'small', ...small, codec: 'none' },
     // The small records from an idempotent producer: what the broker's sequence checks cost.
     { id: 'small-idempotent', ...small, codec: 'none', idempotent: true },
+    { id: 'small-transactional', ...small, codec: 'none', transactional: true },
     { id: 'large', records: Math.max(1, Math.round(10_000 * SCALE)), size: 100 * 1024, codec: 'none', file: 'large' },
     // The small records again in each codec: what the broker's inflate-and-check of compressed batches costs.
     ...CODECS.map((codec) => ({ id: `small-${codec}`, ...small, codec })),
@@ -105,7 +108,11 @@ async function pyClient(args: string[], timeoutMs: number): Promise<Record<strin
 
 async function kcatProduce(bootstrap: string, topic: string, file: string, w: Workload, timeoutMs: number): Promise<{ seconds: number } | { error: string }> {
   const args = ['-b', bootstrap, '-P', '-t', topic, '-p', '0'];
-  const settings = [...KCAT_PRODUCER_SETTINGS, `compression.codec=${w.codec}`, ...(w.idempotent ? ['enable.idempotence=true'] : [])];
+  const settings = [
+    ...KCAT_PRODUCER_SETTINGS, `compression.codec=${w.codec}`,
+    ...(w.idempotent ? ['enable.idempotence=true'] : []),
+    ...(w.transactional ? [`transactional.id=bench-${topic}-${process.pid}`] : []),
+  ];
   for (const s of settings) args.push('-X', s);
   args.push('-l', file);
   const { proc, seconds, timedOut } = await runToEnd(KCAT, args, timeoutMs);
@@ -146,7 +153,8 @@ export async function runWorkload(kind: 'krill' | 'mock', w: Workload): Promise<
     const cpu1 = { server: processCpuSeconds(server.proc.child.pid), machine: machineCpuTicks() };
     const produceSeconds = Math.max(prod.seconds - overhead, 1e-6);
 
-    const f = await pyClient(['fetch', server.bootstrap, w.topic, String(w.records), String(w.size), String(fetchWindow(w.size))], timeoutMs);
+    const trailing = w.transactional ? '1' : '0'; // the transaction's commit marker follows the records
+    const f = await pyClient(['fetch', server.bootstrap, w.topic, String(w.records), String(w.size), String(fetchWindow(w.size)), trailing], timeoutMs);
     const produced: Outcome = {
       ok: true,
       records: w.records,

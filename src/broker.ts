@@ -21,11 +21,15 @@ import { readOrCreateMetaProperties } from './storage/meta-properties.js';
 import { DataDirLock } from './storage/data-dir-lock.js';
 import { readBuffers } from './storage/read-buffers.js';
 import { GroupCoordinator } from './group/coordinator.js';
-import { OffsetsTopicStore } from './group/offsets-topic.js';
+import { OFFSETS_TOPIC, OffsetsTopicStore } from './group/offsets-topic.js';
 import { ReplicaManager } from './partition/replica-manager.js';
 import { SingleBrokerCluster } from './cluster/cluster-view.js';
 import { TopicAdmin } from './topics.js';
 import { ProducerIdManager } from './cluster/producer-id-manager.js';
+import { TransactionCoordinator } from './txn/coordinator.js';
+import { TransactionStateTopic } from './txn/state-topic.js';
+import { buildMarkerBatch } from '../protocol/control-record.js';
+import { scanBatches } from '../protocol/record-batch.js';
 import { Scheduler } from './scheduler.js';
 
 const CHECKPOINT_INTERVAL_MS = 60_000;
@@ -45,6 +49,9 @@ export class Broker {
   replicas!: ReplicaManager;
   groups!: GroupCoordinator;
   offsetsTopic!: OffsetsTopicStore;
+  transactions!: TransactionCoordinator;
+  transactionState!: TransactionStateTopic;
+  producerIds!: ProducerIdManager;
   /** What each accepted connection is given. */
   connectionHost!: ConnectionHost;
 
@@ -90,6 +97,9 @@ export class Broker {
       throw err;
     }
     broker.scheduler.schedule('log-checkpoints', () => broker.logs.checkpointInBackground(), { periodMs: CHECKPOINT_INTERVAL_MS });
+    broker.scheduler.schedule('transaction-abort', () => {
+      broker.transactions.abortTimedOut();
+    }, { periodMs: config.int('transaction.abort.timed.out.transaction.cleanup.interval.ms') });
     const producerExpirationMs = config.int('producer.id.expiration.ms');
     broker.scheduler.schedule('producer-id-expiration', () => {
       broker.logs.expireProducers(Date.now() - producerExpirationMs);
@@ -105,6 +115,8 @@ export class Broker {
       this.replicas = new ReplicaManager(logs, config.nodeId);
       this.offsetsTopic = OffsetsTopicStore.open(logs, this.replicas, config.int('offsets.topic.num.partitions'));
       this.groups = Broker.openGroups(config, logs, this.offsetsTopic, this.scheduler);
+      this.producerIds = new ProducerIdManager(dataDir, config.nodeId);
+      this.openTransactions(logs);
       const meta = readOrCreateMetaProperties(dataDir, config.nodeId);
       this.clusterId = meta.clusterId;
       this.connectionHost = {
@@ -136,10 +148,35 @@ export class Broker {
       replicas: this.replicas,
       groups: this.groups,
       topics: new TopicAdmin(logs, this.replicas, this.offsetsTopic, this.config, this.log),
-      producerIds: new ProducerIdManager(this.dataDir, this.config.nodeId),
+      producerIds: this.producerIds,
+      transactions: this.transactions,
+      transactionState: this.transactionState,
       config: this.config,
       apiVersions: () => registry.apiVersions(),
     };
+  }
+
+  /** The transaction coordinator, loaded from __transaction_state (completing what a crash left mid-way). */
+  private openTransactions(logs: LogManager): void {
+    const { config, replicas } = this;
+    const state = TransactionStateTopic.open(logs, replicas, config.int('transaction.state.log.num.partitions'), config.int('transaction.state.log.segment.bytes'));
+    const coordinator = new TransactionCoordinator({
+      generateProducerId: () => this.producerIds.generateProducerId(),
+      persist: (meta) => state.persist(meta),
+      writeMarker: (topic, p, producerId, producerEpoch, commit) => {
+        const partition = replicas.partition(topic, p);
+        if (!partition) return;
+        const buf = buildMarkerBatch(producerId, producerEpoch, { commit, coordinatorEpoch: 0 });
+        replicas.appendValidated(partition, buf, scanBatches(buf, { fromClient: false }));
+        // The group coordinator's transactional offsets in that partition become visible, or go.
+        if (topic === OFFSETS_TOPIC) this.groups.completeTxnOffsets(producerId, commit, p);
+      },
+      partitionExists: (topic, p) => replicas.partition(topic, p) !== undefined,
+      now: () => Date.now(),
+    }, { maxTimeoutMs: config.int('transaction.max.timeout.ms') });
+    state.load(coordinator);
+    this.transactionState = state;
+    this.transactions = coordinator;
   }
 
   /** The group coordinator, loaded from __consumer_offsets when it exists. */
@@ -147,6 +184,7 @@ export class Broker {
     const groups = new GroupCoordinator({
       store,
       scheduler,
+      partitionOf: (groupId) => store.partitionFor(groupId),
       minSessionTimeoutMs: config.int('group.min.session.timeout.ms'),
       maxSessionTimeoutMs: config.int('group.max.session.timeout.ms'),
       initialRebalanceDelayMs: config.int('group.initial.rebalance.delay.ms'),

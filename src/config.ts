@@ -59,6 +59,10 @@ export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = Object.freeze
   'offsets.topic.num.partitions': { kind: 'int', default: '50', min: 1, doc: 'Partitions of __consumer_offsets when it is created.' },
   'offsets.retention.minutes': { kind: 'int', default: '10080', min: 1, doc: 'How long committed offsets are kept once their group is Empty (KIP-211); for standalone commits, after the commit.' },
   'offsets.retention.check.interval.ms': { kind: 'long', default: '600000', min: 1, doc: 'How often expired committed offsets are removed.' },
+  'transaction.state.log.num.partitions': { kind: 'int', default: '50', min: 1, doc: 'Partitions of __transaction_state when it is created.' },
+  'transaction.state.log.segment.bytes': { kind: 'int', default: '104857600', min: 1, doc: 'Segment size of __transaction_state.' },
+  'transaction.max.timeout.ms': { kind: 'int', default: '900000', min: 1, doc: 'Largest transaction timeout a producer may ask for.' },
+  'transaction.abort.timed.out.transaction.cleanup.interval.ms': { kind: 'int', default: '10000', min: 1, doc: 'How often transactions open past their timeout are aborted.' },
   'producer.id.expiration.ms': { kind: 'int', default: '86400000', min: 1, doc: 'How long a partition keeps an idempotent producer\'s state after its last batch.' },
   'producer.id.expiration.check.interval.ms': { kind: 'int', default: '600000', min: 1, doc: 'How often expired producer state is removed.' },
 });

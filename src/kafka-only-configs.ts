@@ -25,7 +25,6 @@ export const KAFKA_ONLY_CONFIGS: Readonly<Record<string, ValueRule>> = Object.fr
   'offsets.topic.replication.factor': int(1),
   'transaction.state.log.replication.factor': int(1),
   'transaction.state.log.min.isr': int(1),
-  'transaction.state.log.num.partitions': int(1),
   'share.coordinator.state.topic.replication.factor': int(1),
   'share.coordinator.state.topic.min.isr': int(1),
   'min.insync.replicas': int(1),

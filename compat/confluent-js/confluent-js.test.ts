@@ -39,7 +39,7 @@ async function consumePartition(
   topic: string,
   partition: number,
   count: number,
-  opts: { fromOffset?: number; timeoutMs?: number } = {},
+  opts: { fromOffset?: number; timeoutMs?: number; isolation?: 'read_committed' | 'read_uncommitted' } = {},
 ): Promise<{ messages: Consumed[]; low: number; high: number }> {
   const consumer = new rdkafka.KafkaConsumer(
     {
@@ -52,6 +52,7 @@ async function consumePartition(
       'fetch.wait.max.ms': 100,
       'socket.timeout.ms': 10_000,
       'log_level': 0,
+      'isolation.level': opts.isolation ?? 'read_committed', // librdkafka's default
     },
     { 'auto.offset.reset': 'error' },
   );
@@ -380,6 +381,33 @@ function suite(): void {
         }
       });
     }
+  });
+
+  describe('transactions (transactionalId)', () => {
+    it('commit, abort, commit over 2 partitions: read_committed sees only the committed records, read_uncommitted all', async () => {
+      const topic = topicName('txn');
+      await admin.createTopics({ topics: [{ topic, numPartitions: 2 }] });
+      const p = kafka.producer({ kafkaJS: { transactionalId: topicName('txn-id'), idempotent: true, maxInFlightRequests: 1, acks: -1, allowAutoTopicCreation: false }, 'linger.ms': 5 });
+      await p.connect();
+      const batch = (tag: string, n: number) => Array.from({ length: n }, (_, i) => ({ partition: i % 2, value: `${tag}-${i}` }));
+      try {
+        for (const [tag, end] of [['c1', 'commit'], ['ab', 'abort'], ['c2', 'commit']] as const) {
+          const txn = await p.transaction();
+          await txn.send({ topic, messages: batch(tag, 4) });
+          await (end === 'commit' ? txn.commit() : txn.abort());
+        }
+      } finally {
+        await p.disconnect();
+      }
+      for (const partition of [0, 1]) {
+        const committed = await consumePartition(broker.bootstrap, topic, partition, 4);
+        expect(committed.messages.map((m) => m.value)).toEqual([`c1-${partition}`, `c1-${partition + 2}`, `c2-${partition}`, `c2-${partition + 2}`]);
+        // data 6 + 3 markers; the read_committed high watermark is the last stable offset, here the end
+        expect(committed.high).toBe(9);
+        const all = await consumePartition(broker.bootstrap, topic, partition, 6, { isolation: 'read_uncommitted' });
+        expect(all.messages.map((m) => m.value)).toEqual(['c1', 'ab', 'c2'].flatMap((t) => [`${t}-${partition}`, `${t}-${partition + 2}`]));
+      }
+    });
   });
 
   it('records survive close() and a restart on the same data dir', async () => {

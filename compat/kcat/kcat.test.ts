@@ -442,3 +442,42 @@ describe('kcat: volume and segment rolling', () => {
     expect(logs.length).toBeGreaterThan(2);
   }, TEST_TIMEOUT);
 });
+
+describe('kcat: transactional producer (-X transactional.id)', () => {
+  // kcat >= 1.6 runs a whole -P invocation as one transaction: init_transactions, begin, produce, commit
+  // at the end of input. A read_committed consumer (librdkafka's default) sees it once committed.
+  it('two kcat -P runs with the same transactional.id: both committed, read back read_committed and read_uncommitted, one marker per partition per run', async () => {
+    const dataDir = pool.dir('krill-kcat-txn-');
+    const broker = await pool.start(['--data-dir', dataDir, '--set', 'num.partitions=2']);
+    const txn = ['-X', 'transactional.id=kcat-txn-id'];
+    const first = Array.from({ length: 10 }, (_, i) => `k${i}:first-${i}`);
+    const second = Array.from({ length: 6 }, (_, i) => `k${i}:second-${i}`);
+    await produce(broker, 'txn', first, ['-K', ':', ...txn]);
+    await produce(broker, 'txn', second, ['-K', ':', ...txn]);
+
+    const payloads = (ms: JsonMsg[]) => ms.sort(byPartitionOffset).map((m) => m.payload);
+    const committed = await consumeJson(broker, 'txn', ['-X', 'isolation.level=read_committed']);
+    const uncommitted = await consumeJson(broker, 'txn', ['-X', 'isolation.level=read_uncommitted']);
+    expect(payloads(committed).sort()).toEqual([...first, ...second].map((l) => l.split(':')[1]).sort());
+    expect(payloads(uncommitted)).toEqual(payloads(committed));
+    // per partition, the order of each run is kept
+    for (const p of [0, 1]) {
+      const vals = committed.filter((m) => m.partition === p).map((m) => m.payload!);
+      const firstVals = vals.filter((v) => v.startsWith('first-'));
+      expect(vals).toEqual([...firstVals, ...vals.filter((v) => v.startsWith('second-'))]);
+      expect(firstVals.map((v) => Number(v.split('-')[1]))).toEqual(firstVals.map((v) => Number(v.split('-')[1])).sort((a, b) => a - b));
+    }
+
+    // on disk: transactional data batches of one producer id (epoch 0 then 1: each run re-inits the id)
+    // and a one-record control batch (baseSequence -1) after each run's data in every partition it touched
+    for (const p of [0, 1]) {
+      const log = partitionFiles(dataDir, 'txn', p).find((f) => f.endsWith('.log'))!;
+      const batches = readBatchHeaders(path.join(dataDir, `txn-${p}`, log));
+      const markers = batches.filter((b) => b.baseSequence === -1);
+      expect(markers.map((b) => b.producerEpoch)).toEqual([0, 1]);
+      expect(new Set(batches.map((b) => b.producerId)).size).toBe(1);
+      const dataRecords = batches.filter((b) => b.baseSequence !== -1).reduce((n, b) => n + b.records, 0);
+      expect(dataRecords).toBe(committed.filter((m) => m.partition === p).length);
+    }
+  }, TEST_TIMEOUT);
+});

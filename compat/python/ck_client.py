@@ -97,6 +97,71 @@ def produce(a):
     return {'reports': reports, 'undelivered': remaining, 'client_errors': client_errors}
 
 
+def transactions(a):
+    """One transactional producer (transactional.id a['id']) runs a['transactions'] in order: each
+    {records: [...], end: 'commit'|'abort'} is begin_transaction, produce every record, then commit or abort.
+    Returns the delivery reports per transaction and the first error (name, fatal/abortable) if any."""
+    conf = base_conf(a)
+    conf.update({'transactional.id': a['id'], 'linger.ms': 5, 'message.timeout.ms': 20000})
+    conf.update(a.get('conf', {}))
+    p = Producer(conf)
+    out = []
+    try:
+        p.init_transactions(15)
+        for t in a['transactions']:
+            reports = []
+
+            def on_delivery(err, msg, reports=reports):
+                reports.append({'error': err.name()} if err is not None else {'partition': msg.partition(), 'offset': msg.offset()})
+            p.begin_transaction()
+            for r in t['records']:
+                p.produce(a['topic'], value=unb64(r.get('value')), key=unb64(r.get('key')), partition=r.get('partition', -1), on_delivery=on_delivery)
+                p.poll(0)
+            if t['end'] == 'commit':
+                p.commit_transaction(20)
+            else:
+                p.flush(20)  # the records reach the log before the abort, as in a real failed transaction
+                p.abort_transaction(20)
+            out.append({'end': t['end'], 'reports': reports})
+    except KafkaException as e:
+        err = e.args[0]
+        return {'transactions': out, 'error': {'name': err.name(), 'fatal': err.fatal(), 'abortable': err.txn_requires_abort()}}
+    return {'transactions': out, 'error': None}
+
+
+def txn_offsets(a):
+    """send_offsets_to_transaction: for each of a['transactions'] ({offsets: {partition: offset}, end}),
+    begin, produce one record to a['output'], send the offsets of a['input'] for group a['group'], then
+    commit or abort; after each, the group's committed offsets as a read_committed consumer's committed()
+    sees them (OffsetFetch with require_stable)."""
+    conf = base_conf(a)
+    conf.update({'transactional.id': a['id'], 'linger.ms': 5})
+    p = Producer(conf)
+    cconf = base_conf(a)
+    cconf.update({'group.id': a['group'], 'enable.auto.commit': False, 'isolation.level': 'read_committed'})
+    c = Consumer(cconf)
+    after = []
+    try:
+        p.init_transactions(15)
+        for t in a['transactions']:
+            p.begin_transaction()
+            p.produce(a['output'], value=b'out', partition=0)
+            tps = [TopicPartition(a['input'], int(part), off) for part, off in t['offsets'].items()]
+            p.send_offsets_to_transaction(tps, c.consumer_group_metadata(), 15)
+            if t['end'] == 'commit':
+                p.commit_transaction(20)
+            else:
+                p.abort_transaction(20)
+            got = c.committed([TopicPartition(a['input'], part) for part in a['partitions']], timeout=15)
+            after.append([tp.offset for tp in got])
+    except KafkaException as e:
+        err = e.args[0]
+        return {'committed': after, 'error': {'name': err.name(), 'fatal': err.fatal(), 'abortable': err.txn_requires_abort()}}
+    finally:
+        c.close()
+    return {'committed': after, 'error': None}
+
+
 def consume(a):
     """Assigns the given partitions from offset a.get('from', beginning) and reads a['count'] messages."""
     conf = base_conf(a)
@@ -110,6 +175,7 @@ def consume(a):
         'auto.offset.reset': 'earliest',
         'api.version.request': True,
     })
+    conf.update(a.get('conf', {}))  # e.g. isolation.level (librdkafka's default is read_committed)
     c = Consumer(conf)
     start = a.get('from', confluent_kafka.OFFSET_BEGINNING)
     c.assign([TopicPartition(a['topic'], p, start) for p in a['partitions']])
@@ -202,7 +268,7 @@ def versions(a):
     return {'client': confluent_kafka.version()[0], 'librdkafka': confluent_kafka.libversion()[0]}
 
 
-COMMANDS = {f.__name__: f for f in [produce, consume, offsets, create_topics, delete_topics, list_topics, versions]}
+COMMANDS = {f.__name__: f for f in [produce, transactions, txn_offsets, consume, offsets, create_topics, delete_topics, list_topics, versions]}
 
 if __name__ == '__main__':
     driver.main(COMMANDS)

@@ -307,3 +307,64 @@ describe('confluent-kafka-python: AdminClient', () => {
     expect([off.low, off.high]).toEqual([0, 0]);
   }, TEST_TIMEOUT);
 });
+
+describe('confluent-kafka-python: transactions (transactional.id)', () => {
+  interface TxnRun { transactions: { end: string; reports: Report[] }[]; error: { name: string; fatal: boolean; abortable: boolean } | null }
+  const txns = (id: string, topic: string, transactions: { end: 'commit' | 'abort'; records: PyRecord[] }[], conf: object = {}) =>
+    ck<TxnRun>('transactions', { bootstrap: bootstrap(), id, topic, conf, transactions: transactions.map((t) => ({ end: t.end, records: t.records.map(encodeRecord) })) });
+  const recs = (tag: string, n: number, partitions: number) => Array.from({ length: n }, (_, i) => ({ key: null, value: `${tag}-${i}`, partition: i % partitions }));
+  const readAll = (topic: string, partitions: number[], count: number, isolation: 'read_committed' | 'read_uncommitted') =>
+    ck<{ messages: Consumed[]; errors: string[] }>('consume', { bootstrap: bootstrap(), topic, partitions, count, conf: { 'isolation.level': isolation } });
+
+  it('init/begin/produce/commit and abort: read_committed sees only the committed records, read_uncommitted all', async () => {
+    const topic = 'ck-txn';
+    await createTopic(topic, 2);
+    const run = await txns('ck-txn-id', topic, [
+      { end: 'commit', records: recs('c1', 6, 2) },
+      { end: 'abort', records: recs('ab', 4, 2) },
+      { end: 'commit', records: recs('c2', 4, 2) },
+    ]);
+    expect(run.error).toBeNull();
+    for (const t of run.transactions) for (const r of t.reports) expect(r, JSON.stringify(r)).not.toHaveProperty('error');
+
+    const committed = await readAll(topic, [0, 1], 10, 'read_committed');
+    expect(committed.errors).toEqual([]);
+    const byPartition = (ms: Consumed[], p: number) => ms.filter((m) => m.partition === p && !m.extra).map((m) => unb64(m.value));
+    expect(committed.messages.filter((m) => m.extra)).toEqual([]);
+    expect(byPartition(committed.messages, 0)).toEqual(['c1-0', 'c1-2', 'c1-4', 'c2-0', 'c2-2']);
+    expect(byPartition(committed.messages, 1)).toEqual(['c1-1', 'c1-3', 'c1-5', 'c2-1', 'c2-3']);
+
+    const all = await readAll(topic, [0, 1], 14, 'read_uncommitted');
+    expect(all.messages.filter((m) => m.extra)).toEqual([]);
+    expect(byPartition(all.messages, 0)).toEqual(['c1-0', 'c1-2', 'c1-4', 'ab-0', 'ab-2', 'c2-0', 'c2-2']);
+    // three transactions, three markers: the high watermark counts them, the consumers skip them
+    const off = await ck('offsets', { bootstrap: bootstrap(), topic, partition: 0 });
+    expect(off.high).toBe(7 + 3);
+  }, TEST_TIMEOUT);
+
+  it('send_offsets_to_transaction: the offsets become the group\'s committed offsets on commit, not on abort', async () => {
+    await createTopic('ck-txn-in', 2);
+    await createTopic('ck-txn-out', 1);
+    const res = await ck('txn_offsets', {
+      bootstrap: bootstrap(), id: 'ck-txn-offsets-id', group: 'ck-txn-group', input: 'ck-txn-in', output: 'ck-txn-out', partitions: [0, 1],
+      transactions: [
+        { offsets: { 0: 5, 1: 7 }, end: 'commit' },
+        { offsets: { 0: 9 }, end: 'abort' },
+        { offsets: { 1: 11 }, end: 'commit' },
+      ],
+    });
+    expect(res.error).toBeNull();
+    expect(res.committed).toEqual([[5, 7], [5, 7], [5, 11]]);
+    const out = await readAll('ck-txn-out', [0], 2, 'read_committed');
+    expect(out.messages.filter((m) => !m.extra).map((m) => unb64(m.value))).toEqual(['out', 'out']);
+    expect(out.messages.filter((m) => m.extra)).toEqual([]);
+  }, TEST_TIMEOUT);
+
+  it('a transaction.timeout.ms above transaction.max.timeout.ms fails init_transactions with INVALID_TRANSACTION_TIMEOUT', async () => {
+    const topic = 'ck-txn-timeout';
+    await createTopic(topic, 1);
+    const run = await txns('ck-txn-bad-timeout', topic, [{ end: 'commit', records: recs('x', 1, 1) }], { 'transaction.timeout.ms': 900_001 });
+    expect(run.transactions).toEqual([]);
+    expect(run.error?.name).toBe('INVALID_TRANSACTION_TIMEOUT');
+  }, TEST_TIMEOUT);
+});

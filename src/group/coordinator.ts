@@ -21,6 +21,8 @@ import { Scheduler } from '../scheduler.js';
 
 export interface CoordinatorOptions extends OffsetsOptions {
   timers?: Timers;
+  /** The __consumer_offsets partition of a group; default: all in one. */
+  partitionOf?: (groupId: string) => number;
   /** Runs the periodic offsets expiration; the broker's. Without one the coordinator keeps its own. */
   scheduler?: Scheduler;
   store?: CoordinatorStore;
@@ -73,6 +75,8 @@ export class GroupCoordinator {
   private readonly offsets: GroupOffsets;
   /** A scheduler made for this coordinator alone (none was given), closed with it. */
   private readonly ownScheduler: Scheduler | null;
+  /** The __consumer_offsets partition of a group (where its transaction markers land). */
+  private readonly partitionOf: (groupId: string) => number;
   private closed = false;
 
   constructor(options: CoordinatorOptions = {}) {
@@ -82,6 +86,7 @@ export class GroupCoordinator {
     this.maxSession = options.maxSessionTimeoutMs ?? brokerConfigDefault('group.max.session.timeout.ms');
     this.initialDelay = options.initialRebalanceDelayMs ?? brokerConfigDefault('group.initial.rebalance.delay.ms');
     this.ownScheduler = options.scheduler ? null : new Scheduler({ error: () => {} });
+    this.partitionOf = options.partitionOf ?? (() => 0);
     this.offsets = new GroupOffsets(
       {
         groups: this.groups,
@@ -544,6 +549,25 @@ export class GroupCoordinator {
   /** One retention pass (normally run by a timer); returns the number of offsets expired. */
   expireOffsets(now?: number): number {
     return this.offsets.expire(now);
+  }
+
+  /** The __consumer_offsets partition that holds the group's records. */
+  offsetsPartitionFor(groupId: string): number {
+    return this.partitionOf(groupId);
+  }
+
+  commitTxnOffsets(...args: Parameters<GroupOffsets['commitTxn']>): ReturnType<GroupOffsets['commitTxn']> {
+    return this.offsets.commitTxn(...args);
+  }
+
+  /** A transaction marker in __consumer_offsets partition `offsetsPartition` ends the producer's pending offsets there. */
+  completeTxnOffsets(producerId: number, commit: boolean, offsetsPartition: number): void {
+    this.offsets.completeTxn(producerId, commit, (groupId) => this.partitionOf(groupId) === offsetsPartition);
+  }
+
+  /** Replay: an offset written by a transaction, pending until its marker. */
+  loadPendingOffset(producerId: number, groupId: string, topic: string, partition: number, value: CommittedOffset): void {
+    this.offsets.loadPending(producerId, groupId, topic, partition, value);
   }
 
   /** Replay: a committed offset (value null = tombstone). */

@@ -7,7 +7,8 @@ import { buildBatch, decodeBatch, scanBatches } from '../../protocol/record-batc
 import type { LogManager } from '../storage/log-manager.js';
 import type { ReplicaManager } from '../partition/replica-manager.js';
 import type { GroupCoordinator } from './coordinator.js';
-import type { CoordinatorStore, StoreRecord } from './store.js';
+import type { CoordinatorStore, StoreRecord, StoreTxn } from './store.js';
+import { readMarker } from '../../protocol/control-record.js';
 import { decodeGroupMetadataValue, decodeKey, decodeOffsetCommitValue, partitionForGroup } from './records.js';
 
 export const OFFSETS_TOPIC = '__consumer_offsets';
@@ -39,13 +40,16 @@ export class OffsetsTopicStore implements CoordinatorStore {
     }
   }
 
-  append(groupId: string, records: StoreRecord[]): void {
+  append(groupId: string, records: StoreRecord[], txn?: StoreTxn): void {
     this.ensureTopic();
     const partition = this.replicas.partition(OFFSETS_TOPIC, this.partitionFor(groupId));
     if (!partition) throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `${OFFSETS_TOPIC} is missing`);
-    const buf = buildBatch(records.map((r) => ({ key: r.key, value: r.value })), { partitionLeaderEpoch: partition.leaderEpoch });
+    // A transaction's offsets go in a transactional batch of its producer (no sequence: the coordinator's write).
+    const buf = buildBatch(records.map((r) => ({ key: r.key, value: r.value })), txn
+      ? { partitionLeaderEpoch: partition.leaderEpoch, producerId: txn.producerId, producerEpoch: txn.producerEpoch, isTransactional: true }
+      : { partitionLeaderEpoch: partition.leaderEpoch });
     // Through the replica manager, as Kafka's coordinator appends, so consumers of the topic are woken.
-    this.replicas.appendValidated(partition, buf, scanBatches(buf));
+    this.replicas.appendValidated(partition, buf, scanBatches(buf, { fromClient: false }), true);
   }
 
   /** Replays every partition into the coordinator, in log order (later records win). */
@@ -61,13 +65,20 @@ export class OffsetsTopicStore implements CoordinatorStore {
         let next = offset;
         for (const info of scanBatches(chunk, { fromClient: false })) {
           next = info.baseOffset + info.lastOffsetDelta + 1;
-          if (info.isControl) continue;
+          if (info.isControl) {
+            const marker = readMarker(chunk, info);
+            if (marker) coordinator.completeTxnOffsets(info.producerId, marker.commit, p);
+            continue;
+          }
+          const pending = info.isTransactional && info.producerId >= 0 ? info.producerId : null;
           const batch = decodeBatch(chunk, info.position);
           for (const r of batch.records) {
             if (info.baseOffset + r.offsetDelta < offset || !r.key) continue;
             const key = decodeKey(r.key);
             if (!key) continue;
-            if (key.type === 'offset') {
+            if (key.type === 'offset' && pending !== null) {
+              if (r.value) coordinator.loadPendingOffset(pending, key.key.group, key.key.topic, key.key.partition, decodeOffsetCommitValue(r.value));
+            } else if (key.type === 'offset') {
               coordinator.loadOffset(key.key.group, key.key.topic, key.key.partition, r.value ? decodeOffsetCommitValue(r.value) : null);
             } else {
               coordinator.loadGroup(key.group, r.value ? decodeGroupMetadataValue(r.value) : null);

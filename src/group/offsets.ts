@@ -63,6 +63,8 @@ const MAX_TIMER_MS = 2_147_483_647;
 const EXPIRATION_TASK = 'delete-expired-group-metadata';
 
 export class GroupOffsets {
+  /** Offsets written by open transactions, by producer id, then group (TxnOffsetCommit). */
+  private readonly pending = new Map<number, Map<string, Map<string, CommittedOffset>>>();
   private readonly metadataMax: number;
   private readonly retentionMs: number;
   private readonly retentionCheckMs: number;
@@ -147,17 +149,108 @@ export class GroupOffsets {
     return result;
   }
 
+  /**
+   * TxnOffsetCommit (KIP-98/447): the offsets are written now, in the producer's transaction, and stay pending
+   * (invisible to OffsetFetch) until its marker commits or aborts them. Member checks apply only when the
+   * request names a generation, a member or an instance (v3+), as in Kafka; the group state does not matter.
+   */
+  commitTxn(
+    groupId: string, producerId: number, producerEpoch: number, generationId: number, memberId: string, groupInstanceId: string | null,
+    topics: { name: string; partitions: CommitPartition[] }[],
+  ): { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[] {
+    const all = (code: number) => topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode: code })) }));
+    if (this.host.isClosed()) return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    if (!groupId) return all(ErrorCode.INVALID_GROUP_ID);
+    const group = this.host.groups.get(groupId);
+    if (group?.is('Dead')) return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    if (generationId >= 0 || memberId !== '' || groupInstanceId !== null) {
+      if (!group) return all(ErrorCode.ILLEGAL_GENERATION);
+      if (groupInstanceId && group.staticMembers.get(groupInstanceId) !== undefined && group.staticMembers.get(groupInstanceId) !== memberId) return all(ErrorCode.FENCED_INSTANCE_ID);
+      if (!group.members.has(memberId)) return all(ErrorCode.UNKNOWN_MEMBER_ID);
+      if (generationId !== group.generationId) return all(ErrorCode.ILLEGAL_GENERATION);
+    }
+    const now = this.host.timers.now();
+    const records: { key: Buffer; value: Buffer }[] = [];
+    const accepted: [string, CommittedOffset][] = [];
+    const result = topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => {
+        const metadata = p.metadata ?? '';
+        if (this.options.partitionExists && !this.options.partitionExists(t.name, p.partition)) return { partitionIndex: p.partition, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
+        if (Buffer.byteLength(metadata) > this.metadataMax) return { partitionIndex: p.partition, errorCode: ErrorCode.OFFSET_METADATA_TOO_LARGE };
+        const value: CommittedOffset = { offset: p.offset, leaderEpoch: p.leaderEpoch, metadata, commitTimestamp: now };
+        records.push({ key: encodeOffsetCommitKey({ group: groupId, topic: t.name, partition: p.partition }), value: encodeOffsetCommitValue(value) });
+        accepted.push([offsetKey(t.name, p.partition), value]);
+        return { partitionIndex: p.partition, errorCode: ErrorCode.NONE as number };
+      }),
+    }));
+    if (records.length > 0) {
+      try {
+        this.host.store?.append(groupId, records, { producerId, producerEpoch });
+      } catch {
+        return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+      }
+    }
+    for (const [k, v] of accepted) this.pendingFor(producerId, groupId).set(k, v);
+    return result;
+  }
+
+  private pendingFor(producerId: number, groupId: string): Map<string, CommittedOffset> {
+    let byGroup = this.pending.get(producerId);
+    if (!byGroup) this.pending.set(producerId, (byGroup = new Map()));
+    let offsets = byGroup.get(groupId);
+    if (!offsets) byGroup.set(groupId, (offsets = new Map()));
+    return offsets;
+  }
+
+  /** Replay: an offset a transaction wrote, pending until its marker. */
+  loadPending(producerId: number, groupId: string, topic: string, partition: number, value: CommittedOffset): void {
+    this.pendingFor(producerId, groupId).set(offsetKey(topic, partition), value);
+  }
+
+  /**
+   * A transaction marker of `producerId` landed in __consumer_offsets partition `offsetsPartition`: its pending
+   * offsets of the groups stored there become committed (commit) or are dropped (abort).
+   */
+  completeTxn(producerId: number, commit: boolean, inPartition: (groupId: string) => boolean): void {
+    const byGroup = this.pending.get(producerId);
+    if (!byGroup) return;
+    for (const [groupId, offsets] of byGroup) {
+      if (!inPartition(groupId)) continue;
+      byGroup.delete(groupId);
+      if (!commit) continue;
+      let group = this.host.groups.get(groupId);
+      if (!group) {
+        group = new Group(groupId);
+        this.host.groups.set(groupId, group);
+      }
+      for (const [k, v] of offsets) group.offsets.set(k, v);
+    }
+    if (byGroup.size === 0) this.pending.delete(producerId);
+  }
+
+  /** Whether a transaction's offsets for the group's partition are pending (OffsetFetch requireStable). */
+  hasPending(groupId: string, topic: string, partition: number): boolean {
+    const k = offsetKey(topic, partition);
+    for (const byGroup of this.pending.values()) if (byGroup.get(groupId)?.has(k)) return true;
+    return false;
+  }
+
   /** null topics: every committed offset of the group. */
-  fetch(groupId: string, topics: { name: string; partitionIndexes: number[] }[] | null) {
+  /** requireStable (OffsetFetch v7+): a partition with offsets pending in a transaction is UNSTABLE_OFFSET_COMMIT. */
+  fetch(groupId: string, topics: { name: string; partitionIndexes: number[] }[] | null, requireStable = false) {
     const group = this.host.groups.get(groupId);
     const entry = (topic: string, partition: number) => {
+      if (requireStable && this.hasPending(groupId, topic, partition)) {
+        return { partitionIndex: partition, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT as number };
+      }
       const c = group?.offsets.get(offsetKey(topic, partition));
       return {
         partitionIndex: partition,
         committedOffset: c ? c.offset : -1,
         committedLeaderEpoch: c ? c.leaderEpoch : -1,
         metadata: c ? c.metadata : '',
-        errorCode: ErrorCode.NONE,
+        errorCode: ErrorCode.NONE as number,
       };
     };
     if (topics === null) {

@@ -20,7 +20,10 @@ export const realTimers: Timers = {
 
 export interface StoreRecord { key: Buffer; value: Buffer | null }
 
+/** The transaction a write belongs to (TxnOffsetCommit): its records are pending until the marker. */
+export interface StoreTxn { producerId: number; producerEpoch: number }
+
 export interface CoordinatorStore {
   /** Durably appends the records to the group's __consumer_offsets partition; throws on failure. */
-  append(groupId: string, records: StoreRecord[]): void;
+  append(groupId: string, records: StoreRecord[], txn?: StoreTxn): void;
 }

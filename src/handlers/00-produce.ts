@@ -4,11 +4,15 @@
 // Behaviour: acks 0 (no response), 1 and -1 (this broker is the whole ISR); batches are validated and
 // appended as bytes (see log-validator.ts). A topic that does not exist is UNKNOWN_TOPIC_OR_PARTITION:
 // clients create topics through Metadata, as with Kafka.
-// Not yet: transactions and idempotent sequence checks (a later issue); transactionalId is ignored.
+// Idempotent producers' sequences and epochs are checked by the partition's producer state; a transactional
+// batch must belong to its producer's open transaction on the partition (KIP-890 part 1, verifyTransactional).
 import { ErrorCode, KafkaError, errorCodeOf } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
 import { topicAppendConfig } from '../log-validator.js';
 import type { ProduceRequest, ProduceResponse } from '../../protocol/messages/00-produce.js';
+import { ATTRIBUTES_OFFSET, PRODUCER_EPOCH_OFFSET, PRODUCER_ID_OFFSET, RECORD_BATCH_OVERHEAD } from '../../protocol/record-batch.js';
+import { readInt64At } from '../../protocol/primitives.js';
+import type { TransactionCoordinator } from '../txn/coordinator.js';
 
 type PartitionResponse = ProduceResponse['responses'][number]['partitionResponses'][number];
 
@@ -26,6 +30,27 @@ function errorResponse(req: ProduceRequest, code: number): ProduceResponse {
   };
 }
 
+const TRANSACTIONAL_FLAG = 0x10;
+
+/**
+ * KIP-890 part 1, as Kafka's ReplicaManager: a transactional batch must belong to its producer's open
+ * transaction on this partition. Kafka's answers for old clients: INVALID_TXN_STATE (TRANSACTION_ABORTABLE
+ * from v11 on) when the partition was not added, INVALID_PRODUCER_EPOCH when fenced, NOT_ENOUGH_REPLICAS
+ * (retriable) while the transaction completes.
+ */
+function verifyTransactional(transactions: TransactionCoordinator, transactionalId: string | null, topic: string, partition: number, records: Buffer | null, version: number): number | null {
+  if (!records || records.length < RECORD_BATCH_OVERHEAD || (records.readInt16BE(ATTRIBUTES_OFFSET) & TRANSACTIONAL_FLAG) === 0) return null;
+  if (transactionalId === null) return ErrorCode.INVALID_TXN_STATE;
+  const error = transactions.verifyPartition(transactionalId, readInt64At(records, PRODUCER_ID_OFFSET), records.readInt16BE(PRODUCER_EPOCH_OFFSET), topic, partition);
+  switch (error) {
+    case null: return null;
+    case ErrorCode.INVALID_TXN_STATE: return version >= 11 ? ErrorCode.TRANSACTION_ABORTABLE : ErrorCode.INVALID_TXN_STATE;
+    case ErrorCode.PRODUCER_FENCED: return ErrorCode.INVALID_PRODUCER_EPOCH;
+    case ErrorCode.CONCURRENT_TRANSACTIONS: return ErrorCode.NOT_ENOUGH_REPLICAS;
+    default: return error;
+  }
+}
+
 export default defineHandler({
   apiKey: 0,
   minVersion: 0,
@@ -34,7 +59,7 @@ export default defineHandler({
   // Records are written to the segment (a copy into the page cache) before handle() returns.
   releasesRequestBytes: true,
   errorResponse,
-  handle({ replicas, topics, apiVersion, log, closeConnection }, req): ProduceResponse | null {
+  handle({ replicas, topics, transactions, apiVersion, log, closeConnection }, req): ProduceResponse | null {
     if (apiVersion < 3) return errorResponse(req, ErrorCode.UNSUPPORTED_VERSION);
     if (req.acks !== 0 && req.acks !== 1 && req.acks !== -1) return errorResponse(req, ErrorCode.INVALID_REQUIRED_ACKS);
     const now = Date.now();
@@ -47,6 +72,11 @@ export default defineHandler({
         const partition = topic && cfg ? replicas.partition(t.name, p.index) : undefined;
         if (!partition || !cfg) {
           partitionResponses.push(partitionResult(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.'));
+          continue;
+        }
+        const txnError = verifyTransactional(transactions, req.transactionalId, t.name, p.index, p.records, apiVersion);
+        if (txnError !== null) {
+          partitionResponses.push(partitionResult(p.index, txnError, 'The partition was not added to the transaction, or the producer is not the transaction\'s.'));
           continue;
         }
         try {

@@ -5,8 +5,9 @@
 // start with a batch whose baseOffset is below fetchOffset; clients skip those records, as with Kafka.
 // Fetch sessions (KIP-227) are declined: every response says sessionId 0, which tells clients to keep
 // sending full requests; a request naming a session gets FETCH_SESSION_ID_NOT_FOUND.
-// Version notes: topic ids replace names from v13 (KIP-516); lastStableOffset is the partition's (the high
-// watermark until transactions exist); preferredReadReplica is always -1 (one broker, no KIP-392).
+// read_committed (isolationLevel 1) stops at the last stable offset and lists the aborted transactions in what
+// it returns (from the segments' .txnindex); read_uncommitted answers abortedTransactions null.
+// Version notes: topic ids replace names from v13 (KIP-516); lastStableOffset is the partition's; preferredReadReplica is always -1 (one broker, no KIP-392).
 import { ErrorCode } from '../../protocol/errors.js';
 import { asKafkaError } from './error-result.js';
 import { defineHandler } from './registry.js';
@@ -16,6 +17,7 @@ import type { ReplicaManager } from '../partition/replica-manager.js';
 import type { TopicAdmin } from '../topics.js';
 
 const EMPTY = Buffer.alloc(0);
+const READ_COMMITTED = 1;
 
 type FetchTopic = FetchRequest['topics'][number];
 type PartitionData = FetchResponse['responses'][number]['partitions'][number];
@@ -40,7 +42,7 @@ function resolveTargets(replicas: ReplicaManager, topics: TopicAdmin, req: Fetch
   return targets;
 }
 
-function readAll(targets: Target[], maxBytes: number) {
+function readAll(targets: Target[], maxBytes: number, readCommitted: boolean) {
   let total = 0;
   let errors = false;
   const results = targets.map(({ partition: p, replica, errorCode }) => {
@@ -64,7 +66,7 @@ function readAll(targets: Target[], maxBytes: number) {
     const budget = Math.min(p.partitionMaxBytes, maxBytes - total);
     if (budget <= 0 && total > 0) return base;
     try {
-      const read = replica.read(p.fetchOffset, Math.max(budget, 0), total === 0);
+      const read = replica.read(p.fetchOffset, Math.max(budget, 0), total === 0, readCommitted);
       let size = 0;
       for (const b of read.records) size += b.length;
       total += size;
@@ -72,6 +74,7 @@ function readAll(targets: Target[], maxBytes: number) {
       base.highWatermark = read.highWatermark;
       base.lastStableOffset = read.lastStableOffset;
       base.logStartOffset = read.logStartOffset;
+      base.abortedTransactions = read.abortedTransactions;
     } catch (err) {
       base.errorCode = asKafkaError(err).code;
       errors = true;
@@ -108,7 +111,7 @@ export default defineHandler({
     const deadline = Date.now() + Math.max(0, req.maxWaitMs);
     const maxBytes = req.maxBytes > 0 ? req.maxBytes : 0x7fffffff;
     for (;;) {
-      const { results, total, errors } = readAll(targets, maxBytes);
+      const { results, total, errors } = readAll(targets, maxBytes, req.isolationLevel === READ_COMMITTED);
       const remaining = deadline - Date.now();
       if (total >= req.minBytes || errors || remaining <= 0 || signal.aborted || targets.length === 0) {
         return respond(req, results);

@@ -1,7 +1,8 @@
 // OffsetFetch: v1-9.
 // Behaviour: committed offsets of a group; a partition without a commit (or an unknown group) is offset -1
 // with empty metadata and no error, as Kafka answers. A null topic list (v2+) means every committed
-// partition of the group. requireStable (v7+) needs no waiting: there are no transactional commits yet.
+// partition of the group. With requireStable (v7+) a partition whose offsets a transaction has written but not
+// yet ended is UNSTABLE_OFFSET_COMMIT, which clients retry, as Kafka answers.
 // Version notes: v2+ has a top-level error, v5+ the leader epoch, v8+ batches groups (KIP-709), v9 adds
 // the KIP-848 member id/epoch, which a classic group ignores.
 import { ErrorCode } from '../../protocol/errors.js';
@@ -22,12 +23,12 @@ export default defineHandler({
         throttleTimeMs: 0,
         groups: req.groups.map((g): GroupResponse => ({
           groupId: g.groupId,
-          topics: groups.fetchOffsets(g.groupId, g.topics),
+          topics: groups.fetchOffsets(g.groupId, g.topics, req.requireStable),
           errorCode: ErrorCode.NONE,
         })),
       };
     }
-    return { throttleTimeMs: 0, topics: groups.fetchOffsets(req.groupId, req.topics), errorCode: ErrorCode.NONE };
+    return { throttleTimeMs: 0, topics: groups.fetchOffsets(req.groupId, req.topics, req.requireStable), errorCode: ErrorCode.NONE };
   },
   errorResponse(req, code, version): OffsetFetchResponse {
     if (version >= 8) return { throttleTimeMs: 0, groups: req.groups.map((g): GroupResponse => ({ groupId: g.groupId, topics: [], errorCode: code })) };

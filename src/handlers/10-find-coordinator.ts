@@ -1,13 +1,14 @@
 // FindCoordinator: v0-6.
-// Behaviour: on a single broker every group's coordinator is this broker; the first lookup creates
-// __consumer_offsets, as in Kafka. Transaction coordinators
-// (keyType 1) do not exist yet: those keys get COORDINATOR_NOT_AVAILABLE, which clients treat as retriable.
+// Behaviour: on a single broker every group's (keyType 0) and every transactional id's (keyType 1)
+// coordinator is this broker; the first lookup creates __consumer_offsets or __transaction_state, as in
+// Kafka. Other key types are INVALID_REQUEST.
 // Version notes: v4+ batches several keys per request (KIP-699); earlier versions carry one key.
 // librdkafka only enables LZ4 for brokers that advertise this API, so it matters beyond groups.
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
 import type { ClusterView } from '../cluster/cluster-view.js';
 import type { TopicAdmin } from '../topics.js';
+import type { TransactionStateTopic } from '../txn/state-topic.js';
 import type { FindCoordinatorResponse } from '../../protocol/messages/10-find-coordinator.js';
 import type { ElementOf } from '../../protocol/schema.js';
 
@@ -16,12 +17,12 @@ type Coordinator = ElementOf<FindCoordinatorResponse['coordinators']>;
 type Location = Omit<Coordinator, 'key'>;
 
 const GROUP = 0;
+const TRANSACTION = 1;
 
-function locate(cluster: ClusterView, topics: TopicAdmin, keyType: number): Location {
-  if (keyType !== GROUP) {
-    return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: 'krill has no transaction coordinator yet', nodeId: -1, host: '', port: -1 };
-  }
-  topics.ensureOffsetsTopic(); // as Kafka creates __consumer_offsets on the first lookup
+function locate(cluster: ClusterView, topics: TopicAdmin, transactionState: TransactionStateTopic, keyType: number): Location {
+  if (keyType === GROUP) topics.ensureOffsetsTopic(); // as Kafka creates __consumer_offsets on the first lookup
+  else if (keyType === TRANSACTION) transactionState.ensureTopic();
+  else return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unknown coordinator type ${keyType}`, nodeId: -1, host: '', port: -1 };
   const { nodeId, host, port } = cluster.localEndpoint();
   return { errorCode: ErrorCode.NONE, errorMessage: null, nodeId, host, port };
 }
@@ -30,13 +31,13 @@ export default defineHandler({
   apiKey: 10,
   minVersion: 0,
   maxVersion: 6,
-  handle({ cluster, topics, apiVersion }, req): FindCoordinatorResponse {
+  handle({ cluster, topics, transactionState, apiVersion }, req): FindCoordinatorResponse {
     if (apiVersion >= 4) {
       return {
         throttleTimeMs: 0,
-        coordinators: req.coordinatorKeys.map((key): Coordinator => ({ key, ...locate(cluster, topics, req.keyType) })),
+        coordinators: req.coordinatorKeys.map((key): Coordinator => ({ key, ...locate(cluster, topics, transactionState, req.keyType) })),
       };
     }
-    return { throttleTimeMs: 0, ...locate(cluster, topics, req.keyType) };
+    return { throttleTimeMs: 0, ...locate(cluster, topics, transactionState, req.keyType) };
   },
 });

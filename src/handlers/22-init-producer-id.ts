@@ -2,7 +2,9 @@
 // Behaviour: for an idempotent producer (no transactional id), as Kafka's transaction coordinator does,
 // a new producer id, never handed out before by this data dir, with epoch 0; a producer passing its
 // current id and epoch (v3+, KIP-360) gets a new id too. Passing only one of them is INVALID_REQUEST.
-// Not yet: transactional ids, answered COORDINATOR_NOT_AVAILABLE as FindCoordinator answers for them.
+// With a transactional id, the transaction coordinator's answer (txn/coordinator.ts): a new id, or the
+// same id with its epoch bumped (fencing older incarnations, aborting a transaction they left open);
+// PRODUCER_FENCED is sent as INVALID_PRODUCER_EPOCH below v4, as Kafka does.
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
 import type { InitProducerIdResponse } from '../../protocol/messages/22-init-producer-id.js';
@@ -18,9 +20,13 @@ export default defineHandler({
   apiKey: 22,
   minVersion: 0,
   maxVersion: 5,
-  handle({ producerIds }, req): InitProducerIdResponse {
-    if (req.transactionalId !== null) return answer(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+  handle({ producerIds, transactions, apiVersion }, req): InitProducerIdResponse {
     if ((req.producerId === NO_PRODUCER_ID) !== (req.producerEpoch === NO_PRODUCER_EPOCH)) return answer(ErrorCode.INVALID_REQUEST);
+    if (req.transactionalId !== null) {
+      const r = transactions.initProducerId(req.transactionalId, req.transactionTimeoutMs, req.producerId, req.producerEpoch);
+      const code = r.errorCode === ErrorCode.PRODUCER_FENCED && apiVersion < 4 ? ErrorCode.INVALID_PRODUCER_EPOCH : r.errorCode;
+      return answer(code, r.producerId, r.producerEpoch);
+    }
     return answer(ErrorCode.NONE, producerIds.generateProducerId(), 0);
   },
   errorResponse(_req, code): InitProducerIdResponse {

@@ -17,13 +17,20 @@ import apiVersions from './18-api-versions.js';
 import createTopics from './19-create-topics.js';
 import deleteTopics from './20-delete-topics.js';
 import initProducerId from './22-init-producer-id.js';
+import addPartitionsToTxn from './24-add-partitions-to-txn.js';
+import addOffsetsToTxn from './25-add-offsets-to-txn.js';
+import endTxn from './26-end-txn.js';
+import txnOffsetCommit from './28-txn-offset-commit.js';
 import deleteGroups from './42-delete-groups.js';
 import offsetDelete from './47-offset-delete.js';
 import describeCluster from './60-describe-cluster.js';
 import describeProducers from './61-describe-producers.js';
+import describeTransactions from './65-describe-transactions.js';
+import listTransactions from './66-list-transactions.js';
 
 export const HANDLERS: readonly Handler[] = [
   produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator, joinGroup, heartbeat, leaveGroup,
-  syncGroup, describeGroups, listGroups, apiVersions, createTopics, deleteTopics, initProducerId, deleteGroups,
-  offsetDelete, describeCluster, describeProducers,
+  syncGroup, describeGroups, listGroups, apiVersions, createTopics, deleteTopics, initProducerId, addPartitionsToTxn,
+  addOffsetsToTxn, endTxn, txnOffsetCommit, deleteGroups, offsetDelete, describeCluster, describeProducers,
+  describeTransactions, listTransactions,
 ];

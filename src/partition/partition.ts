@@ -5,12 +5,36 @@
 // it leads every partition from its creation in epoch 0, the ISR is itself, everything appended is
 // committed at once, and with no transactions the last stable offset is the high watermark.
 
+import { RECORD_BATCH_OVERHEAD, readBatchHeader } from '../../protocol/record-batch.js';
 import type { PartitionLog, ReadResult } from '../storage/partition-log.js';
 import type { ActiveProducer } from '../storage/producer-state.js';
 
 export interface PartitionRead extends ReadResult {
   highWatermark: number;
   lastStableOffset: number;
+  /** read_committed only: the producers and first offsets of aborted transactions in the records. */
+  abortedTransactions: { producerId: number; firstOffset: number }[] | null;
+}
+
+/**
+ * The batches of `chunks` below `bound` (a batch boundary: the last stable offset), and the offset after the
+ * last one kept (null when none is).
+ */
+function cutAt(chunks: Buffer[], bound: number): { records: Buffer[]; end: number | null } {
+  const records: Buffer[] = [];
+  let end: number | null = null;
+  for (const chunk of chunks) {
+    let pos = 0;
+    while (pos + RECORD_BATCH_OVERHEAD <= chunk.length) {
+      const info = readBatchHeader(chunk, pos);
+      if (info.baseOffset >= bound) break;
+      end = info.baseOffset + info.lastOffsetDelta + 1;
+      pos += info.size;
+    }
+    if (pos > 0) records.push(pos === chunk.length ? chunk : chunk.subarray(0, pos));
+    if (pos < chunk.length) break;
+  }
+  return { records, end };
 }
 
 /** A single broker leads every partition from its creation on: the leader epoch is always 0. */
@@ -38,7 +62,8 @@ export class Partition {
 
   /** Offset below which no transaction is open: read_committed consumers read up to here. */
   get lastStableOffset(): number {
-    return this.highWatermark;
+    const unstable = this.log.firstUnstableOffset();
+    return unstable === null ? this.highWatermark : Math.min(unstable, this.highWatermark);
   }
 
   get logStartOffset(): number {
@@ -49,10 +74,21 @@ export class Partition {
     return this.log.logEndOffset;
   }
 
-  /** Batches from fetchOffset on, as the leader serves them (see PartitionLog.read), with this partition's offsets. */
-  read(fetchOffset: number, maxBytes: number, minOneBatch: boolean): PartitionRead {
+  /**
+   * Batches from fetchOffset on, as the leader serves them (see PartitionLog.read), with this partition's
+   * offsets. read_committed (Kafka's isolation level 1) stops at the last stable offset and lists the
+   * aborted transactions whose records it returns; otherwise abortedTransactions is null.
+   */
+  read(fetchOffset: number, maxBytes: number, minOneBatch: boolean, readCommitted = false): PartitionRead {
     const read = this.log.read(fetchOffset, maxBytes, minOneBatch);
-    return { records: read.records, highWatermark: this.highWatermark, lastStableOffset: this.lastStableOffset, logStartOffset: read.logStartOffset };
+    const lastStableOffset = this.lastStableOffset;
+    const result: PartitionRead = { records: read.records, highWatermark: this.highWatermark, lastStableOffset, logStartOffset: read.logStartOffset, abortedTransactions: null };
+    if (!readCommitted) return result;
+    const { records, end } = cutAt(read.records, lastStableOffset);
+    result.records = records;
+    result.abortedTransactions = end === null ? [] : this.log.abortedTransactions(fetchOffset, end)
+      .map(({ producerId, firstOffset }) => ({ producerId, firstOffset }));
+    return result;
   }
 
   /** The idempotent producers that wrote to this partition and are not yet expired (DescribeProducers). */

@@ -47,9 +47,9 @@ export class ReplicaManager {
     return this.appendValidated(partition, buf, batches);
   }
 
-  /** Appends batches the broker built itself (coordinator records), as the leader. */
-  appendValidated(partition: Partition, buf: Buffer, batches: BatchInfo[]): AppendResult {
-    const { baseOffset, lastOffset } = partition.log.append(buf, batches);
+  /** Appends batches the broker built itself (coordinator records, transaction markers), as the leader. */
+  appendValidated(partition: Partition, buf: Buffer, batches: BatchInfo[], fromCoordinator = false): AppendResult {
+    const { baseOffset, lastOffset } = partition.log.append(buf, batches, fromCoordinator);
     this.fetchPurgatory.checkAndComplete(partition);
     return { baseOffset, lastOffset, logStartOffset: partition.logStartOffset };
   }

@@ -9,6 +9,8 @@ import type { ReplicaManager } from '../partition/replica-manager.js';
 import type { GroupCoordinator } from '../group/coordinator.js';
 import type { TopicAdmin } from '../topics.js';
 import type { ProducerIdManager } from '../cluster/producer-id-manager.js';
+import type { TransactionCoordinator } from '../txn/coordinator.js';
+import type { TransactionStateTopic } from '../txn/state-topic.js';
 
 export interface ApiVersionRange {
   apiKey: number;
@@ -27,6 +29,9 @@ export interface BrokerServices {
   readonly topics: TopicAdmin;
   /** Producer ids for idempotent producers (InitProducerId). */
   readonly producerIds: ProducerIdManager;
+  /** The transaction coordinator, and the internal topic it keeps its state in. */
+  readonly transactions: TransactionCoordinator;
+  readonly transactionState: TransactionStateTopic;
   readonly config: BrokerConfig;
   /** The APIs and versions this broker serves (ApiVersions). */
   apiVersions(): ApiVersionRange[];

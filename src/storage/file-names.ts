@@ -17,15 +17,16 @@ import path from 'node:path';
 export const LOG_SUFFIX = '.log';
 export const INDEX_SUFFIX = '.index';
 export const TIME_INDEX_SUFFIX = '.timeindex';
+export const TXN_INDEX_SUFFIX = '.txnindex';
 /** Suffixes of leftovers of interrupted operations; such files are deleted when a partition is opened. */
 export const TEMP_SUFFIXES = ['.deleted', '.cleaned', '.swap', '.tmp'] as const;
 export const DELETE_DIR_SUFFIX = '-delete';
 export const STRAY_DIR_SUFFIX = '-stray';
 export const PARTITION_METADATA_FILE = 'partition.metadata';
 
-export type SegmentFileKind = 'log' | 'index' | 'timeindex';
+export type SegmentFileKind = 'log' | 'index' | 'timeindex' | 'txnindex';
 
-const SUFFIX_OF: Record<SegmentFileKind, string> = { log: LOG_SUFFIX, index: INDEX_SUFFIX, timeindex: TIME_INDEX_SUFFIX };
+const SUFFIX_OF: Record<SegmentFileKind, string> = { log: LOG_SUFFIX, index: INDEX_SUFFIX, timeindex: TIME_INDEX_SUFFIX, txnindex: TXN_INDEX_SUFFIX };
 
 /** The 20-digit zero-padded form of an offset: 42 → "00000000000000000042". */
 export function offsetToName(offset: number): string {
@@ -43,7 +44,7 @@ export function segmentFilePath(dir: string, baseOffset: number, kind: SegmentFi
 
 /** Parses "00000000000000000042.log" → { baseOffset: 42, kind: 'log' }; null for any other name. */
 export function parseSegmentFileName(name: string): { baseOffset: number; kind: SegmentFileKind } | null {
-  const m = /^(\d{20})\.(log|index|timeindex)$/.exec(name);
+  const m = /^(\d{20})\.(log|index|timeindex|txnindex)$/.exec(name);
   if (!m) return null;
   const baseOffset = Number(m[1]);
   if (!Number.isSafeInteger(baseOffset)) return null;

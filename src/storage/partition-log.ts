@@ -20,7 +20,10 @@ import { OpenFiles } from './open-files.js';
 import { Segment, type SegmentAppendBatch, type SegmentConfig } from './segment.js';
 import { findOffsetByTimestamp, maxTimestampAndOffset, readBatches, translateOffset } from './segment-reader.js';
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../log-config.js';
-import { ProducerStateManager, snapshotOffsets, type ActiveProducer, type ProducerBatch } from './producer-state.js';
+import { ProducerStateManager, snapshotOffsets, type ActiveProducer, type CompletedTxn, type ProducerBatch } from './producer-state.js';
+import { readMarker, type TransactionMarker } from '../../protocol/control-record.js';
+import type { AbortedTxn } from './transaction-index.js';
+import type { BatchInfo } from '../../protocol/record-batch.js';
 
 /** What a partition log reads of its topic's LogConfig (log-config.ts): when to roll, how densely to index. */
 export type PartitionLogConfig = Pick<LogConfig, 'segmentBytes' | 'segmentMs' | 'indexIntervalBytes'>;
@@ -53,6 +56,9 @@ export interface AppendBatchInfo {
   producerId?: number;
   producerEpoch?: number;
   baseSequence?: number;
+  isTransactional?: boolean;
+  /** A control batch: a transaction marker, written by the broker only. */
+  isControl?: boolean;
 }
 
 /** What append() did: the offsets given, or those of the identical batch appended before (a producer's retry). */
@@ -146,10 +152,14 @@ export class PartitionLog {
       for (const chunk of records) {
         for (const b of scanBatches(chunk, { fromClient: false })) {
           next = b.baseOffset + b.lastOffsetDelta + 1;
-          if (b.producerId >= 0 && !b.isControl && b.baseOffset >= from) {
-            this.producers.update(b, b.baseOffset);
-            replayed++;
-          }
+          if (b.producerId < 0 || b.baseOffset < from) continue;
+          if (b.isControl) {
+            const marker = readMarker(chunk, b);
+            if (marker) this.completeTxn(b.producerId, b.producerEpoch, marker, b.baseOffset, b.maxTimestamp);
+          } else if (b.baseSequence < 0) {
+            if (b.isTransactional) this.producers.beginTxn(b.producerId, b.producerEpoch, b.baseOffset, b.maxTimestamp);
+          } else this.producers.update(b, b.baseOffset, b.isTransactional);
+          replayed++;
         }
       }
       if (next <= from) break;
@@ -211,16 +221,26 @@ export class PartitionLog {
    * active segment when needed, and appends every batch in one write. `batches` must be contiguous in
    * `buf`, in order.
    */
-  append(buf: Buffer, batches: AppendBatchInfo[]): AppendResult {
+  /** `fromCoordinator`: a coordinator's own write (no producer sequences to check), as Kafka's AppendOrigin.COORDINATOR. */
+  append(buf: Buffer, batches: AppendBatchInfo[], fromCoordinator = false): AppendResult {
     this.ensureOpen();
     const baseOffset = this.logEndOffset;
     if (batches.length === 0) return { baseOffset, lastOffset: baseOffset - 1 };
     // As Kafka's UnifiedLog: a retry of a batch already appended is answered with its offsets, and
     // nothing is written. (A client's Produce carries one batch per partition.)
     let producers = false;
+    const markers = new Map<AppendBatchInfo, TransactionMarker>();
     for (const b of batches) {
       if ((b.producerId ?? -1) < 0) continue;
       producers = true;
+      if (b.isControl) {
+        const marker = readMarker(buf, b as BatchInfo);
+        if (!marker) continue;
+        this.producers.checkMarker(b.producerId!, b.producerEpoch!, marker.coordinatorEpoch, path.basename(this.dir));
+        markers.set(b, marker);
+        continue;
+      }
+      if (fromCoordinator) continue;
       const duplicate = this.producers.check(b as ProducerBatch, path.basename(this.dir));
       if (duplicate) return { baseOffset: duplicate.firstOffset, lastOffset: duplicate.lastOffset, duplicate: true };
     }
@@ -250,7 +270,13 @@ export class PartitionLog {
     if (producers) {
       offset = baseOffset;
       for (const b of batches) {
-        if ((b.producerId ?? -1) >= 0) this.producers.update(b as ProducerBatch, offset);
+        const marker = markers.get(b);
+        if (marker) this.completeTxn(b.producerId!, b.producerEpoch!, marker, offset, b.maxTimestamp);
+        else if ((b.producerId ?? -1) >= 0 && !b.isControl) {
+          if (fromCoordinator || (b.baseSequence ?? -1) < 0) {
+            if (b.isTransactional) this.producers.beginTxn(b.producerId!, b.producerEpoch!, offset, b.maxTimestamp);
+          } else this.producers.update(b as ProducerBatch, offset, b.isTransactional === true);
+        }
         offset += b.lastOffsetDelta + 1;
       }
     }
@@ -389,6 +415,35 @@ export class PartitionLog {
     this.active.flush();
     fsyncDir(this.dir, this.segmentConfig.openFiles);
     this._recoveryPoint = this.logEndOffset;
+  }
+
+  /** The first offset of the earliest transaction still open on this partition, or null (the LSO's bound). */
+  firstUnstableOffset(): number | null {
+    return this.producers.firstUnstableOffset();
+  }
+
+  /**
+   * The aborted transactions a read_committed fetch of [fetchOffset, upperBound) must report: those with
+   * records in the range, from the .txnindex of the segments whose markers may end them. Oldest first.
+   */
+  abortedTransactions(fetchOffset: number, upperBound: number): AbortedTxn[] {
+    const out: AbortedTxn[] = [];
+    for (let i = this.segmentIndexFor(fetchOffset); i < this.segments.length; i++) {
+      for (const e of this.segments[i].txnIndex.entries()) {
+        if (e.lastOffset >= fetchOffset && e.firstOffset < upperBound) out.push(e);
+      }
+    }
+    return out.sort((a, b) => a.firstOffset - b.firstOffset);
+  }
+
+  /** A marker at `offset` ends a transaction; an abort goes to the .txnindex of the segment holding it. */
+  private completeTxn(producerId: number, producerEpoch: number, marker: TransactionMarker, offset: number, timestamp: number): void {
+    const done: CompletedTxn = this.producers.completeTxn(producerId, producerEpoch, marker.coordinatorEpoch, offset, !marker.commit, timestamp);
+    if (!done.aborted) return;
+    const index = this.segments[this.segmentIndexFor(offset)].txnIndex;
+    if (index.has(offset)) return; // replaying a marker already indexed
+    const unstable = this.producers.firstUnstableOffset();
+    index.append({ producerId, firstOffset: done.firstOffset, lastOffset: offset, lastStableOffset: unstable ?? offset + 1 });
   }
 
   /** The idempotent producers this partition remembers. */

@@ -13,7 +13,7 @@
 //   int32  count, then per producer:
 //     int64 producer_id   int16 epoch   int32 last_sequence   int64 last_offset
 //     int32 offset_delta (last_offset - the last batch's first offset)   int64 timestamp
-//     int32 coordinator_epoch (-1)   int64 current_txn_first_offset (-1)
+//     int32 coordinator_epoch (-1 before any marker)   int64 current_txn_first_offset (-1 when no transaction is open)
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -57,8 +57,20 @@ export interface ActiveProducer {
   lastTimestamp: number;
 }
 
+/** A transaction a marker ended on this partition: its records span [firstOffset, lastOffset (the marker)]. */
+export interface CompletedTxn {
+  producerId: number;
+  firstOffset: number;
+  lastOffset: number;
+  aborted: boolean;
+}
+
 interface ProducerEntry {
   epoch: number;
+  /** First offset of the producer's open transaction on this partition, -1 when none. */
+  currentTxnFirstOffset: number;
+  /** Epoch of the transaction coordinator whose marker came last, -1 before any. */
+  coordinatorEpoch: number;
   /** Oldest first, at most BATCHES_TO_RETAIN. */
   batches: BatchMetadata[];
   /** Timestamp of the producer's last batch, for producer.id.expiration.ms. */
@@ -77,6 +89,8 @@ function inSequence(lastSeq: number, nextSeq: number): boolean {
 
 export class ProducerStateManager {
   private readonly producers = new Map<number, ProducerEntry>();
+  /** First offsets of the open transactions, by producer id: the last stable offset is the least of them. */
+  private readonly ongoing = new Map<number, number>();
   /** Whether this partition has snapshot files: once it has, one is written at every roll and close. */
   private snapshotting: boolean;
 
@@ -121,12 +135,19 @@ export class ProducerStateManager {
     return null;
   }
 
-  /** Records a producer's batch appended at firstOffset (after check(), or when replaying the log). */
-  update(b: ProducerBatch, firstOffset: number): void {
+  /**
+   * Records a producer's batch appended at firstOffset (after check(), or when replaying the log); a
+   * transactional batch opens the producer's transaction on this partition if none is open.
+   */
+  update(b: ProducerBatch, firstOffset: number, transactional = false): void {
     let entry = this.producers.get(b.producerId);
     if (!entry || b.producerEpoch !== entry.epoch) {
-      entry = { epoch: b.producerEpoch, batches: [], lastTimestamp: -1 };
+      entry = { epoch: b.producerEpoch, currentTxnFirstOffset: entry?.currentTxnFirstOffset ?? -1, coordinatorEpoch: entry?.coordinatorEpoch ?? -1, batches: [], lastTimestamp: -1 };
       this.producers.set(b.producerId, entry);
+    }
+    if (transactional && entry.currentTxnFirstOffset < 0) {
+      entry.currentTxnFirstOffset = firstOffset;
+      this.ongoing.set(b.producerId, firstOffset);
     }
     entry.batches.push({ firstSeq: b.baseSequence, lastSeq: lastSeqOf(b), firstOffset, lastOffset: firstOffset + b.lastOffsetDelta, timestamp: b.maxTimestamp });
     if (entry.batches.length > BATCHES_TO_RETAIN) entry.batches.shift();
@@ -142,11 +163,72 @@ export class ProducerStateManager {
     });
   }
 
+  /**
+   * Checks a transaction marker (a control batch) before it is appended: a marker of an older producer
+   * epoch is INVALID_PRODUCER_EPOCH, one from an older coordinator epoch TRANSACTION_COORDINATOR_FENCED.
+   */
+  checkMarker(producerId: number, producerEpoch: number, coordinatorEpoch: number, partition: string): void {
+    const entry = this.producers.get(producerId);
+    if (!entry) return;
+    if (producerEpoch < entry.epoch) {
+      throw new KafkaError('INVALID_PRODUCER_EPOCH', `Transaction marker of producer ${producerId} in partition ${partition} has epoch ${producerEpoch}, older than the last seen epoch ${entry.epoch}`);
+    }
+    if (coordinatorEpoch < entry.coordinatorEpoch) {
+      throw new KafkaError('TRANSACTION_COORDINATOR_FENCED', `Transaction marker of producer ${producerId} in partition ${partition} comes from coordinator epoch ${coordinatorEpoch}, older than ${entry.coordinatorEpoch}`);
+    }
+  }
+
+  /** A marker appended at `offset` ends the producer's transaction on this partition. */
+  completeTxn(producerId: number, producerEpoch: number, coordinatorEpoch: number, offset: number, aborted: boolean, timestamp: number): CompletedTxn {
+    let entry = this.producers.get(producerId);
+    if (!entry) {
+      entry = { epoch: producerEpoch, currentTxnFirstOffset: -1, coordinatorEpoch: -1, batches: [], lastTimestamp: timestamp };
+      this.producers.set(producerId, entry);
+    }
+    const firstOffset = entry.currentTxnFirstOffset >= 0 ? entry.currentTxnFirstOffset : offset;
+    if (producerEpoch !== entry.epoch) {
+      entry.epoch = producerEpoch;
+      entry.batches = [];
+    }
+    entry.currentTxnFirstOffset = -1;
+    entry.coordinatorEpoch = coordinatorEpoch;
+    entry.lastTimestamp = timestamp;
+    this.ongoing.delete(producerId);
+    if (!this.snapshotting) this.snapshotting = true;
+    return { producerId, firstOffset, lastOffset: offset, aborted };
+  }
+
+  /** The first offset of the earliest open transaction, or null when none is open. */
+  firstUnstableOffset(): number | null {
+    let first: number | null = null;
+    for (const offset of this.ongoing.values()) if (first === null || offset < first) first = offset;
+    return first;
+  }
+
+  /**
+   * A transactional write a coordinator made for the producer (TxnOffsetCommit's records): no sequence to
+   * check or remember, but it opens the producer's transaction on this partition.
+   */
+  beginTxn(producerId: number, producerEpoch: number, firstOffset: number, timestamp: number): void {
+    let entry = this.producers.get(producerId);
+    if (!entry) {
+      entry = { epoch: producerEpoch, currentTxnFirstOffset: -1, coordinatorEpoch: -1, batches: [], lastTimestamp: timestamp };
+      this.producers.set(producerId, entry);
+    }
+    if (entry.currentTxnFirstOffset < 0) {
+      entry.currentTxnFirstOffset = firstOffset;
+      this.ongoing.set(producerId, firstOffset);
+    }
+    entry.lastTimestamp = timestamp;
+    if (!this.snapshotting) this.snapshotting = true;
+  }
+
   /** Forgets producers whose last batch is older than `before` (producer.id.expiration.ms); returns how many. */
   expire(before: number): number {
     let n = 0;
     for (const [id, entry] of this.producers) {
-      if (entry.lastTimestamp < before) {
+      // A producer with an open transaction stays, as in Kafka: the transaction's coordinator ends it.
+      if (entry.lastTimestamp < before && entry.currentTxnFirstOffset < 0) {
         this.producers.delete(id);
         n++;
       }
@@ -174,8 +256,8 @@ export class ProducerStateManager {
       writeInt64At(buf, at + 14, last ? last.lastOffset : -1);
       buf.writeInt32BE(last ? last.lastOffset - last.firstOffset : 0, at + 22);
       writeInt64At(buf, at + 26, entry.lastTimestamp);
-      buf.writeInt32BE(-1, at + 34);
-      writeInt64At(buf, at + 38, -1);
+      buf.writeInt32BE(entry.coordinatorEpoch, at + 34);
+      writeInt64At(buf, at + 38, entry.currentTxnFirstOffset);
       at += ENTRY_SIZE;
     }
     buf.writeUInt32BE(crc32c(buf, 6) >>> 0, 2);
@@ -193,6 +275,7 @@ export class ProducerStateManager {
    */
   loadSnapshot(logEnd: number, warn?: (file: string, why: string) => void): number | null {
     this.producers.clear();
+    this.ongoing.clear();
     const offsets = snapshotOffsets(this.dir);
     for (let i = offsets.length - 1; i >= 0; i--) {
       const file = snapshotPath(this.dir, offsets[i]);
@@ -204,6 +287,7 @@ export class ProducerStateManager {
       if (problem === null) return offsets[i];
       warn?.(file, problem);
       this.producers.clear();
+      this.ongoing.clear();
       fs.rmSync(file, { force: true });
     }
     return null;
@@ -223,7 +307,10 @@ export class ProducerStateManager {
       const first = lastSeq - delta;
       const firstSeq = first < 0 ? first + INT32_MAX + 1 : first;
       const batches = lastSeq < 0 ? [] : [{ firstSeq, lastSeq, firstOffset: lastOffset - delta, lastOffset, timestamp }];
-      this.producers.set(readInt64At(buf, at), { epoch: buf.readInt16BE(at + 8), batches, lastTimestamp: timestamp });
+      const producerId = readInt64At(buf, at);
+      const currentTxnFirstOffset = readInt64At(buf, at + 38);
+      this.producers.set(producerId, { epoch: buf.readInt16BE(at + 8), currentTxnFirstOffset, coordinatorEpoch: buf.readInt32BE(at + 34), batches, lastTimestamp: timestamp });
+      if (currentTxnFirstOffset >= 0) this.ongoing.set(producerId, currentTxnFirstOffset);
     }
     return null;
   }

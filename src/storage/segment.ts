@@ -23,6 +23,7 @@ import type { FileOwner, OpenFiles } from './open-files.js';
 import { OffsetIndex } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 import { RecentBatches } from './recent-batches.js';
+import { TransactionIndex } from './transaction-index.js';
 
 export interface SegmentConfig {
   indexIntervalBytes: number;
@@ -43,6 +44,8 @@ export class Segment implements FileOwner {
   readonly logPath: string;
   readonly index: OffsetIndex;
   readonly timeIndex: TimeIndex;
+  /** Aborted transactions whose markers lie in this segment. */
+  readonly txnIndex: TransactionIndex;
   /** Bytes in the .log. */
   size = 0;
   /** One past the last offset held (the base offset when empty). */
@@ -68,6 +71,7 @@ export class Segment implements FileOwner {
     this.logPath = segmentFilePath(dir, baseOffset, 'log');
     this.index = new OffsetIndex(segmentFilePath(dir, baseOffset, 'index'), baseOffset, config.openFiles, this);
     this.timeIndex = new TimeIndex(segmentFilePath(dir, baseOffset, 'timeindex'), baseOffset, config.openFiles, this);
+    this.txnIndex = new TransactionIndex(segmentFilePath(dir, baseOffset, 'txnindex'));
     this.nextOffset = baseOffset;
     this.createdAt = config.now();
   }
@@ -187,6 +191,7 @@ export class Segment implements FileOwner {
     fs.ftruncateSync(this.handle(), position);
     this.index.truncateToPosition(position);
     this.timeIndex.truncateTo(this.nextOffset);
+    this.txnIndex.truncateTo(this.nextOffset);
     this.size = position;
   }
 
@@ -284,9 +289,10 @@ export class Segment implements FileOwner {
     this.closeFiles();
   }
 
-  /** Closes and removes the three files. */
+  /** Closes and removes its files. */
   delete(): void {
     this.close();
     for (const p of [this.logPath, this.index.path, this.timeIndex.path]) fs.rmSync(p, { force: true });
+    this.txnIndex.delete();
   }
 }

@@ -1,0 +1,36 @@
+// DescribeTransactions: v0 (KIP-664).
+// Behaviour: for each transactional id its coordinator state (Kafka's names), timeout, start time (-1 when
+// none is open), producer id and epoch, and the partitions of its current transaction. An unknown id is
+// TRANSACTIONAL_ID_NOT_FOUND, an empty one INVALID_REQUEST.
+import { ErrorCode } from '../../protocol/errors.js';
+import { defineHandler } from './registry.js';
+import type { DescribeTransactionsResponse } from '../../protocol/messages/65-describe-transactions.js';
+
+type State = DescribeTransactionsResponse['transactionStates'][number];
+
+export default defineHandler({
+  apiKey: 65,
+  minVersion: 0,
+  maxVersion: 0,
+  handle({ transactions }, req): DescribeTransactionsResponse {
+    return {
+      throttleTimeMs: 0,
+      transactionStates: req.transactionalIds.map((transactionalId): State => {
+        const none = { transactionalId, transactionState: '', transactionTimeoutMs: 0, transactionStartTimeMs: -1, producerId: -1, producerEpoch: -1, topics: [] };
+        if (!transactionalId) return { ...none, errorCode: ErrorCode.INVALID_REQUEST };
+        const meta = transactions.get(transactionalId);
+        if (!meta || meta.state === 'Dead') return { ...none, errorCode: ErrorCode.TRANSACTIONAL_ID_NOT_FOUND };
+        return {
+          errorCode: ErrorCode.NONE,
+          transactionalId,
+          transactionState: meta.state,
+          transactionTimeoutMs: meta.timeoutMs,
+          transactionStartTimeMs: meta.state === 'Empty' ? -1 : meta.startTimestamp,
+          producerId: meta.producerId,
+          producerEpoch: meta.producerEpoch,
+          topics: [...meta.partitions].map(([topic, ps]) => ({ topic, partitions: [...ps].sort((a, b) => a - b) })),
+        };
+      }),
+    };
+  },
+});

@@ -1,0 +1,236 @@
+// Kafka's transaction coordinator (KIP-98, the classic protocol every client krill serves runs; see
+// ApiVersions: no transaction.version feature): one TransactionMetadata per transactional id, its state
+// machine, and the markers that end a transaction on each of its partitions. Every state change is written
+// to __transaction_state (state-topic.ts) before it is answered. Markers are written synchronously by this
+// single broker before EndTxn is answered, so PrepareCommit/PrepareAbort are only seen by a load after a crash,
+// which completes them.
+
+import { ErrorCode } from '../../protocol/errors.js';
+
+export type TxnState = 'Empty' | 'Ongoing' | 'PrepareCommit' | 'PrepareAbort' | 'CompleteCommit' | 'CompleteAbort' | 'Dead' | 'PrepareEpochFence';
+
+/** Kafka's TransactionState ids, as stored in TransactionLogValue.transactionStatus. */
+export const TXN_STATE_IDS: Readonly<Record<TxnState, number>> = {
+  Empty: 0, Ongoing: 1, PrepareCommit: 2, PrepareAbort: 3, CompleteCommit: 4, CompleteAbort: 5, Dead: 6, PrepareEpochFence: 7,
+};
+export const TXN_STATES_BY_ID = Object.fromEntries(Object.entries(TXN_STATE_IDS).map(([k, v]) => [v, k])) as Record<number, TxnState>;
+
+export interface TransactionMetadata {
+  transactionalId: string;
+  producerId: number;
+  producerEpoch: number;
+  timeoutMs: number;
+  state: TxnState;
+  /** topic → partitions in the current transaction. */
+  partitions: Map<string, Set<number>>;
+  startTimestamp: number;
+  lastUpdateTimestamp: number;
+}
+
+/** What the coordinator needs of the broker around it. */
+export interface TxnCoordinatorHost {
+  generateProducerId(): number;
+  /** Durably records the transaction's state (a __transaction_state record); throws on failure. */
+  persist(meta: TransactionMetadata): void;
+  /** Writes the marker ending the transaction on one partition; throws when the partition is gone. */
+  writeMarker(topic: string, partition: number, producerId: number, producerEpoch: number, commit: boolean): void;
+  partitionExists(topic: string, partition: number): boolean;
+  now(): number;
+}
+
+export interface TxnCoordinatorOptions {
+  /** transaction.max.timeout.ms */
+  maxTimeoutMs: number;
+}
+
+const MAX_EPOCH = 32766; // Short.MaxValue - 1: the epoch after it needs a new producer id, as in Kafka
+
+export type InitResult = { errorCode: number; producerId: number; producerEpoch: number };
+
+export class TransactionCoordinator {
+  private readonly txns = new Map<string, TransactionMetadata>();
+
+  constructor(
+    private readonly host: TxnCoordinatorHost,
+    private readonly options: TxnCoordinatorOptions,
+  ) {}
+
+  get(transactionalId: string): TransactionMetadata | undefined {
+    return this.txns.get(transactionalId);
+  }
+
+  all(): TransactionMetadata[] {
+    return [...this.txns.values()];
+  }
+
+  /** Replay of __transaction_state (null value: the id expired). */
+  load(meta: TransactionMetadata | null, transactionalId: string): void {
+    if (meta) this.txns.set(transactionalId, meta);
+    else this.txns.delete(transactionalId);
+  }
+
+  /** After a load: a transaction caught between its prepare record and its markers is completed now. */
+  completePrepared(): void {
+    for (const meta of this.txns.values()) {
+      if (meta.state === 'PrepareCommit' || meta.state === 'PrepareAbort') this.writeMarkersAndComplete(meta, meta.state === 'PrepareCommit');
+    }
+  }
+
+  initProducerId(transactionalId: string, timeoutMs: number, producerId: number, producerEpoch: number): InitResult {
+    const fail = (errorCode: number): InitResult => ({ errorCode, producerId: -1, producerEpoch: -1 });
+    if (timeoutMs <= 0 || timeoutMs > this.options.maxTimeoutMs) return fail(ErrorCode.INVALID_TRANSACTION_TIMEOUT);
+    const now = this.host.now();
+    let meta = this.txns.get(transactionalId);
+    if (!meta) {
+      meta = {
+        transactionalId, producerId: this.host.generateProducerId(), producerEpoch: 0, timeoutMs, state: 'Empty',
+        partitions: new Map(), startTimestamp: -1, lastUpdateTimestamp: now,
+      };
+      this.host.persist(meta);
+      this.txns.set(transactionalId, meta);
+      return { errorCode: ErrorCode.NONE, producerId: meta.producerId, producerEpoch: meta.producerEpoch };
+    }
+    // KIP-360: a producer recovering with its id and epoch must still be the current one.
+    if (producerId !== -1 && (producerId !== meta.producerId || producerEpoch !== meta.producerEpoch)) return fail(ErrorCode.PRODUCER_FENCED);
+    if (meta.state === 'PrepareCommit' || meta.state === 'PrepareAbort' || meta.state === 'PrepareEpochFence') return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
+    this.bumpEpoch(meta);
+    if (meta.state === 'Ongoing') {
+      // As Kafka: a transaction left open by an earlier incarnation is aborted under the bumped epoch that
+      // fences it, and the caller is told to retry (CONCURRENT_TRANSACTIONS); its retry bumps the epoch again.
+      this.writeMarkersAndComplete(meta, false);
+      return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
+    }
+    meta.timeoutMs = timeoutMs;
+    meta.state = 'Empty';
+    meta.partitions = new Map();
+    meta.startTimestamp = -1;
+    meta.lastUpdateTimestamp = now;
+    this.host.persist(meta);
+    return { errorCode: ErrorCode.NONE, producerId: meta.producerId, producerEpoch: meta.producerEpoch };
+  }
+
+  private bumpEpoch(meta: TransactionMetadata): void {
+    if (meta.producerEpoch >= MAX_EPOCH) {
+      meta.producerId = this.host.generateProducerId();
+      meta.producerEpoch = 0;
+    } else meta.producerEpoch++;
+  }
+
+  /** The checks every request of a transaction's producer goes through; an error code or null. */
+  private check(meta: TransactionMetadata | undefined, producerId: number, producerEpoch: number): number | null {
+    if (!meta || meta.producerId !== producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
+    if (producerEpoch !== meta.producerEpoch) return ErrorCode.PRODUCER_FENCED;
+    if (meta.state === 'PrepareCommit' || meta.state === 'PrepareAbort' || meta.state === 'PrepareEpochFence') return ErrorCode.CONCURRENT_TRANSACTIONS;
+    return null;
+  }
+
+  /** Adds partitions to the producer's transaction (starting it). Returns an error code per partition. */
+  addPartitions(transactionalId: string, producerId: number, producerEpoch: number, topics: { name: string; partitions: number[] }[]): Map<string, Map<number, number>> {
+    const meta = this.txns.get(transactionalId);
+    const result = new Map<string, Map<number, number>>();
+    const all = (code: number) => {
+      for (const t of topics) result.set(t.name, new Map(t.partitions.map((p) => [p, code])));
+      return result;
+    };
+    const error = this.check(meta, producerId, producerEpoch);
+    if (error !== null) return all(error);
+    const unknown = topics.some((t) => t.partitions.some((p) => !this.host.partitionExists(t.name, p)));
+    if (unknown) {
+      for (const t of topics) {
+        result.set(t.name, new Map(t.partitions.map((p) => [p, this.host.partitionExists(t.name, p) ? ErrorCode.OPERATION_NOT_ATTEMPTED : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION])));
+      }
+      return result;
+    }
+    const m = meta!;
+    // Already all in the open transaction: nothing to write, as Kafka.
+    if (m.state === 'Ongoing' && topics.every((t) => t.partitions.every((p) => m.partitions.get(t.name)?.has(p)))) return all(ErrorCode.NONE);
+    const now = this.host.now();
+    if (m.state !== 'Ongoing') {
+      m.partitions = new Map();
+      m.startTimestamp = now;
+    }
+    for (const t of topics) {
+      let set = m.partitions.get(t.name);
+      if (!set) m.partitions.set(t.name, (set = new Set()));
+      for (const p of t.partitions) set.add(p);
+    }
+    m.state = 'Ongoing';
+    m.lastUpdateTimestamp = now;
+    this.host.persist(m);
+    return all(ErrorCode.NONE);
+  }
+
+  /**
+   * KIP-890 part 1: whether a transactional write to topic-partition by this producer belongs to its open
+   * transaction. An error code (INVALID_PRODUCER_ID_MAPPING, PRODUCER_FENCED, CONCURRENT_TRANSACTIONS,
+   * INVALID_TXN_STATE when the partition was not added) or null.
+   */
+  verifyPartition(transactionalId: string, producerId: number, producerEpoch: number, topic: string, partition: number): number | null {
+    const meta = this.txns.get(transactionalId);
+    const error = this.check(meta, producerId, producerEpoch);
+    if (error !== null) return error;
+    if (meta!.state !== 'Ongoing' || !meta!.partitions.get(topic)?.has(partition)) return ErrorCode.INVALID_TXN_STATE;
+    return null;
+  }
+
+  /**
+   * AddPartitionsToTxn v4+ verifyOnly (KIP-890): whether each partition is in the producer's open
+   * transaction (NONE) or not (TRANSACTION_ABORTABLE); a producer check failing answers every partition.
+   */
+  verifyPartitions(transactionalId: string, producerId: number, producerEpoch: number, topics: { name: string; partitions: number[] }[]): Map<string, Map<number, number>> {
+    const meta = this.txns.get(transactionalId);
+    const error = this.check(meta, producerId, producerEpoch);
+    return new Map(topics.map((t) => [t.name, new Map(t.partitions.map((p) => {
+      if (error !== null) return [p, error];
+      return [p, meta!.state === 'Ongoing' && meta!.partitions.get(t.name)?.has(p) ? ErrorCode.NONE : ErrorCode.TRANSACTION_ABORTABLE];
+    }))]));
+  }
+
+  /** Commits or aborts the producer's transaction: prepare record, markers, complete record. */
+  endTxn(transactionalId: string, producerId: number, producerEpoch: number, commit: boolean): number {
+    const meta = this.txns.get(transactionalId);
+    const error = this.check(meta, producerId, producerEpoch);
+    if (error !== null) return error;
+    const m = meta!;
+    switch (m.state) {
+      case 'Ongoing':
+        this.writeMarkersAndComplete(m, commit);
+        return ErrorCode.NONE;
+      case 'CompleteCommit': // a retry of the EndTxn that completed it
+        return commit ? ErrorCode.NONE : ErrorCode.INVALID_TXN_STATE;
+      case 'CompleteAbort':
+        return commit ? ErrorCode.INVALID_TXN_STATE : ErrorCode.NONE;
+      default:
+        return ErrorCode.INVALID_TXN_STATE;
+    }
+  }
+
+  /** Aborts transactions open longer than their timeout, fencing their producer (Kafka's abort of timed-out ones). */
+  abortTimedOut(): number {
+    const now = this.host.now();
+    let n = 0;
+    for (const meta of this.txns.values()) {
+      if (meta.state !== 'Ongoing' || now - meta.startTimestamp < meta.timeoutMs) continue;
+      this.bumpEpoch(meta);
+      this.writeMarkersAndComplete(meta, false);
+      n++;
+    }
+    return n;
+  }
+
+  private writeMarkersAndComplete(meta: TransactionMetadata, commit: boolean): void {
+    meta.state = commit ? 'PrepareCommit' : 'PrepareAbort';
+    meta.lastUpdateTimestamp = this.host.now();
+    this.host.persist(meta);
+    for (const [topic, partitions] of meta.partitions) {
+      for (const p of partitions) {
+        // A partition deleted meanwhile has nothing left to mark.
+        if (this.host.partitionExists(topic, p)) this.host.writeMarker(topic, p, meta.producerId, meta.producerEpoch, commit);
+      }
+    }
+    meta.state = commit ? 'CompleteCommit' : 'CompleteAbort';
+    meta.partitions = new Map();
+    meta.lastUpdateTimestamp = this.host.now();
+    this.host.persist(meta);
+  }
+}

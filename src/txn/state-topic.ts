@@ -1,0 +1,102 @@
+// __transaction_state: where the transaction coordinator records every state change, as Kafka does (a
+// compacted internal topic; key TransactionLogKey v0 = the transactional id, value TransactionLogValue v0).
+// The partition of a transactional id is Kafka's: Utils.abs(id.hashCode) % partitions. Replayed on start.
+
+import { buildBatch, decodeBatch, scanBatches } from '../../protocol/record-batch.js';
+import { KafkaError } from '../../protocol/errors.js';
+import { TransactionLogKey, TransactionLogValue } from '../../protocol/data/transaction-log.js';
+import { readVersioned, writeVersioned } from '../../protocol/data/versioned.js';
+import type { LogManager } from '../storage/log-manager.js';
+import type { ReplicaManager } from '../partition/replica-manager.js';
+import { javaStringHashCode } from '../group/records.js';
+import { TXN_STATES_BY_ID, TXN_STATE_IDS, type TransactionCoordinator, type TransactionMetadata } from './coordinator.js';
+
+export const TRANSACTION_STATE_TOPIC = '__transaction_state';
+const INT32_MIN = -2147483648;
+
+/** Kafka's Utils.abs(transactionalId.hashCode) % partitions. */
+export function partitionForTransactionalId(transactionalId: string, partitions: number): number {
+  const h = javaStringHashCode(transactionalId);
+  return (h === INT32_MIN ? 0 : Math.abs(h)) % partitions;
+}
+
+export class TransactionStateTopic {
+  constructor(
+    private readonly logs: LogManager,
+    private readonly replicas: ReplicaManager,
+    readonly numPartitions: number,
+    private readonly segmentBytes: number,
+  ) {}
+
+  static open(logs: LogManager, replicas: ReplicaManager, numPartitions: number, segmentBytes: number): TransactionStateTopic {
+    const existing = logs.getTopic(TRANSACTION_STATE_TOPIC);
+    return new TransactionStateTopic(logs, replicas, existing ? existing.partitions : numPartitions, segmentBytes);
+  }
+
+  /** Created on the first FindCoordinator for a transactional id, as Kafka does. */
+  ensureTopic(): void {
+    if (!this.logs.getTopic(TRANSACTION_STATE_TOPIC)) {
+      this.logs.createTopic(TRANSACTION_STATE_TOPIC, this.numPartitions, { 'cleanup.policy': 'compact', 'segment.bytes': String(this.segmentBytes) });
+    }
+  }
+
+  persist(meta: TransactionMetadata): void {
+    this.ensureTopic();
+    const partition = this.replicas.partition(TRANSACTION_STATE_TOPIC, partitionForTransactionalId(meta.transactionalId, this.numPartitions));
+    if (!partition) throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `${TRANSACTION_STATE_TOPIC} is missing`);
+    const key = writeVersioned(TransactionLogKey, 0, { transactionalId: meta.transactionalId });
+    const value = writeVersioned(TransactionLogValue, 0, {
+      producerId: meta.producerId,
+      producerEpoch: meta.producerEpoch,
+      transactionTimeoutMs: meta.timeoutMs,
+      transactionStatus: TXN_STATE_IDS[meta.state],
+      transactionPartitions: meta.state === 'Empty' || meta.state.startsWith('Complete') ? null
+        : [...meta.partitions].map(([topic, ps]) => ({ topic, partitionIds: [...ps].sort((a, b) => a - b) })),
+      transactionLastUpdateTimestampMs: meta.lastUpdateTimestamp,
+      transactionStartTimestampMs: meta.startTimestamp,
+    });
+    const buf = buildBatch([{ key, value }], { partitionLeaderEpoch: partition.leaderEpoch });
+    this.replicas.appendValidated(partition, buf, scanBatches(buf));
+  }
+
+  /** Replays every partition into the coordinator, in log order, then completes what was mid-way. */
+  load(coordinator: TransactionCoordinator): void {
+    for (let p = 0; p < this.numPartitions; p++) {
+      const log = this.logs.partition(TRANSACTION_STATE_TOPIC, p);
+      if (!log) continue;
+      let offset = log.logStartOffset;
+      while (offset < log.logEndOffset) {
+        const { records } = log.read(offset, 1 << 20);
+        if (records.length === 0) break;
+        const chunk = records.length === 1 ? records[0] : Buffer.concat(records);
+        let next = offset;
+        for (const info of scanBatches(chunk, { fromClient: false })) {
+          next = info.baseOffset + info.lastOffsetDelta + 1;
+          if (info.isControl) continue;
+          for (const r of decodeBatch(chunk, info.position).records) {
+            if (info.baseOffset + r.offsetDelta < offset || !r.key) continue;
+            const { transactionalId } = readVersioned(TransactionLogKey, r.key);
+            if (!r.value) {
+              coordinator.load(null, transactionalId);
+              continue;
+            }
+            const v = readVersioned(TransactionLogValue, r.value);
+            coordinator.load({
+              transactionalId,
+              producerId: v.producerId,
+              producerEpoch: v.producerEpoch,
+              timeoutMs: v.transactionTimeoutMs,
+              state: TXN_STATES_BY_ID[v.transactionStatus] ?? 'Empty',
+              partitions: new Map((v.transactionPartitions ?? []).map((t) => [t.topic, new Set(t.partitionIds)])),
+              startTimestamp: v.transactionStartTimestampMs,
+              lastUpdateTimestamp: v.transactionLastUpdateTimestampMs,
+            }, transactionalId);
+          }
+        }
+        if (next <= offset) break;
+        offset = next;
+      }
+    }
+    coordinator.completePrepared();
+  }
+}
