@@ -1,8 +1,11 @@
-// EndTxn: v0-4 (v5 belongs to KIP-890's transaction.version 2, which krill does not advertise).
+// EndTxn: v0-5.
 // Behaviour: commits or aborts the producer's transaction: the prepare record, a marker on every partition
 // of the transaction, the complete record, then the answer (txn/coordinator.ts). A retry of the EndTxn that
 // completed it succeeds; ending a transaction that is not open is INVALID_TXN_STATE. PRODUCER_FENCED is
 // sent as INVALID_PRODUCER_EPOCH below v2.
+// v5 has KIP-890 part 2's semantics, as Kafka picks them from the version: every end bumps the epoch, and
+// the answer carries the producer id and epoch for the next transaction. Clients send v5 only to brokers
+// finalizing transaction.version 2, which krill does not advertise.
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
 import type { EndTxnResponse } from '../../protocol/messages/26-end-txn.js';
@@ -10,8 +13,12 @@ import type { EndTxnResponse } from '../../protocol/messages/26-end-txn.js';
 export default defineHandler({
   apiKey: 26,
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 5,
   handle({ transactions, apiVersion }, req): EndTxnResponse {
+    if (apiVersion >= 5) {
+      const r = transactions.endTxnV2(req.transactionalId, req.producerId, req.producerEpoch, req.committed);
+      return { throttleTimeMs: 0, errorCode: r.errorCode, producerId: r.producerId, producerEpoch: r.producerEpoch };
+    }
     const code = transactions.endTxn(req.transactionalId, req.producerId, req.producerEpoch, req.committed);
     return { throttleTimeMs: 0, errorCode: code === ErrorCode.PRODUCER_FENCED && apiVersion < 2 ? ErrorCode.INVALID_PRODUCER_EPOCH : code };
   },

@@ -205,6 +205,45 @@ export class TransactionCoordinator {
     }
   }
 
+  /**
+   * EndTxn v5 (KIP-890 part 2, "transaction version 2"): every end bumps the producer's epoch, which the
+   * answer returns for the next transaction; a retry is recognised by the epoch before the bump. Kafka
+   * picks these semantics from the request version alone.
+   */
+  endTxnV2(transactionalId: string, producerId: number, producerEpoch: number, commit: boolean): InitResult {
+    const meta = this.txns.get(transactionalId);
+    const fail = (errorCode: number): InitResult => ({ errorCode, producerId: -1, producerEpoch: -1 });
+    if (!meta || meta.producerId !== producerId) return fail(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+    const current = producerEpoch === meta.producerEpoch;
+    const retry = producerEpoch === meta.producerEpoch - 1;
+    if (!current && !retry) return fail(ErrorCode.PRODUCER_FENCED);
+    const ok = (): InitResult => ({ errorCode: ErrorCode.NONE, producerId: meta.producerId, producerEpoch: meta.producerEpoch });
+    const bumpAndEnd = (): InitResult => {
+      this.bumpEpoch(meta);
+      this.writeMarkersAndComplete(meta, commit);
+      return ok();
+    };
+    switch (meta.state) {
+      case 'Ongoing':
+        return current ? bumpAndEnd() : fail(ErrorCode.PRODUCER_FENCED);
+      case 'PrepareCommit':
+      case 'PrepareAbort':
+      case 'PrepareEpochFence':
+        return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
+      case 'Empty':
+        if (!current) return fail(ErrorCode.PRODUCER_FENCED);
+        return commit ? fail(ErrorCode.INVALID_TXN_STATE) : bumpAndEnd(); // an empty abort
+      case 'CompleteCommit':
+        if (commit) return retry ? ok() : fail(ErrorCode.INVALID_TXN_STATE);
+        return current ? bumpAndEnd() : fail(ErrorCode.INVALID_TXN_STATE);
+      case 'CompleteAbort':
+        if (!commit) return retry ? ok() : bumpAndEnd();
+        return fail(ErrorCode.INVALID_TXN_STATE);
+      default:
+        return fail(ErrorCode.INVALID_TXN_STATE);
+    }
+  }
+
   /** Aborts transactions open longer than their timeout, fencing their producer (Kafka's abort of timed-out ones). */
   abortTimedOut(): number {
     const now = this.host.now();

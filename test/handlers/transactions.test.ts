@@ -105,5 +105,27 @@ describe('transactions on the wire', () => {
     const verify = await req(24, 5, { transactions: [{ transactionalId: `tid-a-${topic}`, producerId: a.producerId, producerEpoch: a.producerEpoch, verifyOnly: true, topics: [{ name: topic, partitions: [0, 1] }] }] });
     expect(verify.resultsByTransaction[0].topicResults[0].resultsByPartition.map((p: any) => p.partitionErrorCode)).toEqual([0, 120]);
   });
+
+  it('serves EndTxn v5 (KIP-890 part 2): every end bumps the epoch, returned for the next transaction; a retry is recognised', async () => {
+    const topic = uniqueTopic('txn-v5');
+    await createTopic(live.client, topic, 1);
+    const id = `tid-${topic}`;
+    const { producerId, producerEpoch } = await init(id);
+    await req(24, 3, { v3AndBelowTransactionalId: id, v3AndBelowProducerId: producerId, v3AndBelowProducerEpoch: producerEpoch, v3AndBelowTopics: [{ name: topic, partitions: [0] }] });
+    const body = { transactionalId: id, acks: -1, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: 0, records: txnBatch(producerId, producerEpoch, 0, 'v5') }] }] };
+    expect((await req(API.Produce, 9, body)).responses[0].partitionResponses[0].errorCode).toBe(0);
+    const end = await req(26, 5, { transactionalId: id, producerId, producerEpoch, committed: true });
+    expect([end.errorCode, end.producerId, end.producerEpoch]).toEqual([0, producerId, producerEpoch + 1]);
+    const retry = await req(26, 5, { transactionalId: id, producerId, producerEpoch, committed: true });
+    expect([retry.errorCode, retry.producerEpoch]).toEqual([0, producerEpoch + 1]);
+    const stale = await req(26, 5, { transactionalId: id, producerId, producerEpoch: producerEpoch + 5, committed: true });
+    expect(stale.errorCode).toBe(90); // PRODUCER_FENCED
+    // The next transaction runs at the new epoch from sequence 0; the committed record is readable.
+    await req(24, 3, { v3AndBelowTransactionalId: id, v3AndBelowProducerId: producerId, v3AndBelowProducerEpoch: producerEpoch + 1, v3AndBelowTopics: [{ name: topic, partitions: [0] }] });
+    const next = { ...body, topicData: [{ name: topic, partitionData: [{ index: 0, records: txnBatch(producerId, producerEpoch + 1, 0, 'v5-2') }] }] };
+    expect((await req(API.Produce, 9, next)).responses[0].partitionResponses[0].errorCode).toBe(0);
+    const f = await req(API.Fetch, 12, { ...fetchBody(12, topic, [{ partition: 0, fetchOffset: 0 }], { maxWaitMs: 0 }), isolationLevel: 1 });
+    expect(f.responses[0].partitions[0].lastStableOffset).toBe(2); // record 0 and its marker; record 2 is still open
+  });
 });
 
