@@ -3,13 +3,14 @@
 // batches through that partition's log (synchronously, before the request is answered); at start the
 // whole topic is replayed into the coordinator.
 import { KafkaError } from '../../protocol/errors.js';
-import { buildBatch, decodeBatch, scanBatches } from '../../protocol/record-batch.js';
+import { buildBatch, scanBatches } from '../../protocol/record-batch.js';
 import type { LogManager } from '../storage/log-manager.js';
 import type { ReplicaManager } from '../partition/replica-manager.js';
 import type { GroupCoordinator } from './coordinator.js';
 import type { CoordinatorStore, StoreRecord, StoreTxn } from './store.js';
 import { readMarker } from '../../protocol/control-record.js';
 import { decodeGroupMetadataValue, decodeKey, decodeOffsetCommitValue, partitionForGroup } from './records.js';
+import { replayLog } from '../storage/log-replay.js';
 
 export const OFFSETS_TOPIC = '__consumer_offsets';
 
@@ -57,37 +58,24 @@ export class OffsetsTopicStore implements CoordinatorStore {
     for (let p = 0; p < this.numPartitions; p++) {
       const log = this.logs.partition(OFFSETS_TOPIC, p);
       if (!log) continue;
-      let offset = log.logStartOffset;
-      while (offset < log.logEndOffset) {
-        const { records } = log.read(offset, 1 << 20);
-        if (records.length === 0) break;
-        const chunk = records.length === 1 ? records[0] : Buffer.concat(records);
-        let next = offset;
-        for (const info of scanBatches(chunk, { fromClient: false })) {
-          next = info.baseOffset + info.lastOffsetDelta + 1;
-          if (info.isControl) {
-            const marker = readMarker(chunk, info);
-            if (marker) coordinator.completeTxnOffsets(info.producerId, marker.commit, p);
-            continue;
+      replayLog(log, {
+        // A transaction's marker commits or drops the offsets it wrote in this partition.
+        control: (info, chunk) => {
+          const marker = readMarker(chunk, info);
+          if (marker) coordinator.completeTxnOffsets(info.producerId, marker.commit, p);
+        },
+        record: (info, r) => {
+          const key = decodeKey(r.key!);
+          if (!key) return;
+          if (key.type === 'offset' && info.isTransactional && info.producerId >= 0) {
+            if (r.value) coordinator.loadPendingOffset(info.producerId, key.key.group, key.key.topic, key.key.partition, decodeOffsetCommitValue(r.value));
+          } else if (key.type === 'offset') {
+            coordinator.loadOffset(key.key.group, key.key.topic, key.key.partition, r.value ? decodeOffsetCommitValue(r.value) : null);
+          } else {
+            coordinator.loadGroup(key.group, r.value ? decodeGroupMetadataValue(r.value) : null);
           }
-          const pending = info.isTransactional && info.producerId >= 0 ? info.producerId : null;
-          const batch = decodeBatch(chunk, info.position);
-          for (const r of batch.records) {
-            if (info.baseOffset + r.offsetDelta < offset || !r.key) continue;
-            const key = decodeKey(r.key);
-            if (!key) continue;
-            if (key.type === 'offset' && pending !== null) {
-              if (r.value) coordinator.loadPendingOffset(pending, key.key.group, key.key.topic, key.key.partition, decodeOffsetCommitValue(r.value));
-            } else if (key.type === 'offset') {
-              coordinator.loadOffset(key.key.group, key.key.topic, key.key.partition, r.value ? decodeOffsetCommitValue(r.value) : null);
-            } else {
-              coordinator.loadGroup(key.group, r.value ? decodeGroupMetadataValue(r.value) : null);
-            }
-          }
-        }
-        if (next <= offset) break;
-        offset = next;
-      }
+        },
+      });
     }
   }
 }

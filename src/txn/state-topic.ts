@@ -2,7 +2,7 @@
 // compacted internal topic; key TransactionLogKey v0 = the transactional id, value TransactionLogValue v0).
 // The partition of a transactional id is Kafka's: Utils.abs(id.hashCode) % partitions. Replayed on start.
 
-import { buildBatch, decodeBatch, scanBatches } from '../../protocol/record-batch.js';
+import { buildBatch, scanBatches } from '../../protocol/record-batch.js';
 import { KafkaError } from '../../protocol/errors.js';
 import { TransactionLogKey, TransactionLogValue } from '../../protocol/data/transaction-log.js';
 import { readVersioned, writeVersioned } from '../../protocol/data/versioned.js';
@@ -10,6 +10,7 @@ import type { LogManager } from '../storage/log-manager.js';
 import type { ReplicaManager } from '../partition/replica-manager.js';
 import { javaStringHashCode } from '../group/records.js';
 import { TXN_STATES_BY_ID, TXN_STATE_IDS, type TransactionCoordinator, type TransactionMetadata } from './coordinator.js';
+import { replayLog } from '../storage/log-replay.js';
 
 export const TRANSACTION_STATE_TOPIC = '__transaction_state';
 const INT32_MIN = -2147483648;
@@ -64,38 +65,26 @@ export class TransactionStateTopic {
     for (let p = 0; p < this.numPartitions; p++) {
       const log = this.logs.partition(TRANSACTION_STATE_TOPIC, p);
       if (!log) continue;
-      let offset = log.logStartOffset;
-      while (offset < log.logEndOffset) {
-        const { records } = log.read(offset, 1 << 20);
-        if (records.length === 0) break;
-        const chunk = records.length === 1 ? records[0] : Buffer.concat(records);
-        let next = offset;
-        for (const info of scanBatches(chunk, { fromClient: false })) {
-          next = info.baseOffset + info.lastOffsetDelta + 1;
-          if (info.isControl) continue;
-          for (const r of decodeBatch(chunk, info.position).records) {
-            if (info.baseOffset + r.offsetDelta < offset || !r.key) continue;
-            const { transactionalId } = readVersioned(TransactionLogKey, r.key);
-            if (!r.value) {
-              coordinator.load(null, transactionalId);
-              continue;
-            }
-            const v = readVersioned(TransactionLogValue, r.value);
-            coordinator.load({
-              transactionalId,
-              producerId: v.producerId,
-              producerEpoch: v.producerEpoch,
-              timeoutMs: v.transactionTimeoutMs,
-              state: TXN_STATES_BY_ID[v.transactionStatus] ?? 'Empty',
-              partitions: new Map((v.transactionPartitions ?? []).map((t) => [t.topic, new Set(t.partitionIds)])),
-              startTimestamp: v.transactionStartTimestampMs,
-              lastUpdateTimestamp: v.transactionLastUpdateTimestampMs,
-            }, transactionalId);
+      replayLog(log, {
+        record: (_info, r) => {
+          const { transactionalId } = readVersioned(TransactionLogKey, r.key!);
+          if (!r.value) {
+            coordinator.load(null, transactionalId);
+            return;
           }
-        }
-        if (next <= offset) break;
-        offset = next;
-      }
+          const v = readVersioned(TransactionLogValue, r.value);
+          coordinator.load({
+            transactionalId,
+            producerId: v.producerId,
+            producerEpoch: v.producerEpoch,
+            timeoutMs: v.transactionTimeoutMs,
+            state: TXN_STATES_BY_ID[v.transactionStatus] ?? 'Empty',
+            partitions: new Map((v.transactionPartitions ?? []).map((t) => [t.topic, new Set(t.partitionIds)])),
+            startTimestamp: v.transactionStartTimestampMs,
+            lastUpdateTimestamp: v.transactionLastUpdateTimestampMs,
+          }, transactionalId);
+        },
+      });
     }
     coordinator.completePrepared();
   }
