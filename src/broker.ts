@@ -99,7 +99,11 @@ export class Broker {
     broker.scheduler.schedule('log-checkpoints', () => broker.logs.checkpointInBackground(), { periodMs: CHECKPOINT_INTERVAL_MS });
     broker.scheduler.schedule('transaction-abort', () => {
       broker.transactions.abortTimedOut();
+      broker.transactions.retryPrepared();
     }, { periodMs: config.int('transaction.abort.timed.out.transaction.cleanup.interval.ms') });
+    broker.scheduler.schedule('transactional-id-expiration', () => {
+      broker.transactions.expireIds();
+    }, { periodMs: config.int('transaction.remove.expired.transaction.cleanup.interval.ms') });
     const producerExpirationMs = config.int('producer.id.expiration.ms');
     broker.scheduler.schedule('producer-id-expiration', () => {
       broker.logs.expireProducers(Date.now() - producerExpirationMs);
@@ -163,6 +167,7 @@ export class Broker {
     const coordinator = new TransactionCoordinator({
       generateProducerId: () => this.producerIds.generateProducerId(),
       persist: (meta) => state.persist(meta),
+      forget: (transactionalId) => state.forget(transactionalId),
       writeMarker: (topic, p, producerId, producerEpoch, commit) => {
         const partition = replicas.partition(topic, p);
         if (!partition) return;
@@ -173,7 +178,7 @@ export class Broker {
       },
       partitionExists: (topic, p) => replicas.partition(topic, p) !== undefined,
       now: () => Date.now(),
-    }, { maxTimeoutMs: config.int('transaction.max.timeout.ms') });
+    }, { maxTimeoutMs: config.int('transaction.max.timeout.ms'), idExpirationMs: config.int('transactional.id.expiration.ms') });
     state.load(coordinator);
     this.transactionState = state;
     this.transactions = coordinator;

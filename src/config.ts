@@ -63,6 +63,8 @@ export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = Object.freeze
   'transaction.state.log.segment.bytes': { kind: 'int', default: '104857600', min: 1, doc: 'Segment size of __transaction_state.' },
   'transaction.max.timeout.ms': { kind: 'int', default: '900000', min: 1, doc: 'Largest transaction timeout a producer may ask for.' },
   'transaction.abort.timed.out.transaction.cleanup.interval.ms': { kind: 'int', default: '10000', min: 1, doc: 'How often transactions open past their timeout are aborted.' },
+  'transactional.id.expiration.ms': { kind: 'int', default: '604800000', min: 1, doc: 'How long a transactional id without a transaction is kept.' },
+  'transaction.remove.expired.transaction.cleanup.interval.ms': { kind: 'int', default: '3600000', min: 1, doc: 'How often expired transactional ids are removed.' },
   'producer.id.expiration.ms': { kind: 'int', default: '86400000', min: 1, doc: 'How long a partition keeps an idempotent producer\'s state after its last batch.' },
   'producer.id.expiration.check.interval.ms': { kind: 'int', default: '600000', min: 1, doc: 'How often expired producer state is removed.' },
 });

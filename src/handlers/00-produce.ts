@@ -10,7 +10,7 @@ import { ErrorCode, KafkaError, errorCodeOf } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
 import { topicAppendConfig } from '../log-validator.js';
 import type { ProduceRequest, ProduceResponse } from '../../protocol/messages/00-produce.js';
-import { ATTRIBUTES_OFFSET, PRODUCER_EPOCH_OFFSET, PRODUCER_ID_OFFSET, RECORD_BATCH_OVERHEAD } from '../../protocol/record-batch.js';
+import { ATTRIBUTES_OFFSET, PRODUCER_EPOCH_OFFSET, PRODUCER_ID_OFFSET, RECORD_BATCH_OVERHEAD, TRANSACTIONAL_FLAG_MASK } from '../../protocol/record-batch.js';
 import { readInt64At } from '../../protocol/primitives.js';
 import type { TransactionCoordinator } from '../txn/coordinator.js';
 
@@ -30,8 +30,6 @@ function errorResponse(req: ProduceRequest, code: number): ProduceResponse {
   };
 }
 
-const TRANSACTIONAL_FLAG = 0x10;
-
 /**
  * KIP-890 part 1, as Kafka's ReplicaManager: a transactional batch must belong to its producer's open
  * transaction on this partition. Kafka's answers for old clients: INVALID_TXN_STATE (TRANSACTION_ABORTABLE
@@ -39,7 +37,7 @@ const TRANSACTIONAL_FLAG = 0x10;
  * (retriable) while the transaction completes.
  */
 function verifyTransactional(transactions: TransactionCoordinator, transactionalId: string | null, topic: string, partition: number, records: Buffer | null, version: number): number | null {
-  if (!records || records.length < RECORD_BATCH_OVERHEAD || (records.readInt16BE(ATTRIBUTES_OFFSET) & TRANSACTIONAL_FLAG) === 0) return null;
+  if (!records || records.length < RECORD_BATCH_OVERHEAD || (records.readInt16BE(ATTRIBUTES_OFFSET) & TRANSACTIONAL_FLAG_MASK) === 0) return null;
   if (transactionalId === null) return ErrorCode.INVALID_TXN_STATE;
   const error = transactions.verifyPartition(transactionalId, readInt64At(records, PRODUCER_ID_OFFSET), records.readInt16BE(PRODUCER_EPOCH_OFFSET), topic, partition);
   switch (error) {

@@ -229,7 +229,7 @@ export class PartitionLog {
     // As Kafka's UnifiedLog: a retry of a batch already appended is answered with its offsets, and
     // nothing is written. (A client's Produce carries one batch per partition.)
     let producers = false;
-    const markers = new Map<AppendBatchInfo, TransactionMarker>();
+    let markers: Map<AppendBatchInfo, TransactionMarker> | null = null;
     for (const b of batches) {
       if ((b.producerId ?? -1) < 0) continue;
       producers = true;
@@ -237,7 +237,7 @@ export class PartitionLog {
         const marker = readMarker(buf, b as BatchInfo);
         if (!marker) continue;
         this.producers.checkMarker(b.producerId!, b.producerEpoch!, marker.coordinatorEpoch, path.basename(this.dir));
-        markers.set(b, marker);
+        (markers ??= new Map()).set(b, marker);
         continue;
       }
       if (fromCoordinator) continue;
@@ -270,7 +270,7 @@ export class PartitionLog {
     if (producers) {
       offset = baseOffset;
       for (const b of batches) {
-        const marker = markers.get(b);
+        const marker = markers?.get(b);
         if (marker) this.completeTxn(b.producerId!, b.producerEpoch!, marker, offset, b.maxTimestamp);
         else if ((b.producerId ?? -1) >= 0 && !b.isControl) {
           if (fromCoordinator || (b.baseSequence ?? -1) < 0) {
@@ -428,9 +428,11 @@ export class PartitionLog {
    */
   abortedTransactions(fetchOffset: number, upperBound: number): AbortedTxn[] {
     const out: AbortedTxn[] = [];
-    for (let i = this.segmentIndexFor(fetchOffset); i < this.segments.length; i++) {
+    // As Kafka: past an entry whose last stable offset reaches the bound, no later abort can concern the range.
+    scan: for (let i = this.segmentIndexFor(fetchOffset); i < this.segments.length; i++) {
       for (const e of this.segments[i].txnIndex.entries()) {
         if (e.lastOffset >= fetchOffset && e.firstOffset < upperBound) out.push(e);
+        if (e.lastStableOffset >= upperBound) break scan;
       }
     }
     return out.sort((a, b) => a.firstOffset - b.firstOffset);

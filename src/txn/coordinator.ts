@@ -32,6 +32,8 @@ export interface TxnCoordinatorHost {
   generateProducerId(): number;
   /** Durably records the transaction's state (a __transaction_state record); throws on failure. */
   persist(meta: TransactionMetadata): void;
+  /** Durably forgets an expired transactional id (a tombstone); throws on failure. */
+  forget(transactionalId: string): void;
   /** Writes the marker ending the transaction on one partition; throws when the partition is gone. */
   writeMarker(topic: string, partition: number, producerId: number, producerEpoch: number, commit: boolean): void;
   partitionExists(topic: string, partition: number): boolean;
@@ -41,6 +43,8 @@ export interface TxnCoordinatorHost {
 export interface TxnCoordinatorOptions {
   /** transaction.max.timeout.ms */
   maxTimeoutMs: number;
+  /** transactional.id.expiration.ms: an id without a transaction for this long is forgotten. */
+  idExpirationMs?: number;
 }
 
 const MAX_EPOCH = 32766; // Short.MaxValue - 1: the epoch after it needs a new producer id, as in Kafka
@@ -71,10 +75,9 @@ export class TransactionCoordinator {
 
   /** After a load: a transaction caught between its prepare record and its markers is completed now. */
   completePrepared(): void {
-    for (const meta of this.txns.values()) {
-      if (meta.state === 'PrepareCommit' || meta.state === 'PrepareAbort') this.writeMarkersAndComplete(meta, meta.state === 'PrepareCommit');
-    }
+    this.retryPrepared();
   }
+
 
   initProducerId(transactionalId: string, timeoutMs: number, producerId: number, producerEpoch: number): InitResult {
     const fail = (errorCode: number): InitResult => ({ errorCode, producerId: -1, producerEpoch: -1 });
@@ -93,13 +96,14 @@ export class TransactionCoordinator {
     // KIP-360: a producer recovering with its id and epoch must still be the current one.
     if (producerId !== -1 && (producerId !== meta.producerId || producerEpoch !== meta.producerEpoch)) return fail(ErrorCode.PRODUCER_FENCED);
     if (meta.state === 'PrepareCommit' || meta.state === 'PrepareAbort' || meta.state === 'PrepareEpochFence') return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
-    this.bumpEpoch(meta);
     if (meta.state === 'Ongoing') {
       // As Kafka: a transaction left open by an earlier incarnation is aborted under the bumped epoch that
       // fences it, and the caller is told to retry (CONCURRENT_TRANSACTIONS); its retry bumps the epoch again.
+      this.fenceEpoch(meta);
       this.writeMarkersAndComplete(meta, false);
       return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
     }
+    this.bumpEpoch(meta);
     meta.timeoutMs = timeoutMs;
     meta.state = 'Empty';
     meta.partitions = new Map();
@@ -107,6 +111,15 @@ export class TransactionCoordinator {
     meta.lastUpdateTimestamp = now;
     this.host.persist(meta);
     return { errorCode: ErrorCode.NONE, producerId: meta.producerId, producerEpoch: meta.producerEpoch };
+  }
+
+  /**
+   * The epoch that fences the producer for the markers of its open transaction: always under the same
+   * producer id (up to Short.MAX_VALUE), so the markers close the transaction its batches opened; a new
+   * producer id comes at the next bumpEpoch.
+   */
+  private fenceEpoch(meta: TransactionMetadata): void {
+    meta.producerEpoch = Math.min(meta.producerEpoch + 1, MAX_EPOCH + 1);
   }
 
   private bumpEpoch(meta: TransactionMetadata): void {
@@ -219,7 +232,8 @@ export class TransactionCoordinator {
     if (!current && !retry) return fail(ErrorCode.PRODUCER_FENCED);
     const ok = (): InitResult => ({ errorCode: ErrorCode.NONE, producerId: meta.producerId, producerEpoch: meta.producerEpoch });
     const bumpAndEnd = (): InitResult => {
-      this.bumpEpoch(meta);
+      if (meta.state === 'Ongoing') this.fenceEpoch(meta);
+      else this.bumpEpoch(meta);
       this.writeMarkersAndComplete(meta, commit);
       return ok();
     };
@@ -250,22 +264,72 @@ export class TransactionCoordinator {
     let n = 0;
     for (const meta of this.txns.values()) {
       if (meta.state !== 'Ongoing' || now - meta.startTimestamp < meta.timeoutMs) continue;
-      this.bumpEpoch(meta);
-      this.writeMarkersAndComplete(meta, false);
+      this.fenceEpoch(meta);
+      try {
+        this.writeMarkersAndComplete(meta, false);
+        n++;
+      } catch {
+        // Left in PrepareAbort with the partitions still to mark: retried by retryPrepared().
+      }
+    }
+    return n;
+  }
+
+  /**
+   * Forgets transactional ids idle (no open or completing transaction) for transactional.id.expiration.ms,
+   * as Kafka does, so ids a client makes up do not accumulate. Returns how many.
+   */
+  expireIds(): number {
+    const limit = this.options.idExpirationMs;
+    if (limit === undefined) return 0;
+    const now = this.host.now();
+    let n = 0;
+    for (const [id, meta] of this.txns) {
+      const idle = meta.state === 'Empty' || meta.state === 'CompleteCommit' || meta.state === 'CompleteAbort';
+      if (!idle || now - meta.lastUpdateTimestamp < limit) continue;
+      this.host.forget(id);
+      this.txns.delete(id);
       n++;
     }
     return n;
+  }
+
+  /** Retries the markers of transactions whose completion failed (a partition's write threw). */
+  retryPrepared(): void {
+    for (const meta of this.txns.values()) {
+      if (meta.state !== 'PrepareCommit' && meta.state !== 'PrepareAbort') continue;
+      try {
+        this.writeMarkersAndComplete(meta, meta.state === 'PrepareCommit');
+      } catch {
+        // still failing: the next run tries again
+      }
+    }
   }
 
   private writeMarkersAndComplete(meta: TransactionMetadata, commit: boolean): void {
     meta.state = commit ? 'PrepareCommit' : 'PrepareAbort';
     meta.lastUpdateTimestamp = this.host.now();
     this.host.persist(meta);
+    // A partition whose marker cannot be written stays in the transaction, which stays prepared: the
+    // producer gets CONCURRENT_TRANSACTIONS (retriable) until retryPrepared() completes it.
+    const unmarked = new Map<string, Set<number>>();
+    let failure: unknown = null;
     for (const [topic, partitions] of meta.partitions) {
       for (const p of partitions) {
         // A partition deleted meanwhile has nothing left to mark.
-        if (this.host.partitionExists(topic, p)) this.host.writeMarker(topic, p, meta.producerId, meta.producerEpoch, commit);
+        if (!this.host.partitionExists(topic, p)) continue;
+        try {
+          this.host.writeMarker(topic, p, meta.producerId, meta.producerEpoch, commit);
+        } catch (err) {
+          failure ??= err;
+          if (!unmarked.has(topic)) unmarked.set(topic, new Set());
+          unmarked.get(topic)!.add(p);
+        }
       }
+    }
+    if (failure !== null) {
+      meta.partitions = unmarked;
+      throw failure;
     }
     meta.state = commit ? 'CompleteCommit' : 'CompleteAbort';
     meta.partitions = new Map();

@@ -42,11 +42,7 @@ export class TransactionStateTopic {
   }
 
   persist(meta: TransactionMetadata): void {
-    this.ensureTopic();
-    const partition = this.replicas.partition(TRANSACTION_STATE_TOPIC, partitionForTransactionalId(meta.transactionalId, this.numPartitions));
-    if (!partition) throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `${TRANSACTION_STATE_TOPIC} is missing`);
-    const key = writeVersioned(TransactionLogKey, 0, { transactionalId: meta.transactionalId });
-    const value = writeVersioned(TransactionLogValue, 0, {
+    this.write(meta.transactionalId, writeVersioned(TransactionLogValue, 0, {
       producerId: meta.producerId,
       producerEpoch: meta.producerEpoch,
       transactionTimeoutMs: meta.timeoutMs,
@@ -55,7 +51,19 @@ export class TransactionStateTopic {
         : [...meta.partitions].map(([topic, ps]) => ({ topic, partitionIds: [...ps].sort((a, b) => a - b) })),
       transactionLastUpdateTimestampMs: meta.lastUpdateTimestamp,
       transactionStartTimestampMs: meta.startTimestamp,
-    });
+    }));
+  }
+
+  /** A tombstone: the id expired (transactional.id.expiration.ms). */
+  forget(transactionalId: string): void {
+    this.write(transactionalId, null);
+  }
+
+  private write(transactionalId: string, value: Buffer | null): void {
+    this.ensureTopic();
+    const partition = this.replicas.partition(TRANSACTION_STATE_TOPIC, partitionForTransactionalId(transactionalId, this.numPartitions));
+    if (!partition) throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `${TRANSACTION_STATE_TOPIC} is missing`);
+    const key = writeVersioned(TransactionLogKey, 0, { transactionalId });
     const buf = buildBatch([{ key, value }], { partitionLeaderEpoch: partition.leaderEpoch });
     this.replicas.appendValidated(partition, buf, scanBatches(buf));
   }

@@ -7,15 +7,21 @@ import { TransactionCoordinator, type TransactionMetadata, type TxnCoordinatorHo
 function host() {
   const persisted: string[] = [];
   const markers: string[] = [];
+  const failing = new Set<string>();
+  let now = 1_000;
   let nextId = 100;
   const h: TxnCoordinatorHost = {
     generateProducerId: () => nextId++,
     persist: (m) => persisted.push(`${m.transactionalId}:${m.state}:${m.producerEpoch}`),
-    writeMarker: (topic, p, producerId, epoch, commit) => markers.push(`${topic}-${p}:${producerId}/${epoch}:${commit ? 'commit' : 'abort'}`),
+    forget: (id) => persisted.push(`${id}:forgotten`),
+    writeMarker: (topic, p, producerId, epoch, commit) => {
+      if (failing.has(`${topic}-${p}`)) throw new Error('disk full');
+      markers.push(`${topic}-${p}:${producerId}/${epoch}:${commit ? 'commit' : 'abort'}`);
+    },
     partitionExists: (topic) => topic !== 'gone',
-    now: () => 1_000,
+    now: () => now,
   };
-  return { h, persisted, markers };
+  return { h, persisted, markers, failing, setNow: (t: number) => { now = t; } };
 }
 
 describe('TransactionCoordinator', () => {
@@ -48,4 +54,44 @@ describe('TransactionCoordinator', () => {
     expect(c.get('x')!.state).toBe('Empty');
     expect(c.endTxn('x', 100, 0, true)).toBe(ErrorCode.PRODUCER_FENCED);
   });
+
+  it('keeps the producer id for the markers when the epoch runs out, and takes a new one at the next init', () => {
+    const { h, markers } = host();
+    const c = new TransactionCoordinator(h, { maxTimeoutMs: 60_000 });
+    c.load({ transactionalId: 'e', producerId: 5, producerEpoch: 32766, timeoutMs: 1_000, state: 'Ongoing', partitions: new Map([['t', new Set([0])]]), startTimestamp: 0, lastUpdateTimestamp: 0 }, 'e');
+    expect(c.initProducerId('e', 1_000, -1, -1).errorCode).toBe(ErrorCode.CONCURRENT_TRANSACTIONS);
+    expect(markers).toEqual(['t-0:5/32767:abort']); // the transaction's own producer id
+    expect(c.initProducerId('e', 1_000, -1, -1)).toEqual({ errorCode: 0, producerId: 100, producerEpoch: 0 });
+  });
+
+  it('leaves a transaction whose marker failed prepared, answering CONCURRENT_TRANSACTIONS, until a retry completes it', () => {
+    const { h, markers, failing } = host();
+    const c = new TransactionCoordinator(h, { maxTimeoutMs: 60_000 });
+    const { producerId } = c.initProducerId('f', 1_000, -1, -1);
+    c.addPartitions('f', producerId, 0, [{ name: 't', partitions: [0, 1] }]);
+    failing.add('t-1');
+    expect(() => c.endTxn('f', producerId, 0, true)).toThrow('disk full');
+    expect(c.get('f')!.state).toBe('PrepareCommit');
+    expect(c.endTxn('f', producerId, 0, true)).toBe(ErrorCode.CONCURRENT_TRANSACTIONS);
+    failing.clear();
+    c.retryPrepared();
+    expect(c.get('f')!.state).toBe('CompleteCommit');
+    expect(markers).toEqual(['t-0:100/0:commit', 't-1:100/0:commit']); // each partition marked once
+    expect(c.endTxn('f', producerId, 0, true)).toBe(ErrorCode.NONE);
+  });
+
+  it('forgets transactional ids idle for transactional.id.expiration.ms, never one with a transaction open', () => {
+    const { h, persisted, setNow } = host();
+    const c = new TransactionCoordinator(h, { maxTimeoutMs: 60_000, idExpirationMs: 10_000 });
+    c.initProducerId('idle', 1_000, -1, -1);
+    const busy = c.initProducerId('busy', 60_000, -1, -1);
+    c.addPartitions('busy', busy.producerId, 0, [{ name: 't', partitions: [0] }]);
+    setNow(1_000 + 9_999);
+    expect(c.expireIds()).toBe(0);
+    setNow(1_000 + 10_000);
+    expect(c.expireIds()).toBe(1);
+    expect([c.get('idle'), c.get('busy')?.state]).toEqual([undefined, 'Ongoing']);
+    expect(persisted).toContain('idle:forgotten');
+  });
 });
+
