@@ -178,13 +178,19 @@ export class ProducerStateManager {
     }
   }
 
-  /** A marker appended at `offset` ends the producer's transaction on this partition. */
-  completeTxn(producerId: number, producerEpoch: number, coordinatorEpoch: number, offset: number, aborted: boolean, timestamp: number): CompletedTxn {
+  /** The producer's entry, created (at this epoch, without batches) for a producer first seen through a transaction. */
+  private entryFor(producerId: number, producerEpoch: number, timestamp: number): ProducerEntry {
     let entry = this.producers.get(producerId);
     if (!entry) {
       entry = { epoch: producerEpoch, currentTxnFirstOffset: -1, coordinatorEpoch: -1, batches: [], lastTimestamp: timestamp };
       this.producers.set(producerId, entry);
     }
+    return entry;
+  }
+
+  /** A marker appended at `offset` ends the producer's transaction on this partition. */
+  completeTxn(producerId: number, producerEpoch: number, coordinatorEpoch: number, offset: number, aborted: boolean, timestamp: number): CompletedTxn {
+    const entry = this.entryFor(producerId, producerEpoch, timestamp);
     const firstOffset = entry.currentTxnFirstOffset >= 0 ? entry.currentTxnFirstOffset : offset;
     if (producerEpoch !== entry.epoch) {
       entry.epoch = producerEpoch;
@@ -210,11 +216,7 @@ export class ProducerStateManager {
    * check or remember, but it opens the producer's transaction on this partition.
    */
   beginTxn(producerId: number, producerEpoch: number, firstOffset: number, timestamp: number): void {
-    let entry = this.producers.get(producerId);
-    if (!entry) {
-      entry = { epoch: producerEpoch, currentTxnFirstOffset: -1, coordinatorEpoch: -1, batches: [], lastTimestamp: timestamp };
-      this.producers.set(producerId, entry);
-    }
+    const entry = this.entryFor(producerId, producerEpoch, timestamp);
     if (entry.currentTxnFirstOffset < 0) {
       entry.currentTxnFirstOffset = firstOffset;
       this.ongoing.set(producerId, firstOffset);
