@@ -15,7 +15,7 @@ export class ConfigError extends Error {
 /** A value as given: properties files and --set give strings; the embedded API may give numbers and booleans. */
 export type ConfigValue = string | number | boolean;
 
-export type Kind = 'int' | 'long' | 'bool' | 'string' | 'list' | 'enum';
+export type Kind = 'int' | 'long' | 'double' | 'bool' | 'string' | 'list' | 'enum';
 
 export interface ValueRule {
   kind: Kind;
@@ -42,6 +42,13 @@ export function checkValue(name: string, raw: string, rule: ValueRule): string {
       if (!/^-?\d+$/.test(value)) throw new ConfigError(`${name}: '${raw}' is not an integer`);
       const n = Number(value);
       if (rule.kind === 'int' && (n > INT_MAX || n < -INT_MAX - 1)) throw new ConfigError(`${name}: ${raw} is out of int range`);
+      if (rule.min !== undefined && n < rule.min) throw new ConfigError(`${name}: ${raw} is below the minimum ${rule.min}`);
+      if (rule.max !== undefined && n > rule.max) throw new ConfigError(`${name}: ${raw} is above the maximum ${rule.max}`);
+      return value;
+    }
+    case 'double': {
+      if (!/^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(value)) throw new ConfigError(`${name}: '${raw}' is not a number`);
+      const n = Number(value);
       if (rule.min !== undefined && n < rule.min) throw new ConfigError(`${name}: ${raw} is below the minimum ${rule.min}`);
       if (rule.max !== undefined && n > rule.max) throw new ConfigError(`${name}: ${raw} is above the maximum ${rule.max}`);
       return value;

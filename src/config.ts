@@ -48,6 +48,25 @@ export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = Object.freeze
   'log.segment.bytes': topicConfigDefault('segment.bytes', 'Segment size before rolling.'),
   'log.roll.ms': { ...topicConfigDefault('segment.ms', 'Segment age before rolling; overrides log.roll.hours.'), default: null },
   'log.roll.hours': { kind: 'int', default: String(Number(TOPIC_CONFIGS['segment.ms'].default) / HOUR_MS), min: 1, doc: 'Segment age before rolling, in hours.' },
+  'log.retention.ms': { ...topicConfigDefault('retention.ms', 'Age past which closed segments are deleted; -1: no limit. Overrides log.retention.minutes and .hours.'), default: null },
+  'log.retention.minutes': { kind: 'int', default: null, doc: 'Retention in minutes, when log.retention.ms is unset; overrides log.retention.hours.' },
+  'log.retention.hours': { kind: 'int', default: String(Number(TOPIC_CONFIGS['retention.ms'].default) / HOUR_MS), doc: 'Retention in hours, when log.retention.ms and .minutes are unset.' },
+  'log.retention.bytes': topicConfigDefault('retention.bytes', 'Size past which a partition\'s oldest closed segments are deleted; -1: no limit.'),
+  'log.retention.check.interval.ms': { kind: 'long', default: '300000', min: 1, doc: 'How often retention is applied (and quiet active segments rolled on segment.ms).' },
+  'log.segment.delete.delay.ms': topicConfigDefault('file.delete.delay.ms', 'How long a .deleted segment stays before it is removed.'),
+  'log.cleanup.policy': topicConfigDefault('cleanup.policy', 'delete, compact, or both.'),
+  'log.cleaner.enable': { kind: 'bool', default: 'true', doc: 'Run the log cleaner (compaction of cleanup.policy=compact topics, __consumer_offsets and __transaction_state).' },
+  'log.cleaner.threads': { kind: 'int', default: '1', min: 0, doc: 'Cleaner workers; 0 cleans nothing.' },
+  'log.cleaner.backoff.ms': { kind: 'long', default: '15000', min: 0, doc: 'How long the cleaner sleeps when no log needs cleaning.' },
+  'log.cleaner.min.cleanable.ratio': topicConfigDefault('min.cleanable.dirty.ratio', 'Dirty share at which a log is cleaned.'),
+  'log.cleaner.delete.retention.ms': topicConfigDefault('delete.retention.ms', 'How long tombstones are kept after cleaning.'),
+  'log.cleaner.min.compaction.lag.ms': topicConfigDefault('min.compaction.lag.ms', 'Records younger are not compacted.'),
+  'log.cleaner.max.compaction.lag.ms': topicConfigDefault('max.compaction.lag.ms', 'Records older make a log cleanable.'),
+  'log.cleaner.dedupe.buffer.size': { kind: 'long', default: '134217728', min: 0, doc: 'Memory for the cleaner\'s key map, across its threads: bounds how much of a log one pass cleans.' },
+  'log.message.timestamp.before.max.ms': topicConfigDefault('message.timestamp.before.max.ms', 'How far in the past a CreateTime timestamp may be.'),
+  'log.message.timestamp.after.max.ms': topicConfigDefault('message.timestamp.after.max.ms', 'How far in the future a CreateTime timestamp may be.'),
+  'log.message.timestamp.difference.max.ms': topicConfigDefault('message.timestamp.difference.max.ms', 'Deprecated: the bound before/after take when unset.'),
+  'min.insync.replicas': topicConfigDefault('min.insync.replicas', 'In-sync replicas an acks=all produce needs.'),
   'log.index.interval.bytes': topicConfigDefault('index.interval.bytes', 'Bytes of log between offset index entries.'),
   'krill.log.max.open.files': { kind: 'int', default: '512', min: 1, doc: 'Segment file descriptors kept open, per broker (krill only; the rest are closed and reopened on use).' },
   'log.message.timestamp.type': topicConfigDefault('message.timestamp.type', 'CreateTime or LogAppendTime.'),
@@ -194,6 +213,15 @@ export class BrokerConfig {
     return this.string('log.dirs')?.split(',')[0].trim() || this.string('log.dir')!;
   }
 
+  /** log.retention.ms, else log.retention.minutes, else log.retention.hours, as Kafka's KafkaConfig.logRetentionTimeMillis. */
+  get retentionMs(): number {
+    const ms = this.string('log.retention.ms');
+    if (ms !== null) return Number(ms);
+    const minutes = this.string('log.retention.minutes');
+    if (minutes !== null) return Number(minutes) * 60_000;
+    return this.int('log.retention.hours') * HOUR_MS;
+  }
+
   get segmentMs(): number {
     const ms = this.string('log.roll.ms');
     return ms !== null ? Number(ms) : this.int('log.roll.hours') * 3600_000;
@@ -238,6 +266,7 @@ export class BrokerConfig {
     const out: Record<string, string> = {};
     for (const [name, def] of Object.entries(TOPIC_CONFIGS)) {
       if (name === 'segment.ms') out[name] = String(this.segmentMs); // log.roll.ms, else log.roll.hours
+      else if (name === 'retention.ms') out[name] = String(this.retentionMs);
       else out[name] = def.broker ? this.string(def.broker)! : def.default;
     }
     return out;

@@ -27,7 +27,6 @@ export const KAFKA_ONLY_CONFIGS: Readonly<Record<string, ValueRule>> = Object.fr
   'transaction.state.log.min.isr': int(1),
   'share.coordinator.state.topic.replication.factor': int(1),
   'share.coordinator.state.topic.min.isr': int(1),
-  'min.insync.replicas': int(1),
   'unclean.leader.election.enable': bool,
   'auto.leader.rebalance.enable': bool,
   'replica.lag.time.max.ms': long(0),
@@ -36,13 +35,6 @@ export const KAFKA_ONLY_CONFIGS: Readonly<Record<string, ValueRule>> = Object.fr
   'log.flush.interval.messages': long(1),
   'log.flush.interval.ms': long(0),
   'log.flush.scheduler.interval.ms': long(0),
-  // Retention and the cleaner are not there yet: krill keeps every record.
-  'log.retention.hours': int(-1),
-  'log.retention.minutes': int(-1),
-  'log.retention.ms': long(-1),
-  'log.retention.bytes': long(-1),
-  'log.retention.check.interval.ms': long(1),
-  'log.cleaner.enable': bool,
   // Cluster membership: krill is a single node and its own controller (checked in config.ts).
   'process.roles': { kind: 'list', choices: ['broker', 'controller'] },
   'controller.quorum.voters': { kind: 'list' },

@@ -32,13 +32,36 @@ export interface LogConfig {
   readonly compressionType: CompressionType;
   /** message.timestamp.type: LogAppendTime makes the broker stamp every batch. */
   readonly messageTimestampType: TimestampType;
-  /** cleanup.policy: with 'compact', every record needs a key. */
+  /** cleanup.policy: 'delete' (retention), 'compact' (the log cleaner; every record needs a key), or both. */
   readonly cleanupPolicy: readonly CleanupPolicy[];
+  /** retention.ms: closed segments whose newest record is older than this leave the disk; -1: no limit. */
+  readonly retentionMs: number;
+  /** retention.bytes: closed segments leave the disk, oldest first, while the log is larger than this; -1: no limit. */
+  readonly retentionBytes: number;
+  /** delete.retention.ms: how long the cleaner keeps a tombstone (and a transaction marker) once it has cleaned past it. */
+  readonly deleteRetentionMs: number;
+  /** min.cleanable.dirty.ratio: the share of the log not yet cleaned at which the cleaner takes the log. */
+  readonly minCleanableDirtyRatio: number;
+  /** min.compaction.lag.ms: records younger than this are never compacted. */
+  readonly minCompactionLagMs: number;
+  /** max.compaction.lag.ms: a record older than this makes its log cleanable whatever the dirty ratio. */
+  readonly maxCompactionLagMs: number;
+  /** file.delete.delay.ms: how long a segment renamed .deleted stays on disk before it is removed. */
+  readonly fileDeleteDelayMs: number;
+  /** message.timestamp.before.max.ms: how far in the past a CreateTime timestamp may be (KIP-937). */
+  readonly messageTimestampBeforeMaxMs: number;
+  /** message.timestamp.after.max.ms: how far in the future a CreateTime timestamp may be (KIP-937). */
+  readonly messageTimestampAfterMaxMs: number;
+  /** min.insync.replicas: in-sync replicas an acks=all produce needs. */
+  readonly minInsyncReplicas: number;
 }
+
+/** Java's Long.MAX_VALUE as Kafka writes it: the default of the lag and timestamp bounds ("no bound"). */
+export const LONG_MAX = '9223372036854775807';
 
 export interface TopicConfigDef extends ValueRule {
   /** The LogConfig field that holds the value. */
-  field: keyof LogConfig;
+  field: keyof LogConfig | null;
   /** Kafka's default: what a topic gets when neither it nor the broker sets the config. */
   default: string;
   /** The broker config whose value a topic without an override gets; null when there is none. */
@@ -49,8 +72,44 @@ export interface TopicConfigDef extends ValueRule {
 /** Every topic config krill accepts, by Kafka's name. */
 export const TOPIC_CONFIGS: Readonly<Record<string, TopicConfigDef>> = Object.freeze({
   'cleanup.policy': {
-    field: 'cleanupPolicy', kind: 'list', choices: CLEANUP_POLICIES, default: 'delete', broker: null,
-    doc: 'delete or compact; stored, and compact makes Produce require keys (the cleaner is not there yet).',
+    field: 'cleanupPolicy', kind: 'list', choices: CLEANUP_POLICIES, default: 'delete', broker: 'log.cleanup.policy',
+    doc: 'delete (retention), compact (the log cleaner; every record needs a key) or both.',
+  },
+  'delete.retention.ms': {
+    field: 'deleteRetentionMs', kind: 'long', min: 0, default: '86400000', broker: 'log.cleaner.delete.retention.ms',
+    doc: 'How long the cleaner keeps tombstones and transaction markers after cleaning past them.',
+  },
+  'file.delete.delay.ms': {
+    field: 'fileDeleteDelayMs', kind: 'long', min: 0, default: '60000', broker: 'log.segment.delete.delay.ms',
+    doc: 'How long a segment renamed .deleted stays on disk before it is removed.',
+  },
+  'max.compaction.lag.ms': {
+    field: 'maxCompactionLagMs', kind: 'long', min: 1, default: LONG_MAX, broker: 'log.cleaner.max.compaction.lag.ms',
+    doc: 'A record older than this makes its log cleanable whatever its dirty ratio.',
+  },
+  'message.timestamp.after.max.ms': {
+    field: 'messageTimestampAfterMaxMs', kind: 'long', min: 0, default: LONG_MAX, broker: 'log.message.timestamp.after.max.ms',
+    doc: 'How far ahead of the broker\'s clock a CreateTime timestamp may be (KIP-937).',
+  },
+  'message.timestamp.before.max.ms': {
+    field: 'messageTimestampBeforeMaxMs', kind: 'long', min: 0, default: LONG_MAX, broker: 'log.message.timestamp.before.max.ms',
+    doc: 'How far behind the broker\'s clock a CreateTime timestamp may be (KIP-937).',
+  },
+  'message.timestamp.difference.max.ms': {
+    field: null, kind: 'long', min: 0, default: LONG_MAX, broker: 'log.message.timestamp.difference.max.ms',
+    doc: 'Deprecated (Kafka 3.x): the bound before.max.ms and after.max.ms take when they are not set.',
+  },
+  'min.cleanable.dirty.ratio': {
+    field: 'minCleanableDirtyRatio', kind: 'double', min: 0, max: 1, default: '0.5', broker: 'log.cleaner.min.cleanable.ratio',
+    doc: 'Share of the log not yet cleaned at which the cleaner takes it.',
+  },
+  'min.compaction.lag.ms': {
+    field: 'minCompactionLagMs', kind: 'long', min: 0, default: '0', broker: 'log.cleaner.min.compaction.lag.ms',
+    doc: 'Records younger than this are not compacted.',
+  },
+  'min.insync.replicas': {
+    field: 'minInsyncReplicas', kind: 'int', min: 1, default: '1', broker: 'min.insync.replicas',
+    doc: 'In-sync replicas an acks=all produce needs (one broker: 1 is all there is).',
   },
   'compression.type': {
     field: 'compressionType', kind: 'enum', choices: COMPRESSION_TYPES, default: 'producer', broker: 'compression.type',
@@ -67,6 +126,15 @@ export const TOPIC_CONFIGS: Readonly<Record<string, TopicConfigDef>> = Object.fr
   'message.timestamp.type': {
     field: 'messageTimestampType', kind: 'enum', choices: TIMESTAMP_TYPES, default: 'CreateTime', broker: 'log.message.timestamp.type',
     doc: 'CreateTime or LogAppendTime.',
+  },
+  'retention.bytes': {
+    field: 'retentionBytes', kind: 'long', default: '-1', broker: 'log.retention.bytes',
+    doc: 'Closed segments are deleted, oldest first, while the partition is larger; -1: no limit.',
+  },
+  'retention.ms': {
+    // The broker's default is log.retention.ms, else .minutes, else .hours (BrokerConfig.retentionMs).
+    field: 'retentionMs', kind: 'long', min: -1, default: '604800000', broker: 'log.retention.ms',
+    doc: 'Closed segments whose newest record is older are deleted; -1: no limit. Broker default: log.retention.ms, else .minutes, else .hours.',
   },
   'segment.bytes': {
     field: 'segmentBytes', kind: 'int', min: 14, default: '1073741824', broker: 'log.segment.bytes',
@@ -97,10 +165,13 @@ function readValue(def: TopicConfigDef, raw: string | undefined): LogConfig[keyo
   const value = raw?.trim() ?? '';
   if (value === '') return readValue(def, def.default);
   switch (def.kind) {
+    case 'double':
     case 'int':
     case 'long': {
       const n = Number(value);
       if (!Number.isFinite(n) || n < (def.min ?? -Infinity)) return readValue(def, def.default);
+      if (def.max !== undefined && n > def.max) return readValue(def, def.default);
+      if (def.kind === 'double') return n;
       return def.kind === 'int' ? Math.min(Math.floor(n), INT_MAX) : Math.floor(n);
     }
     case 'enum':
@@ -119,7 +190,13 @@ function readValue(def: TopicConfigDef, raw: string | undefined): LogConfig[keyo
  */
 export function buildLogConfig(overrides: Readonly<Record<string, string>>, defaults: Readonly<Record<string, string>> = {}): LogConfig {
   const out: Record<string, unknown> = {};
-  for (const [name, def] of Object.entries(TOPIC_CONFIGS)) out[def.field] = readValue(def, overrides[name] ?? defaults[name]);
+  const raw = (name: string) => overrides[name] ?? defaults[name];
+  for (const [name, def] of Object.entries(TOPIC_CONFIGS)) if (def.field) out[def.field] = readValue(def, raw(name));
+  // Kafka 3.x's LogConfig: a timestamp bound left at "no bound" takes the deprecated difference.max.ms.
+  const difference = readValue(TOPIC_CONFIGS['message.timestamp.difference.max.ms'], raw('message.timestamp.difference.max.ms')) as number;
+  for (const field of ['messageTimestampBeforeMaxMs', 'messageTimestampAfterMaxMs'] as const) {
+    if ((out[field] as number) >= Number(LONG_MAX)) out[field] = difference;
+  }
   return Object.freeze(out) as unknown as LogConfig;
 }
 

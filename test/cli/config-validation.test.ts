@@ -142,8 +142,7 @@ group.initial.rebalance.delay.ms=0
     'num.network.threads', 'num.io.threads', 'socket.send.buffer.bytes', 'socket.receive.buffer.bytes',
     'num.recovery.threads.per.data.dir', 'offsets.topic.replication.factor',
     'share.coordinator.state.topic.replication.factor', 'share.coordinator.state.topic.min.isr',
-    'transaction.state.log.replication.factor', 'transaction.state.log.min.isr', 'log.retention.hours',
-    'log.retention.check.interval.ms', 'zookeeper.connect', 'zookeeper.connection.timeout.ms',
+    'transaction.state.log.replication.factor', 'transaction.state.log.min.isr', 'zookeeper.connect', 'zookeeper.connection.timeout.ms',
   ];
 
   it('starts as it is, with one warning listing every ignored name, and honours the rest', async () => {

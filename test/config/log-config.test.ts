@@ -16,11 +16,21 @@ const KAFKA_DEFAULTS: LogConfig = {
   compressionType: 'producer',
   messageTimestampType: 'CreateTime',
   cleanupPolicy: ['delete'],
+  retentionMs: 604800000,
+  retentionBytes: -1,
+  deleteRetentionMs: 86400000,
+  minCleanableDirtyRatio: 0.5,
+  minCompactionLagMs: 0,
+  maxCompactionLagMs: 9223372036854775807,
+  fileDeleteDelayMs: 60000,
+  messageTimestampBeforeMaxMs: 9223372036854775807,
+  messageTimestampAfterMaxMs: 9223372036854775807,
+  minInsyncReplicas: 1,
 };
 
 describe('TOPIC_CONFIGS', () => {
   it('gives every LogConfig field exactly one config', () => {
-    const fields = Object.values(TOPIC_CONFIGS).map((d) => d.field).sort();
+    const fields = Object.values(TOPIC_CONFIGS).flatMap((d) => (d.field ? [d.field] : [])).sort();
     expect(fields).toEqual(Object.keys(KAFKA_DEFAULTS).sort());
   });
 
@@ -32,6 +42,7 @@ describe('TOPIC_CONFIGS', () => {
       expect({ kind: broker.kind, min: broker.min, max: broker.max, choices: broker.choices }).toEqual({ kind: def.kind, min: def.min, max: def.max, choices: def.choices });
       // log.roll.ms is unset by default: log.roll.hours gives segment.ms its default then.
       if (def.broker === 'log.roll.ms') expect(Number(BROKER_CONFIGS['log.roll.hours'].default) * 3_600_000).toBe(Number(def.default));
+      else if (def.broker === 'log.retention.ms') expect(Number(BROKER_CONFIGS['log.retention.hours'].default) * 3_600_000).toBe(Number(def.default));
       else expect(broker.default, def.broker).toBe(def.default);
     }
   });
@@ -47,6 +58,7 @@ describe('buildLogConfig', () => {
     const broker = new BrokerConfig({ 'log.segment.bytes': 5000, 'log.roll.hours': 2, 'compression.type': 'lz4', 'message.max.bytes': 900 });
     const config = buildLogConfig({ 'segment.bytes': '700', 'cleanup.policy': 'compact, delete', 'message.timestamp.type': 'LogAppendTime', 'retention.ms': '5' }, broker.topicDefaults());
     expect(config).toEqual({
+      ...KAFKA_DEFAULTS,
       segmentBytes: 700,
       segmentMs: 7_200_000,
       indexIntervalBytes: 4096,
@@ -54,9 +66,21 @@ describe('buildLogConfig', () => {
       compressionType: 'lz4',
       messageTimestampType: 'LogAppendTime',
       cleanupPolicy: ['compact', 'delete'],
+      retentionMs: 5,
     });
     expect(Object.isFrozen(config)).toBe(true);
     expect(buildLogConfig({}, new BrokerConfig({ 'log.roll.ms': 1234, 'log.roll.hours': 2 }).topicDefaults()).segmentMs).toBe(1234);
+    // Kafka's precedence: log.retention.ms, else .minutes, else .hours.
+    expect(buildLogConfig({}, new BrokerConfig({ 'log.retention.hours': 1 }).topicDefaults()).retentionMs).toBe(3_600_000);
+    expect(buildLogConfig({}, new BrokerConfig({ 'log.retention.minutes': 2, 'log.retention.hours': 1 }).topicDefaults()).retentionMs).toBe(120_000);
+    expect(buildLogConfig({}, new BrokerConfig({ 'log.retention.ms': -1, 'log.retention.minutes': 2 }).topicDefaults()).retentionMs).toBe(-1);
+  });
+
+  it('gives the KIP-937 timestamp bounds the deprecated message.timestamp.difference.max.ms when they are not set', () => {
+    expect(buildLogConfig({ 'message.timestamp.difference.max.ms': '1000' })).toMatchObject({ messageTimestampBeforeMaxMs: 1000, messageTimestampAfterMaxMs: 1000 });
+    expect(buildLogConfig({ 'message.timestamp.difference.max.ms': '1000', 'message.timestamp.after.max.ms': '50' })).toMatchObject({ messageTimestampBeforeMaxMs: 1000, messageTimestampAfterMaxMs: 50 });
+    expect(buildLogConfig({ 'min.cleanable.dirty.ratio': '0.25' }).minCleanableDirtyRatio).toBe(0.25);
+    expect(buildLogConfig({ 'min.cleanable.dirty.ratio': '1.5' }).minCleanableDirtyRatio).toBe(0.5);
   });
 
   it("reads a value from the data dir that is empty or unreadable as Kafka's default, as storage always did", () => {
@@ -72,7 +96,10 @@ describe('checkTopicConfig', () => {
     expect(checkTopicConfig('segment.bytes', ' 2048 ')).toBe('2048');
     expect(checkTopicConfig('cleanup.policy', 'compact,delete')).toBe('compact,delete');
     const problems: [string, string | null, string][] = [
-      ['retention.bytes', '1', "unknown topic config 'retention.bytes'"],
+      ['retention.byte', '1', "unknown topic config 'retention.byte'"],
+      ['retention.ms', '-2', 'retention.ms: -2 is below the minimum -1'],
+      ['min.cleanable.dirty.ratio', '1.1', 'min.cleanable.dirty.ratio: 1.1 is above the maximum 1'],
+      ['min.cleanable.dirty.ratio', 'half', "min.cleanable.dirty.ratio: 'half' is not a number"],
       ['segment.bytes', null, 'segment.bytes: a value is required'],
       ['segment.bytes', '13', 'segment.bytes: 13 is below the minimum 14'],
       ['segment.bytes', '2147483648', 'segment.bytes: 2147483648 is out of int range'],
