@@ -25,6 +25,8 @@ import { OFFSETS_TOPIC, OffsetsTopicStore } from './group/offsets-topic.js';
 import { ReplicaManager } from './partition/replica-manager.js';
 import { SingleBrokerCluster } from './cluster/cluster-view.js';
 import { TopicAdmin } from './topics.js';
+import { ConfigAdmin } from './config-admin/config-admin.js';
+import { DynamicBrokerConfigs } from './config-admin/dynamic-broker-configs.js';
 import { ProducerIdManager } from './cluster/producer-id-manager.js';
 import { TransactionCoordinator } from './txn/coordinator.js';
 import { TransactionStateTopic } from './txn/state-topic.js';
@@ -52,6 +54,8 @@ export class Broker {
   transactions!: TransactionCoordinator;
   transactionState!: TransactionStateTopic;
   producerIds!: ProducerIdManager;
+  /** Broker configs changed at run time, kept in the data dir. */
+  dynamicConfigs!: DynamicBrokerConfigs;
   /** What each accepted connection is given. */
   connectionHost!: ConnectionHost;
 
@@ -61,12 +65,7 @@ export class Broker {
     readonly dataDir: string,
     private readonly lock: DataDirLock,
   ) {
-    this.connections = new ConnectionRegistry({
-      maxConnections: config.int('max.connections'),
-      maxPerIp: config.int('max.connections.per.ip'),
-      perIpOverrides: config.maxConnectionsPerIpOverrides,
-      idleMs: config.int('connections.max.idle.ms'),
-    }, log);
+    this.connections = new ConnectionRegistry({ ...Broker.connectionQuotas(config), idleMs: config.int('connections.max.idle.ms') }, log);
     this.scheduler = new Scheduler(log);
   }
 
@@ -104,16 +103,24 @@ export class Broker {
     broker.scheduler.schedule('transactional-id-expiration', () => {
       broker.transactions.expireIds();
     }, { periodMs: config.int('transaction.remove.expired.transaction.cleanup.interval.ms') });
-    const producerExpirationMs = config.int('producer.id.expiration.ms');
     broker.scheduler.schedule('producer-id-expiration', () => {
-      broker.logs.expireProducers(Date.now() - producerExpirationMs);
+      broker.logs.expireProducers(Date.now() - config.int('producer.id.expiration.ms')); // dynamic
     }, { periodMs: config.int('producer.id.expiration.check.interval.ms') });
     return broker;
   }
 
-  /** Opens the data dir: the logs (recovering them), the group coordinator, meta.properties. */
+  /** The connection quotas, which dynamic configs may change. */
+  private static connectionQuotas(config: BrokerConfig) {
+    return { maxConnections: config.int('max.connections'), maxPerIp: config.int('max.connections.per.ip'), perIpOverrides: config.maxConnectionsPerIpOverrides };
+  }
+
+  /** Opens the data dir: the dynamic broker configs, the logs (recovering them), the group coordinator, meta.properties. */
   private open(): void {
     const { config, log, dataDir } = this;
+    // First: they change the topic defaults the logs are opened with.
+    this.dynamicConfigs = new DynamicBrokerConfigs(config, dataDir, () => this.reconfigure(), log);
+    this.dynamicConfigs.load();
+    this.connections.setQuotas(Broker.connectionQuotas(config));
     const logs = LogManager.open({ dataDir, defaults: config.topicDefaults(), log, maxOpenFiles: config.int('krill.log.max.open.files') });
     try {
       this.replicas = new ReplicaManager(logs, config.nodeId);
@@ -144,14 +151,22 @@ export class Broker {
     this.logs = logs;
   }
 
+  /** Applies a change of dynamic broker configs to the parts that read them once (Kafka's reconfigure()). */
+  private reconfigure(): void {
+    this.logs.setDefaults(this.config.topicDefaults());
+    this.connections.setQuotas(Broker.connectionQuotas(this.config));
+  }
+
   /** The narrow services handlers are given (see RequestContext). */
   private services(logs: LogManager): BrokerServices {
     const registry = this.registry;
+    const topics = new TopicAdmin(logs, this.replicas, this.offsetsTopic, this.config, this.log);
     return {
       cluster: new SingleBrokerCluster(this.clusterId, this.config.nodeId, () => this.advertised),
       replicas: this.replicas,
       groups: this.groups,
-      topics: new TopicAdmin(logs, this.replicas, this.offsetsTopic, this.config, this.log),
+      topics,
+      configs: new ConfigAdmin(topics, this.config, this.dynamicConfigs, this.log.level),
       producerIds: this.producerIds,
       transactions: this.transactions,
       transactionState: this.transactionState,

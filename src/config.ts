@@ -12,20 +12,44 @@ import { DEFAULT_PROTOCOL_MAP, resolveListeners, withAddress, type Listener, typ
 export type { Listener } from './listeners.js';
 export { ConfigError, type ConfigValue, type ValueRule } from './config-value.js';
 
-interface ConfigDef extends ValueRule {
+export interface ConfigDef extends ValueRule {
   default: string | null;
   /** The name this one is an alias of (broker.id → node.id). */
   aliasOf?: string;
+  /**
+   * May be changed at run time with AlterConfigs / IncrementalAlterConfigs (Kafka's
+   * DynamicBrokerConfig.AllDynamicConfigs, where krill can apply the change live).
+   */
+  dynamic?: true;
   doc: string;
 }
 
-/** A broker config that is the default of a topic config (log.segment.bytes → segment.bytes): the topic config's rule and default. */
+/**
+ * A broker config that is the default of a topic config (log.segment.bytes → segment.bytes): the topic
+ * config's rule and default. Dynamic, as Kafka's DynamicLogConfig makes every such config: a change
+ * rebuilds the LogConfig of each topic that does not override it.
+ */
 function topicConfigDefault(topicConfig: string, doc: string): ConfigDef {
   const { kind, min, max, choices, default: value } = TOPIC_CONFIGS[topicConfig];
-  return { kind, min, max, choices, default: value, doc };
+  return { kind, min, max, choices, default: value, dynamic: true, doc };
 }
 
 const HOUR_MS = 3_600_000;
+
+/**
+ * Kafka's broker config synonyms (DynamicBrokerConfig.brokerConfigSynonyms): names of one setting in
+ * different units, the first one set winning. Only the first of each group is dynamic, so a dynamic value
+ * always wins over the static ones, as in Kafka.
+ */
+const SYNONYM_GROUPS: readonly (readonly { name: string; unitMs: number }[])[] = [
+  [{ name: 'log.roll.ms', unitMs: 1 }, { name: 'log.roll.hours', unitMs: HOUR_MS }],
+  [{ name: 'log.retention.ms', unitMs: 1 }, { name: 'log.retention.minutes', unitMs: 60_000 }, { name: 'log.retention.hours', unitMs: HOUR_MS }],
+];
+
+/** The names of `name`'s setting, in precedence order (itself alone for most configs). */
+export function brokerSynonyms(name: string): string[] {
+  return SYNONYM_GROUPS.find((g) => g.some((s) => s.name === name))?.map((s) => s.name) ?? [name];
+}
 
 export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = Object.freeze({
   'node.id': { kind: 'int', default: '1', min: 0, doc: 'This broker\'s id; Metadata names it as the controller.' },
@@ -35,9 +59,9 @@ export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = Object.freeze
   'listener.security.protocol.map': { kind: 'list', default: DEFAULT_PROTOCOL_MAP, doc: 'Security protocol of each listener name.' },
   'controller.listener.names': { kind: 'list', default: null, doc: 'KRaft controller listeners, which krill (its own controller) does not open.' },
   'connections.max.idle.ms': { kind: 'long', default: '600000', doc: 'A connection idle this long is closed; negative: never.' },
-  'max.connections.per.ip': { kind: 'int', default: '2147483647', min: 0, doc: 'Connections allowed from one IP address.' },
-  'max.connections.per.ip.overrides': { kind: 'string', default: '', doc: 'ip:count,... exceptions to max.connections.per.ip.' },
-  'max.connections': { kind: 'int', default: '2147483647', min: 0, doc: 'Connections allowed in all.' },
+  'max.connections.per.ip': { kind: 'int', dynamic: true, default: '2147483647', min: 0, doc: 'Connections allowed from one IP address.' },
+  'max.connections.per.ip.overrides': { kind: 'string', dynamic: true, default: '', doc: 'ip:count,... exceptions to max.connections.per.ip.' },
+  'max.connections': { kind: 'int', dynamic: true, default: '2147483647', min: 0, doc: 'Connections allowed in all.' },
   'log.dirs': { kind: 'string', default: null, doc: 'Data directory (one).' },
   'log.dir': { kind: 'string', default: './krill-data', doc: 'Data directory, when log.dirs is unset.' },
   'num.partitions': { kind: 'int', default: '1', min: 1, doc: 'Partitions of an auto-created topic.' },
@@ -56,13 +80,13 @@ export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = Object.freeze
   'log.segment.delete.delay.ms': topicConfigDefault('file.delete.delay.ms', 'How long a .deleted segment stays before it is removed.'),
   'log.cleanup.policy': topicConfigDefault('cleanup.policy', 'delete, compact, or both.'),
   'log.cleaner.enable': { kind: 'bool', default: 'true', doc: 'Run the log cleaner (compaction of cleanup.policy=compact topics, __consumer_offsets and __transaction_state).' },
-  'log.cleaner.threads': { kind: 'int', default: '1', min: 0, doc: 'Cleaner workers; 0 cleans nothing.' },
-  'log.cleaner.backoff.ms': { kind: 'long', default: '15000', min: 0, doc: 'How long the cleaner sleeps when no log needs cleaning.' },
+  'log.cleaner.threads': { kind: 'int', dynamic: true, default: '1', min: 0, doc: 'Cleaner workers; 0 cleans nothing.' },
+  'log.cleaner.backoff.ms': { kind: 'long', dynamic: true, default: '15000', min: 0, doc: 'How long the cleaner sleeps when no log needs cleaning.' },
   'log.cleaner.min.cleanable.ratio': topicConfigDefault('min.cleanable.dirty.ratio', 'Dirty share at which a log is cleaned.'),
   'log.cleaner.delete.retention.ms': topicConfigDefault('delete.retention.ms', 'How long tombstones are kept after cleaning.'),
   'log.cleaner.min.compaction.lag.ms': topicConfigDefault('min.compaction.lag.ms', 'Records younger are not compacted.'),
   'log.cleaner.max.compaction.lag.ms': topicConfigDefault('max.compaction.lag.ms', 'Records older make a log cleanable.'),
-  'log.cleaner.dedupe.buffer.size': { kind: 'long', default: '134217728', min: 0, doc: 'Memory for the cleaner\'s key map, across its threads: bounds how much of a log one pass cleans.' },
+  'log.cleaner.dedupe.buffer.size': { kind: 'long', dynamic: true, default: '134217728', min: 0, doc: 'Memory for the cleaner\'s key map, across its threads: bounds how much of a log one pass cleans.' },
   'log.message.timestamp.before.max.ms': topicConfigDefault('message.timestamp.before.max.ms', 'How far in the past a CreateTime timestamp may be.'),
   'log.message.timestamp.after.max.ms': topicConfigDefault('message.timestamp.after.max.ms', 'How far in the future a CreateTime timestamp may be.'),
   'log.message.timestamp.difference.max.ms': topicConfigDefault('message.timestamp.difference.max.ms', 'Deprecated: the bound before/after take when unset.'),
@@ -84,13 +108,21 @@ export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = Object.freeze
   'transaction.abort.timed.out.transaction.cleanup.interval.ms': { kind: 'int', default: '10000', min: 1, doc: 'How often transactions open past their timeout are aborted.' },
   'transactional.id.expiration.ms': { kind: 'int', default: '604800000', min: 1, doc: 'How long a transactional id without a transaction is kept.' },
   'transaction.remove.expired.transaction.cleanup.interval.ms': { kind: 'int', default: '3600000', min: 1, doc: 'How often expired transactional ids are removed.' },
-  'producer.id.expiration.ms': { kind: 'int', default: '86400000', min: 1, doc: 'How long a partition keeps an idempotent producer\'s state after its last batch.' },
+  'producer.id.expiration.ms': { kind: 'int', dynamic: true, default: '86400000', min: 1, doc: 'How long a partition keeps an idempotent producer\'s state after its last batch.' },
   'producer.id.expiration.check.interval.ms': { kind: 'int', default: '600000', min: 1, doc: 'How often expired producer state is removed.' },
 });
+
+/** Where a broker config's value comes from, most binding first (Kafka's DescribeConfigs config sources). */
+export type BrokerConfigLevel = 'broker' | 'cluster';
 
 export class BrokerConfig {
   private readonly values = new Map<string, string | null>();
   private readonly given = new Set<string>();
+  /**
+   * Dynamic configs (set with AlterConfigs, kept in the data dir): this broker's own, then the cluster-wide
+   * defaults, both over the static values, as Kafka's DynamicBrokerConfig layers them.
+   */
+  private readonly dynamic: Record<BrokerConfigLevel, Map<string, string>> = { broker: new Map(), cluster: new Map() };
   private resolved!: ResolvedListeners;
 
   /** All of `overrides` at once: every problem found is reported in one ConfigError. */
@@ -190,11 +222,48 @@ export class BrokerConfig {
   }
 
   string(name: string): string | null {
+    const dynamic = this.dynamic.broker.get(name) ?? this.dynamic.cluster.get(name);
+    if (dynamic !== undefined) return dynamic;
     if (!this.values.has(name)) {
       if (name in KAFKA_ONLY_CONFIGS) return null;
       throw new Error(`config '${name}' is not defined`);
     }
     return this.values.get(name)!;
+  }
+
+  /** The value given at start (properties file, --set, the embedded API's config), or undefined. */
+  staticValue(name: string): string | null | undefined {
+    return this.given.has(name) ? this.values.get(BROKER_CONFIGS[name]?.aliasOf ?? name) : undefined;
+  }
+
+  /** The dynamic configs of one level, by name. */
+  dynamicConfigs(level: BrokerConfigLevel): ReadonlyMap<string, string> {
+    return this.dynamic[level];
+  }
+
+  /**
+   * Replaces the dynamic configs of one level. The values must already be checked one by one (see
+   * dynamic-broker-configs.ts); this checks them against the others and throws ConfigError, changing
+   * nothing, when the result cannot be honoured.
+   */
+  setDynamic(level: BrokerConfigLevel, configs: ReadonlyMap<string, string>): void {
+    const before = this.dynamic[level];
+    this.dynamic[level] = new Map(configs);
+    const problems = this.check();
+    if (problems.length === 0) return;
+    this.dynamic[level] = before;
+    this.check();
+    throw new ConfigError(problems);
+  }
+
+  /** The value of a synonym group (log.retention.ms > .minutes > .hours), in the first name's unit. */
+  private synonymValue(first: string): number {
+    const group = SYNONYM_GROUPS.find((g) => g[0].name === first)!;
+    for (const { name, unitMs } of group) {
+      const value = this.string(name);
+      if (value !== null) return Number(value) * unitMs;
+    }
+    throw new Error(`config '${first}' has no value`);
   }
 
   int(name: string): number {
@@ -215,16 +284,12 @@ export class BrokerConfig {
 
   /** log.retention.ms, else log.retention.minutes, else log.retention.hours, as Kafka's KafkaConfig.logRetentionTimeMillis. */
   get retentionMs(): number {
-    const ms = this.string('log.retention.ms');
-    if (ms !== null) return Number(ms);
-    const minutes = this.string('log.retention.minutes');
-    if (minutes !== null) return Number(minutes) * 60_000;
-    return this.int('log.retention.hours') * HOUR_MS;
+    return this.synonymValue('log.retention.ms');
   }
 
+  /** log.roll.ms, else log.roll.hours. */
   get segmentMs(): number {
-    const ms = this.string('log.roll.ms');
-    return ms !== null ? Number(ms) : this.int('log.roll.hours') * 3600_000;
+    return this.synonymValue('log.roll.ms');
   }
 
   /** The one listener clients connect to. */
@@ -265,9 +330,9 @@ export class BrokerConfig {
   topicDefaults(): Record<string, string> {
     const out: Record<string, string> = {};
     for (const [name, def] of Object.entries(TOPIC_CONFIGS)) {
-      if (name === 'segment.ms') out[name] = String(this.segmentMs); // log.roll.ms, else log.roll.hours
-      else if (name === 'retention.ms') out[name] = String(this.retentionMs);
-      else out[name] = def.broker ? this.string(def.broker)! : def.default;
+      if (!def.broker) out[name] = def.default;
+      else if (brokerSynonyms(def.broker).length > 1) out[name] = String(this.synonymValue(def.broker)); // log.roll.ms, else log.roll.hours
+      else out[name] = this.string(def.broker)!;
     }
     return out;
   }

@@ -98,8 +98,17 @@ export class TopicAdmin {
     if (rf > 1) {
       throw new KafkaError('INVALID_REPLICATION_FACTOR', `Unable to replicate the partition ${rf} time(s): The target replication factor of ${rf} cannot be reached because only 1 broker(s) are registered.`);
     }
+    return { partitions, configs: this.checkTopicConfigs(req.configs) };
+  }
+
+  /**
+   * Checks a topic's whole set of overrides as Kafka's LogConfig.validate does (CreateTopics, AlterConfigs):
+   * each name and value, then the rules between them over the broker defaults. Returns them normalised;
+   * throws INVALID_CONFIG naming the problem.
+   */
+  checkTopicConfigs(overrides: Readonly<Record<string, string | null>>): Record<string, string> {
     const configs: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.configs)) {
+    for (const [name, value] of Object.entries(overrides)) {
       try {
         configs[name] = checkTopicConfig(name, value);
       } catch (err) {
@@ -107,9 +116,17 @@ export class TopicAdmin {
         throw err;
       }
     }
-    const maxBytes = configs['max.message.bytes'];
-    if (maxBytes !== undefined && Number(maxBytes) < 0) throw new KafkaError('INVALID_CONFIG', 'max.message.bytes must be at least 0');
-    return { partitions, configs };
+    const effective = { ...this.config.topicDefaults(), ...configs };
+    const [minLag, maxLag] = [BigInt(effective['min.compaction.lag.ms']), BigInt(effective['max.compaction.lag.ms'])];
+    if (minLag > maxLag) {
+      throw new KafkaError('INVALID_CONFIG', `conflict topic config setting min.compaction.lag.ms (${minLag}) > max.compaction.lag.ms (${maxLag})`);
+    }
+    return configs;
+  }
+
+  /** Replaces a topic's overrides (checked by checkTopicConfigs); applied to Produce and its logs at once, and persisted. */
+  alterTopicConfigs(name: string, overrides: Record<string, string>): TopicInfo {
+    return this.logs.setTopicConfigs(name, overrides);
   }
 
   /** Creates a checked topic (see checkNewTopic). */

@@ -1,12 +1,12 @@
 // DescribeConfigs (key 32): read topic or broker configuration, optionally with synonyms and documentation.
-// v1 is the KIP-896 baseline (config source and synonyms); v3 adds config type and documentation,
-// v4 goes flexible.
+// v0 (isDefault instead of a config source) is what Kafka 3.x still serves; Kafka 4.0 starts at v1 (KIP-896:
+// config source and synonyms); v3 adds config type and documentation, v4 goes flexible.
 import type { MessageDef, RequestOf, ResponseOf } from '../schema.js';
 
 export const DescribeConfigs = {
   apiKey: 32,
   name: 'DescribeConfigs',
-  validVersions: '1-4',
+  validVersions: '0-4',
   flexibleVersions: '4+',
   request: [
     {
@@ -32,6 +32,7 @@ export const DescribeConfigs = {
             { name: 'name', type: 'string', versions: '0+' },
             { name: 'value', type: 'string', versions: '0+', nullableVersions: '0+' },
             { name: 'readOnly', type: 'bool', versions: '0+' },
+            { name: 'isDefault', type: 'bool', versions: '0' },
             { name: 'configSource', type: 'int8', versions: '1+', default: -1 },
             { name: 'isSensitive', type: 'bool', versions: '0+' },
             {

@@ -21,7 +21,10 @@ import addPartitionsToTxn from './24-add-partitions-to-txn.js';
 import addOffsetsToTxn from './25-add-offsets-to-txn.js';
 import endTxn from './26-end-txn.js';
 import txnOffsetCommit from './28-txn-offset-commit.js';
+import describeConfigs from './32-describe-configs.js';
+import alterConfigs from './33-alter-configs.js';
 import deleteGroups from './42-delete-groups.js';
+import incrementalAlterConfigs from './44-incremental-alter-configs.js';
 import offsetDelete from './47-offset-delete.js';
 import describeCluster from './60-describe-cluster.js';
 import describeProducers from './61-describe-producers.js';
@@ -31,6 +34,6 @@ import listTransactions from './66-list-transactions.js';
 export const HANDLERS: readonly Handler[] = [
   produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator, joinGroup, heartbeat, leaveGroup,
   syncGroup, describeGroups, listGroups, apiVersions, createTopics, deleteTopics, initProducerId, addPartitionsToTxn,
-  addOffsetsToTxn, endTxn, txnOffsetCommit, deleteGroups, offsetDelete, describeCluster, describeProducers,
-  describeTransactions, listTransactions,
+  addOffsetsToTxn, endTxn, txnOffsetCommit, describeConfigs, alterConfigs, deleteGroups, incrementalAlterConfigs,
+  offsetDelete, describeCluster, describeProducers, describeTransactions, listTransactions,
 ];

@@ -46,10 +46,15 @@ export class ConnectionRegistry {
   private readonly sweepIntervalMs: number;
 
   constructor(
-    private readonly limits: ConnectionLimits,
+    private limits: ConnectionLimits,
     private readonly log: Logger,
   ) {
     this.sweepIntervalMs = Math.max(10, Math.min(Math.floor(limits.idleMs / 4), 30_000));
+  }
+
+  /** New quotas (dynamic max.connections*), for connections accepted from now on; open ones stay, as in Kafka. */
+  setQuotas(quotas: Pick<ConnectionLimits, 'maxConnections' | 'maxPerIp' | 'perIpOverrides'>): void {
+    this.limits = { ...this.limits, ...quotas };
   }
 
   get size(): number {

@@ -239,9 +239,9 @@ export class Connection implements TrackedConnection {
       return false;
     }
     const slot = this.enqueue(header.correlationId);
-    const { cluster, replicas, groups, topics, producerIds, transactions, transactionState, config, apiVersions } = this.host.services;
+    const { cluster, replicas, groups, topics, configs, producerIds, transactions, transactionState, config, apiVersions } = this.host.services;
     const ctx: RequestContext = {
-      cluster, replicas, groups, topics, producerIds, transactions, transactionState, config, apiVersions,
+      cluster, replicas, groups, topics, configs, producerIds, transactions, transactionState, config, apiVersions,
       header, apiVersion: version, log: this.log, signal: this.abort.signal,
       clientAddress: this.socket.remoteAddress ?? '',
       closeConnection: (reason: string) => {

@@ -8,6 +8,7 @@ import type { ClusterView } from '../cluster/cluster-view.js';
 import type { ReplicaManager } from '../partition/replica-manager.js';
 import type { GroupCoordinator } from '../group/coordinator.js';
 import type { TopicAdmin } from '../topics.js';
+import type { ConfigAdmin } from '../config-admin/config-admin.js';
 import type { ProducerIdManager } from '../cluster/producer-id-manager.js';
 import type { TransactionCoordinator } from '../txn/coordinator.js';
 import type { TransactionStateTopic } from '../txn/state-topic.js';
@@ -27,6 +28,8 @@ export interface BrokerServices {
   readonly groups: GroupCoordinator;
   /** Creating, deleting and listing topics, with Kafka's checks. */
   readonly topics: TopicAdmin;
+  /** Describing and changing topic and broker configs at run time. */
+  readonly configs: ConfigAdmin;
   /** Producer ids for idempotent producers (InitProducerId). */
   readonly producerIds: ProducerIdManager;
   /** The transaction coordinator, and the internal topic it keeps its state in. */

@@ -299,6 +299,21 @@ export class LogManager {
     return state.info;
   }
 
+  /**
+   * Replaces the broker-level defaults of topic configs (a dynamic broker config changed) and rebuilds every
+   * topic's configs and LogConfig from its own overrides over them, applying the storage ones to its logs.
+   * Nothing is written: the defaults are the broker's (persisted with its dynamic configs), not the topics'.
+   */
+  setDefaults(defaults: Record<string, string>): void {
+    this.ensureOpen();
+    this.defaults = { ...defaults };
+    for (const state of this.byName.values()) {
+      const { name, topicId, partitions, overrides } = state.info;
+      state.info = this.topicInfo(name, topicId, partitions, overrides);
+      for (const log of state.logs) log.updateConfig(state.info.logConfig);
+    }
+  }
+
   // --- durability --------------------------------------------------------------------------------------
 
   /** Writes recovery-point-offset-checkpoint and log-start-offset-checkpoint for every open log. */

@@ -1,0 +1,137 @@
+// Dynamic broker configs (Kafka's DynamicBrokerConfig): the checks a change of a BROKER resource's configs
+// must pass, and the change itself: checked against the other configs, written to the data dir
+// (storage/broker-configs-file.ts), set on the BrokerConfig, then handed to the parts that apply it live
+// (onChange; the broker wires it to the log manager's topic defaults and the connection quotas).
+//
+// Which configs are dynamic is BROKER_CONFIGS' `dynamic` flag: every broker config that is a topic
+// config's default (log.segment.bytes, log.retention.ms, message.max.bytes, compression.type, ...), the
+// connection quotas, the cleaner's threads/backoff/buffer and producer.id.expiration.ms, as in Kafka.
+// Precedence, as in Kafka: this broker's dynamic value > the cluster-wide dynamic default > the static
+// value > the default.
+//
+// Errors, as Kafka's ConfigAdminManager gives them for broker resources: INVALID_REQUEST for a config
+// that is not dynamic or a value that is not valid (KAFKA-13609 keeps that code); a name neither Kafka's
+// broker nor krill knows is refused too (Kafka would store it and never read it).
+
+import { KafkaError } from '../../protocol/errors.js';
+import { BROKER_CONFIGS, ConfigError, type BrokerConfig, type BrokerConfigLevel } from '../config.js';
+import { checkValue } from '../config-value.js';
+import { KAFKA_ONLY_CONFIGS } from '../kafka-only-configs.js';
+import type { Logger } from '../logger.js';
+import { readBrokerConfigsFile, writeBrokerConfigsFile, type PersistedBrokerConfigs } from '../storage/broker-configs-file.js';
+
+/** Checks one level's whole new set of dynamic configs; returns them normalised or throws INVALID_REQUEST. */
+export function checkDynamicConfigs(configs: ReadonlyMap<string, string>): Map<string, string> {
+  const fixed: string[] = [];
+  const unknown: string[] = [];
+  const problems: string[] = [];
+  const out = new Map<string, string>();
+  for (const [name, value] of configs) {
+    const def = BROKER_CONFIGS[name];
+    if (!def) {
+      (name in KAFKA_ONLY_CONFIGS ? fixed : unknown).push(name);
+    } else if (!def.dynamic) {
+      fixed.push(name);
+    } else {
+      try {
+        out.set(name, checkValue(name, value, def));
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err;
+        problems.push(...err.problems);
+      }
+    }
+  }
+  if (fixed.length > 0) throw new KafkaError('INVALID_REQUEST', `Cannot update these configs dynamically: ${fixed.join(', ')}`);
+  if (unknown.length > 0) throw new KafkaError('INVALID_REQUEST', `Unknown broker configs: ${unknown.join(', ')}`);
+  if (problems.length > 0) throw new KafkaError('INVALID_REQUEST', problems.join('; '));
+  return out;
+}
+
+export class DynamicBrokerConfigs {
+  /** The file's entries of other node ids, written back untouched. */
+  private otherBrokers: PersistedBrokerConfigs['brokers'] = {};
+
+  constructor(
+    private readonly config: BrokerConfig,
+    private readonly dataDir: string,
+    /** Called with the names whose value changed, once the change is set and persisted. */
+    private readonly onChange: (names: string[]) => void,
+    private readonly log: Logger,
+  ) {}
+
+  /**
+   * Reads the data dir's dynamic configs into the BrokerConfig. An entry no longer valid (a hand edit, a
+   * config krill stopped honouring) is left out with a warning, as Kafka drops invalid dynamic configs.
+   */
+  load(): void {
+    const persisted = readBrokerConfigsFile(this.dataDir);
+    const own = String(this.config.nodeId);
+    this.otherBrokers = Object.fromEntries(Object.entries(persisted.brokers).filter(([id]) => id !== own));
+    const levels: [BrokerConfigLevel, Record<string, string>][] = [['cluster', persisted.cluster], ['broker', persisted.brokers[own] ?? {}]];
+    for (const [level, entries] of levels) {
+      const kept = new Map<string, string>();
+      for (const [name, value] of Object.entries(entries)) {
+        try {
+          for (const [n, v] of checkDynamicConfigs(new Map([[name, value]]))) kept.set(n, v);
+        } catch (err) {
+          this.log.warn({ config: name, value, level, err: (err as Error).message }, 'ignoring a stored dynamic broker config');
+        }
+      }
+      try {
+        this.config.setDynamic(level, kept);
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err;
+        this.log.warn({ level, configs: Object.fromEntries(kept), err: err.message }, 'ignoring the stored dynamic broker configs of this level');
+      }
+    }
+  }
+
+  /** The level a BROKER resource name addresses: "" the cluster-wide defaults, this node's id its own. */
+  levelOf(resourceName: string): BrokerConfigLevel {
+    if (resourceName === '') return 'cluster';
+    if (!/^-?\d+$/.test(resourceName)) throw new KafkaError('INVALID_REQUEST', `Node id must be an integer, but it is: ${resourceName}`);
+    if (Number(resourceName) !== this.config.nodeId) {
+      throw new KafkaError('INVALID_REQUEST', `Unexpected broker id, expected ${this.config.nodeId}, but received ${resourceName}`);
+    }
+    return 'broker';
+  }
+
+  current(level: BrokerConfigLevel): ReadonlyMap<string, string> {
+    return this.config.dynamicConfigs(level);
+  }
+
+  /**
+   * Replaces the dynamic configs of one level (checked as a whole); with validateOnly, only checks.
+   * Throws KafkaError: INVALID_REQUEST for a refused change, KAFKA_STORAGE_ERROR when it cannot be written.
+   */
+  replace(level: BrokerConfigLevel, configs: ReadonlyMap<string, string>, validateOnly: boolean): void {
+    const checked = checkDynamicConfigs(configs);
+    const before = new Map(this.current(level));
+    try {
+      this.config.setDynamic(level, checked);
+    } catch (err) {
+      if (err instanceof ConfigError) throw new KafkaError('INVALID_REQUEST', err.message);
+      throw err;
+    }
+    if (validateOnly) {
+      this.config.setDynamic(level, before);
+      return;
+    }
+    try {
+      this.persist();
+    } catch (err) {
+      this.config.setDynamic(level, before);
+      this.log.error({ err }, 'writing the dynamic broker configs failed');
+      throw new KafkaError('KAFKA_STORAGE_ERROR', `Could not write the dynamic broker configs: ${(err as Error).message}`);
+    }
+    const changed = [...new Set([...before.keys(), ...checked.keys()])].filter((name) => before.get(name) !== checked.get(name));
+    this.log.info({ level, configs: Object.fromEntries(checked), changed }, 'dynamic broker configs updated');
+    if (changed.length > 0) this.onChange(changed);
+  }
+
+  private persist(): void {
+    const own = Object.fromEntries(this.current('broker'));
+    const brokers = { ...this.otherBrokers, ...(Object.keys(own).length > 0 ? { [String(this.config.nodeId)]: own } : {}) };
+    writeBrokerConfigsFile(this.dataDir, { cluster: Object.fromEntries(this.current('cluster')), brokers });
+  }
+}
