@@ -74,14 +74,14 @@ export class DynamicBrokerConfigs {
         try {
           for (const [n, v] of checkDynamicConfigs(new Map([[name, value]]))) kept.set(n, v);
         } catch (err) {
-          this.log.warn({ config: name, value, level, err: (err as Error).message }, 'ignoring a stored dynamic broker config');
+          this.log.warn({ config: name, value, scope: level, err: (err as Error).message }, 'ignoring a stored dynamic broker config');
         }
       }
       try {
         this.config.setDynamic(level, kept);
       } catch (err) {
         if (!(err instanceof ConfigError)) throw err;
-        this.log.warn({ level, configs: Object.fromEntries(kept), err: err.message }, 'ignoring the stored dynamic broker configs of this level');
+        this.log.warn({ scope: level, configs: Object.fromEntries(kept), err: err.message }, 'ignoring the stored dynamic broker configs of this level');
       }
     }
   }
@@ -125,7 +125,7 @@ export class DynamicBrokerConfigs {
       throw new KafkaError('KAFKA_STORAGE_ERROR', `Could not write the dynamic broker configs: ${(err as Error).message}`);
     }
     const changed = [...new Set([...before.keys(), ...checked.keys()])].filter((name) => before.get(name) !== checked.get(name));
-    this.log.info({ level, configs: Object.fromEntries(checked), changed }, 'dynamic broker configs updated');
+    this.log.info({ scope: level, configs: Object.fromEntries(checked), changed }, 'dynamic broker configs updated');
     if (changed.length > 0) this.onChange(changed);
   }
 
