@@ -11,12 +11,10 @@ import type { CreateTopicsRequest, CreateTopicsResponse } from '../../protocol/m
 import type { ElementOf } from '../../protocol/schema.js';
 import { ZERO_UUID } from '../../protocol/sentinels.js';
 import type { BrokerConfig } from '../config.js';
+import { describeTopicConfigs } from '../config-admin/describe.js';
 
 type TopicResult = CreateTopicsResponse['topics'][number];
 type TopicConfig = ElementOf<TopicResult['configs']>;
-
-const DYNAMIC_TOPIC_CONFIG = 1;
-const DEFAULT_CONFIG = 5;
 
 function checkAssignments(nodeId: number, t: CreateTopicsRequest['topics'][number]): number | null {
   if (!t.assignments?.length) return null;
@@ -37,15 +35,10 @@ function checkAssignments(nodeId: number, t: CreateTopicsRequest['topics'][numbe
   return seen.size;
 }
 
-function describeConfigs(config: BrokerConfig, explicit: Record<string, string>): TopicResult['configs'] {
-  const defaults = config.topicDefaults();
-  return Object.keys(defaults).sort().map((name): TopicConfig => ({
-    name,
-    value: explicit[name] ?? defaults[name],
-    readOnly: false,
-    configSource: name in explicit ? DYNAMIC_TOPIC_CONFIG : DEFAULT_CONFIG,
-    isSensitive: false,
-  }));
+/** The new topic's configs as DescribeConfigs would list them (the same sources), without synonyms. */
+function describeConfigs(config: BrokerConfig, overrides: Record<string, string>): TopicResult['configs'] {
+  return describeTopicConfigs({ configs: { ...config.topicDefaults(), ...overrides }, overrides }, config)
+    .map(({ name, value, readOnly, configSource, isSensitive }): TopicConfig => ({ name, value, readOnly, configSource, isSensitive }));
 }
 
 export default defineHandler({
