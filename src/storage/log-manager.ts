@@ -292,10 +292,22 @@ export class LogManager {
     this.ensureOpen();
     const state = this.byName.get(name);
     if (!state) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Topic '${name}' does not exist.`);
-    state.info = this.topicInfo(name, state.info.topicId, state.info.partitions, overrides);
-    this.writeTopicsFile();
-    this.writeTopicCopy(state.info);
+    const before = state.info;
+    state.info = this.topicInfo(name, before.topicId, before.partitions, overrides);
+    try {
+      this.writeTopicsFile();
+    } catch (err) {
+      // Not kept, so not applied: the topic goes on with the configs it has on disk.
+      state.info = before;
+      throw new KafkaError('KAFKA_STORAGE_ERROR', `Could not write ${TOPICS_FILE}: ${(err as Error).message}`);
+    }
     for (const log of state.logs) log.updateConfig(state.info.logConfig);
+    try {
+      this.writeTopicCopy(state.info);
+    } catch (err) {
+      // Only read to rebuild a lost topics file; the next change or creation writes it again.
+      this.options.log?.warn({ topic: name, err: (err as Error).message }, `could not write the topic's ${TOPIC_COPY_FILE}`);
+    }
     return state.info;
   }
 
