@@ -108,10 +108,7 @@ export class ConfigAdmin {
         else if (op === AlterConfigOp.DELETE) next.delete(name);
         else {
           if (!target.isList(name)) throw new KafkaError('INVALID_CONFIG', `Can't ${OP_NAMES[op!]} to key ${name} because its type is not LIST.`);
-          const parts = (next.get(name) ?? target.defaultOf(name) ?? '').split(',').filter((p) => p !== '');
-          const items = value!.split(',');
-          const result = op === AlterConfigOp.APPEND ? [...parts, ...items.filter((v, i) => !parts.includes(v) && items.indexOf(v) === i)] : parts.filter((p) => !items.includes(p));
-          next.set(name, result.join(','));
+          next.set(name, changeList(next.get(name) ?? target.defaultOf(name) ?? '', op === AlterConfigOp.APPEND, value!));
         }
       }
       target.replace(next, validateOnly);
@@ -180,6 +177,16 @@ export class ConfigAdmin {
       replace: (configs, validateOnly) => this.dynamic.replace(level, configs, validateOnly),
     };
   }
+}
+
+/** APPEND (each item not there yet, in order) or SUBTRACT (every occurrence of each item) on a list value. */
+function changeList(current: string, append: boolean, value: string): string {
+  let parts = current.split(',').filter((p) => p !== '');
+  for (const item of value.split(',')) {
+    if (!append) parts = parts.filter((p) => p !== item);
+    else if (!parts.includes(item)) parts.push(item);
+  }
+  return parts.join(',');
 }
 
 /** The checks of ConfigAdminManager.preprocess: no config twice, no null value except to DELETE, known operations. */
