@@ -112,7 +112,10 @@ export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = Object.freeze
   'producer.id.expiration.check.interval.ms': { kind: 'int', default: '600000', min: 1, doc: 'How often expired producer state is removed.' },
 });
 
-/** Where a broker config's value comes from, most binding first (Kafka's DescribeConfigs config sources). */
+/**
+ * The two levels of dynamic broker configs: this broker's own (a BROKER resource named by its node id) and
+ * the cluster-wide defaults (the resource named ""); this broker's own win.
+ */
 export type BrokerConfigLevel = 'broker' | 'cluster';
 
 export class BrokerConfig {
@@ -331,7 +334,8 @@ export class BrokerConfig {
     const out: Record<string, string> = {};
     for (const [name, def] of Object.entries(TOPIC_CONFIGS)) {
       if (!def.broker) out[name] = def.default;
-      else if (brokerSynonyms(def.broker).length > 1) out[name] = String(this.synonymValue(def.broker)); // log.roll.ms, else log.roll.hours
+      // log.roll.ms, else log.roll.hours; log.retention.ms, else .minutes, else .hours
+      else if (brokerSynonyms(def.broker).length > 1) out[name] = String(this.synonymValue(def.broker));
       else out[name] = this.string(def.broker)!;
     }
     return out;
