@@ -149,7 +149,6 @@ export class ConfigAdmin {
   }
 
   private topic(name: string): TopicInfo {
-    if (name === '') throw new KafkaError('INVALID_REQUEST', 'Default topic resources are not allowed.');
     validateTopicName(name);
     const info = this.topics.getTopic(name);
     if (!info) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Topic '${name}' does not exist.`);
@@ -157,6 +156,8 @@ export class ConfigAdmin {
   }
 
   private topicTarget(name: string): Target {
+    // As Kafka's controller says it (DescribeConfigs answers INVALID_TOPIC_EXCEPTION, as for any bad name).
+    if (name === '') throw new KafkaError('INVALID_REQUEST', 'Default topic resources are not allowed.');
     const info = this.topic(name);
     return {
       current: new Map(Object.entries(info.overrides)),
