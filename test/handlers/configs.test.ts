@@ -211,7 +211,7 @@ describe('AlterConfigs and IncrementalAlterConfigs on a topic', () => {
     expect(await alter(BROKER_LOGGER, '1', { root: 'DEBUG' })).toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Unknown resource type 8' });
   });
 
-  it('takes effect at once: max.message.bytes, compression.type, message.timestamp.type', async () => {
+  it('takes effect at once: max.message.bytes, compression.type, message.timestamp.type, segment.bytes', async () => {
     const name = uniqueTopic('ie');
     await createTopic(live.client, name);
     const big = buildBatch([{ key: 'k', value: 'x'.repeat(3000) }]);
@@ -226,6 +226,12 @@ describe('AlterConfigs and IncrementalAlterConfigs on a topic', () => {
     expect(batch.compression).toBe(1); // gzip, recompressed by the broker
     expect(batch.timestampType).toBe(1);
     expect(batch.maxTimestamp).toBeGreaterThanOrEqual(before);
+    // segment.bytes reaches the partition log: the next appends roll.
+    expect(await incremental(TOPIC, name, [['segment.bytes', SET, '200']])).toMatchObject({ errorCode: 0 });
+    const segments = () => fs.readdirSync(path.join(live.broker.dataDir, `${name}-0`)).filter((f) => f.endsWith('.log')).length;
+    const had = segments();
+    for (let i = 0; i < 3; i++) await produceOk(live.client, name, 0, values(3, `s${i}-`));
+    expect(segments()).toBeGreaterThan(had);
   });
 });
 
