@@ -325,6 +325,24 @@ describe('dynamic broker configs', () => {
     }
   });
 
+  it('connection quotas change for new connections; open ones stay', async () => {
+    const broker = await withBroker();
+    const client = await TestClient.connect(broker.port);
+    try {
+      expect(await incremental(BROKER, '1', [['max.connections.per.ip', SET, '1']], false, client)).toMatchObject({ errorCode: 0 });
+      const refused = await TestClient.connect(broker.port);
+      await expect(refused.request(18, 3, { clientSoftwareName: 'x', clientSoftwareVersion: '1' })).rejects.toThrow(/connection closed/);
+      // The open one still works, and can lift the quota again.
+      expect(await incremental(BROKER, '1', [['max.connections.per.ip', DELETE, null]], false, client)).toMatchObject({ errorCode: 0 });
+      const admitted = await TestClient.connect(broker.port);
+      expect((await admitted.request(18, 3, { clientSoftwareName: 'x', clientSoftwareVersion: '1' })).errorCode).toBe(0);
+      admitted.close();
+    } finally {
+      client.close();
+      await broker.close();
+    }
+  });
+
   it('reaches the partition logs: a lower log.segment.bytes rolls segments of topics without an override', async () => {
     const dir = tempDirs();
     const broker = await withBroker({ dataDir: dir });
@@ -347,7 +365,7 @@ describe('dynamic broker configs', () => {
     fs.writeFileSync(path.join(dir, 'krill-broker-configs.json'), JSON.stringify({
       version: 1, cluster: { 'message.max.bytes': '3000', 'num.partitions': '4' }, brokers: { 1: { 'log.retention.ms': 'x' }, 2: { 'message.max.bytes': '1' } },
     }));
-    const broker = await withBroker({ dataDir: dir });
+    const broker = await withBroker({ dataDir: dir, logLevel: 'error' }); // the two dropped entries are warned about
     const client = await TestClient.connect(broker.port);
     try {
       const [b] = await describeConfigs([{ resourceType: BROKER, resourceName: '1', configurationKeys: ['message.max.bytes', 'num.partitions', 'log.retention.ms'] }], { client });
