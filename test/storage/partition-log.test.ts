@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { PartitionLog, type PartitionLogOptions } from '../../src/storage/partition-log.js';
 import { Segment } from '../../src/storage/segment.js';
@@ -198,12 +198,12 @@ describe('segments', () => {
     }
   });
 
-  it('delete() removes the directory', () => {
+  it('delete() renames the directory at once and removes it after the delay', async () => {
     const log = openLog();
     appendBatch(log);
-    log.delete();
+    log.delete(0);
     expect(fs.existsSync(dir)).toBe(false);
-    expect(fs.readdirSync(root)).toEqual([]);
+    await vi.waitFor(() => expect(fs.readdirSync(root)).toEqual([]), { timeout: 5_000 });
   });
 });
 
