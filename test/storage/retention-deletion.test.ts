@@ -5,37 +5,23 @@
 // the ReplicaManager (its errors, and the fetches it wakes); a topic re-created under a deleted one's name.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ErrorCode, KafkaError } from '../../protocol/errors.js';
-import { PartitionLog, type PartitionLogOptions } from '../../src/storage/partition-log.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { PartitionLog } from '../../src/storage/partition-log.js';
 import { LogManager } from '../../src/storage/log-manager.js';
 import { OpenFiles } from '../../src/storage/open-files.js';
 import { ReplicaManager } from '../../src/partition/replica-manager.js';
 import { LOG_START_OFFSET_CHECKPOINT, readCheckpointFile } from '../../src/storage/checkpoints.js';
-import { buildBatch, parseBatches, rmDir, tempDir, toAppend, type BatchSpec } from './batches.js';
+import { buildBatch, parseBatches, toAppend, type BatchSpec } from './batches.js';
+import { expectKafkaError, usePartitionLogs } from './partition-logs.js';
 
-let root: string;
-const logs: PartitionLog[] = [];
+const logs = usePartitionLogs({ segmentBytes: 300 });
+const openLog = logs.open;
+const dirOf = () => logs.dir();
 const managers: LogManager[] = [];
-beforeEach(() => {
-  root = tempDir();
-});
-afterEach(async () => {
+afterEach(() => {
   for (const m of managers.splice(0)) m.close();
-  for (const l of logs.splice(0)) {
-    if (!l.isClosed) l.close();
-    await l.flushed();
-  }
-  rmDir(root);
 });
-
-const dirOf = () => path.join(root, 'topic-0');
-
-function openLog(opts: PartitionLogOptions = {}): PartitionLog {
-  const log = PartitionLog.open(dirOf(), { segmentBytes: 300, ...opts });
-  logs.push(log);
-  return log;
-}
 
 function append(log: PartitionLog, count: number, spec: BatchSpec = {}): void {
   for (let i = 0; i < count; i++) {
@@ -45,17 +31,6 @@ function append(log: PartitionLog, count: number, spec: BatchSpec = {}): void {
 }
 
 const files = (dir = dirOf()) => fs.readdirSync(dir).sort();
-
-function expectCode(fn: () => unknown, code: number): void {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(KafkaError);
-    expect((err as KafkaError).code).toBe(code);
-    return;
-  }
-  throw new Error(`expected error code ${code}`);
-}
 
 describe('segment deletion', () => {
   it('renames the files to .deleted at once and removes them after file.delete.delay.ms', async () => {
@@ -118,14 +93,14 @@ describe('segment deletion', () => {
     append(log, 5);
     expect(parseBatches(log.read(0, 1).records)[0].baseOffset).toBe(0); // the next read would continue in segment 0
     log.deleteRecordsBefore(3);
-    expectCode(() => log.read(1, 1 << 20), ErrorCode.OFFSET_OUT_OF_RANGE);
+    expectKafkaError(() => log.read(1, 1 << 20), ErrorCode.OFFSET_OUT_OF_RANGE);
     expect(parseBatches(log.read(3, 1 << 20).records).map((b) => b.baseOffset)).toEqual([3, 4]);
   });
 });
 
 describe('through the log manager and the replica manager', () => {
   function openManager(defaults: Record<string, string> = {}): { m: LogManager; replicas: ReplicaManager } {
-    const m = LogManager.open({ dataDir: root, defaults });
+    const m = LogManager.open({ dataDir: logs.root(), defaults });
     managers.push(m);
     return { m, replicas: new ReplicaManager(m, 1) };
   }
@@ -147,13 +122,13 @@ describe('through the log manager and the replica manager', () => {
     expect(partition.logStartOffset).toBe(3);
     expect(partition.highWatermark).toBe(5);
     await m.checkpointInBackground();
-    expect(readCheckpointFile(path.join(root, LOG_START_OFFSET_CHECKPOINT))).toEqual([{ topic: 't', partition: 0, offset: 3 }]);
-    await vi.waitFor(() => expect(files(path.join(root, 't-0')).filter((n) => n.endsWith('.deleted'))).toEqual([]), { timeout: 5_000, interval: 50 });
+    expect(readCheckpointFile(path.join(logs.root(), LOG_START_OFFSET_CHECKPOINT))).toEqual([{ topic: 't', partition: 0, offset: 3 }]);
+    await vi.waitFor(() => expect(files(path.join(logs.root(), 't-0')).filter((n) => n.endsWith('.deleted'))).toEqual([]), { timeout: 5_000, interval: 50 });
     m.close();
     ({ m, replicas } = openManager());
     expect(m.partition('t', 0)!.logStartOffset).toBe(3);
     expect(m.partition('t', 0)!.logEndOffset).toBe(5);
-    expectCode(() => m.partition('t', 0)!.read(2, 1 << 20), ErrorCode.OFFSET_OUT_OF_RANGE);
+    expectKafkaError(() => m.partition('t', 0)!.read(2, 1 << 20), ErrorCode.OFFSET_OUT_OF_RANGE);
   });
 
   it('DeleteRecords: -1 is the high watermark; past it or below -1 is OFFSET_OUT_OF_RANGE; compact only is POLICY_VIOLATION', () => {
@@ -164,11 +139,11 @@ describe('through the log manager and the replica manager', () => {
     const p = replicas.partition('d', 0)!;
     expect(replicas.deleteRecords(p, 2)).toBe(2);
     expect(replicas.deleteRecords(p, 1)).toBe(2); // never backwards
-    expectCode(() => replicas.deleteRecords(p, 5), ErrorCode.OFFSET_OUT_OF_RANGE);
-    expectCode(() => replicas.deleteRecords(p, -2), ErrorCode.OFFSET_OUT_OF_RANGE);
+    expectKafkaError(() => replicas.deleteRecords(p, 5), ErrorCode.OFFSET_OUT_OF_RANGE);
+    expectKafkaError(() => replicas.deleteRecords(p, -2), ErrorCode.OFFSET_OUT_OF_RANGE);
     expect(replicas.deleteRecords(p, -1)).toBe(4);
     expect(p.highWatermark).toBe(4);
-    expectCode(() => replicas.deleteRecords(replicas.partition('c', 0)!, 0), ErrorCode.POLICY_VIOLATION);
+    expectKafkaError(() => replicas.deleteRecords(replicas.partition('c', 0)!, 0), ErrorCode.POLICY_VIOLATION);
   });
 
   it('a fetch waiting on a partition is woken when DeleteRecords or retention moves its log start offset', async () => {
@@ -191,9 +166,9 @@ describe('through the log manager and the replica manager', () => {
     m.createTopic('gone', 2, { 'segment.bytes': '300' });
     produce(m, 'gone', 3);
     m.deleteTopic('gone');
-    const doomed = () => fs.readdirSync(root).filter((n) => n.startsWith('gone-') && n.endsWith('-delete'));
+    const doomed = () => fs.readdirSync(logs.root()).filter((n) => n.startsWith('gone-') && n.endsWith('-delete'));
     expect(doomed().length).toBe(2);
-    expect(fs.existsSync(path.join(root, 'gone-0'))).toBe(false);
+    expect(fs.existsSync(path.join(logs.root(), 'gone-0'))).toBe(false);
     // The same name again, right away: an empty topic whose directories the pending removal leaves alone.
     m.createTopic('gone', 1, {});
     expect(m.partition('gone', 0)!.logEndOffset).toBe(0);

@@ -4,35 +4,17 @@
 // retention-deletion.test.ts.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ErrorCode, KafkaError } from '../../protocol/errors.js';
-import { PartitionLog, type PartitionLogOptions } from '../../src/storage/partition-log.js';
+import { describe, expect, it } from 'vitest';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { PartitionLog } from '../../src/storage/partition-log.js';
 import { deleteOldSegments, type RetentionConfig } from '../../src/storage/retention.js';
-import { buildBatch, parseBatches, rmDir, tempDir, toAppend } from './batches.js';
-
-let root: string;
-let dir: string;
-const open: PartitionLog[] = [];
-beforeEach(() => {
-  root = tempDir();
-  dir = path.join(root, 'topic-0');
-});
-afterEach(async () => {
-  for (const l of open.splice(0)) {
-    if (!l.isClosed) l.close();
-    await l.flushed();
-  }
-  rmDir(root);
-});
+import { buildBatch, parseBatches, toAppend } from './batches.js';
+import { expectKafkaError, usePartitionLogs } from './partition-logs.js';
 
 /** One batch of one 150-byte record per segment: an append to a non-empty segment rolls. */
-const ONE_BATCH_PER_SEGMENT = 300;
-
-function openLog(opts: PartitionLogOptions = {}): PartitionLog {
-  const log = PartitionLog.open(dir, { segmentBytes: ONE_BATCH_PER_SEGMENT, fileDeleteDelayMs: 60_000, ...opts });
-  open.push(log);
-  return log;
-}
+const logs = usePartitionLogs({ segmentBytes: 300, fileDeleteDelayMs: 60_000 });
+const openLog = logs.open;
+const dir = () => logs.dir();
 
 /** Appends one batch per timestamp (so one segment each). */
 function appendAt(log: PartitionLog, timestamps: number[]): void {
@@ -45,19 +27,10 @@ function appendAt(log: PartitionLog, timestamps: number[]): void {
 const DELETE: RetentionConfig = { cleanupPolicy: ['delete'], retentionMs: -1, retentionBytes: -1 };
 
 function logFiles(): string[] {
-  return fs.readdirSync(dir).filter((n) => n.endsWith('.log')).sort();
+  return fs.readdirSync(dir()).filter((n) => n.endsWith('.log')).sort();
 }
 
-function expectOutOfRange(fn: () => unknown): void {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(KafkaError);
-    expect((err as KafkaError).code).toBe(ErrorCode.OFFSET_OUT_OF_RANGE);
-    return;
-  }
-  throw new Error('expected OFFSET_OUT_OF_RANGE');
-}
+const expectOutOfRange = (fn: () => unknown) => expectKafkaError(fn, ErrorCode.OFFSET_OUT_OF_RANGE);
 
 describe('retention by time', () => {
   it('deletes the closed segments whose largest timestamp is older than retention.ms, never renumbering', () => {
@@ -109,7 +82,7 @@ describe('retention by time', () => {
     const log = openLog();
     appendAt(log, [-1, -1, Date.now()]);
     const old = new Date(Date.now() - 3_600_000);
-    for (const name of ['00000000000000000000.log', '00000000000000000001.log']) fs.utimesSync(path.join(dir, name), old, old);
+    for (const name of ['00000000000000000000.log', '00000000000000000001.log']) fs.utimesSync(path.join(dir(), name), old, old);
     expect(deleteOldSegments(log, { ...DELETE, retentionMs: 60_000 }, Date.now())).toBe(2);
     expect(log.logStartOffset).toBe(2);
   });
