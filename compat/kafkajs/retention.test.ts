@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type RunningBroker } from '../../src/index.js';
+import { eventually } from '../util.js';
 
 const require = createRequire(import.meta.url);
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -20,17 +21,6 @@ process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
 
 let seq = 0;
 const topicName = (label: string) => `kafkajs-retention-${label}-${process.pid}-${++seq}`;
-
-/** Polls `check` until it returns a value that is not undefined (bounded). */
-async function eventually<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe(`kafkajs ${require('kafkajs/package.json').version}: retention and DeleteRecords`, { timeout: 60_000 }, () => {
   let broker: RunningBroker;

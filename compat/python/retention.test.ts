@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliBroker } from '../../test/helpers.js';
-import { BrokerPool } from '../util.js';
+import { BrokerPool, eventually } from '../util.js';
 import { encodeRecord, py } from './py.js';
 
 const ck = <T = any>(command: string, args: object) => py<T>('ck_client.py', command, args);
@@ -26,16 +26,6 @@ beforeAll(async () => {
   ]);
 });
 afterAll(() => pool.cleanup());
-
-async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('confluent-kafka-python: retention by time', () => {
   const topic = `py-retention-${process.pid}`;
