@@ -153,6 +153,28 @@ describe(`kafkajs ${require('kafkajs/package.json').version}: retention and Dele
     expect(await watermarks(topic)).toEqual({ low: 0, high: 2 });
   });
 
+  it('deleteTopicRecords inside a batch: a consumer from the beginning starts at the new low watermark', async () => {
+    const topic = topicName('mid-batch');
+    expect(await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], timeout: 5000 })).toBe(true);
+    // One send, one batch of 13 records: the log start offset lands inside it; Fetch returns the whole
+    // batch (as Kafka's does) and the client skips the records below the offset it asked for.
+    await producer.send({ topic, messages: Array.from({ length: 13 }, (_, i) => ({ key: `k${i}`, value: `v${i}` })) });
+    await admin.fetchTopicMetadata({ topics: [topic] });
+    await admin.deleteTopicRecords({ topic, partitions: [{ partition: 0, offset: '7' }] });
+    expect(await watermarks(topic)).toEqual({ low: 7, high: 13 });
+    const consumer = kafka.consumer({ groupId: `${topic}-group`, maxWaitTimeInMs: 100, retry: { retries: 5 } });
+    const seen: number[] = [];
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topics: [topic], fromBeginning: true });
+      await consumer.run({ eachMessage: async ({ message }: any) => { seen.push(Number(message.offset)); } });
+      await eventually('records 7 to 12', () => (seen.length >= 6 ? true : undefined), 30_000);
+    } finally {
+      await consumer.disconnect();
+    }
+    expect(seen).toEqual([7, 8, 9, 10, 11, 12]);
+  });
+
   it('a consumer whose committed offset fell below the log start offset resets to the earliest offset (fromBeginning)', async () => {
     const topic = topicName('reset');
     const groupId = `${topic}-group`;
