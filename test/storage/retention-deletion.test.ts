@@ -146,6 +146,19 @@ describe('through the log manager and the replica manager', () => {
     expectKafkaError(() => replicas.deleteRecords(replicas.partition('c', 0)!, 0), ErrorCode.POLICY_VIOLATION);
   });
 
+  it('the last stable offset never stays below the log start offset (an open transaction began below it)', () => {
+    const { m, replicas } = openManager();
+    m.createTopic('x', 1, { 'segment.bytes': '300' });
+    const TRANSACTIONAL = 0x10;
+    const { buf, batches } = toAppend(buildBatch({ records: 2, producerId: 9, producerEpoch: 0, baseSequence: 0, attributes: TRANSACTIONAL }));
+    m.partition('x', 0)!.append(buf, batches.map((b) => ({ ...b, isTransactional: true })));
+    produce(m, 'x', 2);
+    const p = replicas.partition('x', 0)!;
+    expect(p.lastStableOffset).toBe(0);
+    replicas.deleteRecords(p, 3);
+    expect(p.lastStableOffset).toBe(3);
+  });
+
   it('a fetch waiting on a partition is woken when DeleteRecords or retention moves its log start offset', async () => {
     const { m, replicas } = openManager();
     m.createTopic('w', 1, { 'segment.bytes': '300', 'retention.bytes': '0' });
