@@ -130,3 +130,14 @@ export function readBatchHeaders(file: string): StoredBatchHeader[] {
   }
   return out;
 }
+
+/** Polls `check` every `intervalMs` until it returns something other than undefined; throws naming `what` after `timeoutMs`. */
+export async function eventually<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000, intervalMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}

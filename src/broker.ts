@@ -103,6 +103,10 @@ export class Broker {
     broker.scheduler.schedule('transactional-id-expiration', () => {
       broker.transactions.expireIds();
     }, { periodMs: config.int('transaction.remove.expired.transaction.cleanup.interval.ms') });
+    broker.scheduler.schedule('log-retention', async () => {
+      // Log start offsets moved: checkpoint them now rather than at the next periodic checkpoint.
+      if (broker.replicas.deleteOldSegments(Date.now()) > 0) await broker.logs.checkpointInBackground();
+    }, { periodMs: config.int('log.retention.check.interval.ms') });
     broker.scheduler.schedule('producer-id-expiration', () => {
       broker.logs.expireProducers(Date.now() - config.int('producer.id.expiration.ms')); // dynamic
     }, { periodMs: config.int('producer.id.expiration.check.interval.ms') });

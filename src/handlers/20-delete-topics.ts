@@ -1,6 +1,7 @@
 // DeleteTopics: v1-6.
-// Behaviour: removes the topic's partitions and their files at once (Kafka renames them for
-// asynchronous deletion; a single broker can simply delete). delete.topic.enable=false answers
+// Behaviour: removes the topic at once; as Kafka, each partition directory is renamed <dir>.<id>-delete
+// (so the name is free for a new topic right away) and removed in the background after
+// log.segment.delete.delay.ms (storage/file-deleter.ts). delete.topic.enable=false answers
 // TOPIC_DELETION_DISABLED. Internal topics (names starting with "__") cannot be deleted.
 // Version notes: v6 names topics by name or id (KIP-516).
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';

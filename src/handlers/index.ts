@@ -16,6 +16,7 @@ import listGroups from './16-list-groups.js';
 import apiVersions from './18-api-versions.js';
 import createTopics from './19-create-topics.js';
 import deleteTopics from './20-delete-topics.js';
+import deleteRecords from './21-delete-records.js';
 import initProducerId from './22-init-producer-id.js';
 import addPartitionsToTxn from './24-add-partitions-to-txn.js';
 import addOffsetsToTxn from './25-add-offsets-to-txn.js';
@@ -33,7 +34,7 @@ import listTransactions from './66-list-transactions.js';
 
 export const HANDLERS: readonly Handler[] = [
   produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator, joinGroup, heartbeat, leaveGroup,
-  syncGroup, describeGroups, listGroups, apiVersions, createTopics, deleteTopics, initProducerId, addPartitionsToTxn,
-  addOffsetsToTxn, endTxn, txnOffsetCommit, describeConfigs, alterConfigs, deleteGroups, incrementalAlterConfigs,
-  offsetDelete, describeCluster, describeProducers, describeTransactions, listTransactions,
+  syncGroup, describeGroups, listGroups, apiVersions, createTopics, deleteTopics, deleteRecords, initProducerId,
+  addPartitionsToTxn, addOffsetsToTxn, endTxn, txnOffsetCommit, describeConfigs, alterConfigs, deleteGroups,
+  incrementalAlterConfigs, offsetDelete, describeCluster, describeProducers, describeTransactions, listTransactions,
 ];

@@ -60,10 +60,14 @@ export class Partition {
     return this.log.logEndOffset;
   }
 
-  /** Offset below which no transaction is open: read_committed consumers read up to here. */
+  /**
+   * Offset below which no transaction is open: read_committed consumers read up to here. Never below the log
+   * start offset (as Kafka's maybeIncrementFirstUnstableOffset): an open transaction may have begun in
+   * records that retention or DeleteRecords removed since.
+   */
   get lastStableOffset(): number {
     const unstable = this.log.firstUnstableOffset();
-    return unstable === null ? this.highWatermark : Math.min(unstable, this.highWatermark);
+    return unstable === null ? this.highWatermark : Math.min(Math.max(unstable, this.logStartOffset), this.highWatermark);
   }
 
   get logStartOffset(): number {

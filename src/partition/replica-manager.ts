@@ -1,6 +1,7 @@
 // Kafka's ReplicaManager: the one way handlers and coordinators reach partitions. It hands out Partition
 // objects over the log manager's logs, appends to leaders (validating as Kafka's LogValidator does) and
-// wakes the requests waiting in its fetch purgatory when a partition changes. Later: acks=all waits,
+// wakes the requests waiting in its fetch purgatory when a partition changes (appends, and the log start
+// offset moved by DeleteRecords or retention). Later: acks=all waits,
 // followers' fetches and the ISR, and becoming leader or follower on the controller's word.
 
 import type { BatchInfo } from '../../protocol/record-batch.js';
@@ -9,6 +10,8 @@ import type { PartitionLog } from '../storage/partition-log.js';
 import { DelayedOperationPurgatory, awaitDelayed } from '../purgatory.js';
 import { validateRecords, type TopicAppendConfig } from '../log-validator.js';
 import { Partition } from './partition.js';
+import { KafkaError } from '../../protocol/errors.js';
+import { deleteOldSegments } from '../storage/retention.js';
 
 export interface AppendResult {
   baseOffset: number;
@@ -66,6 +69,56 @@ export class ReplicaManager {
     return awaitDelayed(this.fetchPurgatory, partitions, timeoutMs, signal, () =>
       partitions.some((p, i) => p.log.isClosed || p.highWatermark !== seen[i] || p.logStartOffset !== starts[i]),
     );
+  }
+
+  /**
+   * DeleteRecords on the leader, as Kafka's Partition.deleteRecordsOnLeader: `offset` -1 means the high
+   * watermark; the log start offset moves up to it (never back) and the segments wholly below it are
+   * deleted. Returns the low watermark (the log start offset). Throws POLICY_VIOLATION for a topic whose
+   * cleanup.policy lacks delete, OFFSET_OUT_OF_RANGE below 0 or past the high watermark.
+   */
+  deleteRecords(partition: Partition, offset: number): number {
+    const topic = this.logs.getTopic(partition.topic);
+    if (topic && !topic.logConfig.cleanupPolicy.includes('delete')) {
+      throw new KafkaError('POLICY_VIOLATION', `Records of partition ${partition.topic}-${partition.index} can not be deleted due to the configured policy`);
+    }
+    const target = offset === -1 ? partition.highWatermark : offset;
+    if (target < 0) throw new KafkaError('OFFSET_OUT_OF_RANGE', `The offset ${target} for partition ${partition.topic}-${partition.index} is not valid`);
+    if (target > partition.highWatermark) {
+      throw new KafkaError(
+        'OFFSET_OUT_OF_RANGE',
+        `Cannot increment the log start offset to ${target} of partition ${partition.topic}-${partition.index} since it is larger than the high watermark ${partition.highWatermark}`,
+      );
+    }
+    const before = partition.logStartOffset;
+    partition.log.deleteRecordsBefore(target);
+    if (partition.logStartOffset !== before) this.fetchPurgatory.checkAndComplete(partition);
+    return partition.logStartOffset;
+  }
+
+  /**
+   * One retention pass over every partition (storage/retention.ts), waking the fetches waiting on those
+   * whose log start offset moved. Returns how many segments were deleted. A partition that fails does not
+   * stop the others; the failures are thrown together at the end (the scheduler logs them and runs again).
+   */
+  deleteOldSegments(now: number): number {
+    let deleted = 0;
+    const failures: string[] = [];
+    for (const topic of this.logs.topics()) {
+      for (let p = 0; p < topic.partitions; p++) {
+        const partition = this.partition(topic.name, p);
+        if (!partition) continue;
+        const before = partition.logStartOffset;
+        try {
+          deleted += deleteOldSegments(partition.log, topic.logConfig, now);
+        } catch (err) {
+          failures.push(`${topic.name}-${p}: ${(err as Error).message}`);
+        }
+        if (partition.logStartOffset !== before) this.fetchPurgatory.checkAndComplete(partition);
+      }
+    }
+    if (failures.length > 0) throw new Error(`retention failed for ${failures.length} partition(s): ${failures.join('; ')}`);
+    return deleted;
   }
 
   /** The topic's partitions are gone (deleted): requests waiting on them are answered now. */

@@ -9,7 +9,10 @@
 //   <dataDir>/meta.properties                      (meta-properties.ts; read/created by the broker)
 //
 // Creating a topic writes krill-topics.json first, then the partition directories; deleting one writes
-// krill-topics.json first, then renames each directory to <dir>.<id>-delete and removes it. At open,
+// krill-topics.json first, then renames each directory to <dir>.<id>-delete at once and removes it in the
+// background log.segment.delete.delay.ms later (file-deleter.ts, as Kafka's LogManager.asyncDelete), so the
+// name is free for a new topic right away. Segments that retention or DeleteRecords delete go the same
+// way (renamed .deleted, removed file.delete.delay.ms later). At open,
 // "-delete" directories are removed, missing partition directories are created, and directories of
 // unknown topics are left alone (logged). A lost krill-topics.json is rebuilt from the directories.
 // Only DeleteTopics removes a partition directory: one that is in the way (its partition.metadata names
@@ -28,6 +31,7 @@ import { randomKafkaUuid } from './meta-properties.js';
 import { DEFAULT_MAX_OPEN_FILES, OpenFiles } from './open-files.js';
 import { PARTITION_METADATA_FILE, isDeletedDirName, parsePartitionDirName, partitionDirName, strayDirName } from './file-names.js';
 import { PartitionLog, type StorageLogger } from './partition-log.js';
+import { FileDeleter } from './file-deleter.js';
 import { buildLogConfig, type LogConfig } from '../log-config.js';
 import { randomBytes } from './random.js';
 import {
@@ -79,6 +83,10 @@ export class LogManager {
   private closed = false;
   /** The bound on open segment files of every log of this manager, and its other files' EMFILE relief. */
   readonly openFiles: OpenFiles;
+  /** Removes, after their delay, the files of deleted segments and the directories of deleted topics. */
+  readonly deleter: FileDeleter;
+  /** The checkpoint write under way: one at a time (the periodic one, and retention's). */
+  private checkpointing: Promise<void> = Promise.resolve();
 
   private constructor(
     readonly dataDir: string,
@@ -86,6 +94,7 @@ export class LogManager {
     private readonly options: LogManagerOptions,
   ) {
     this.openFiles = new OpenFiles(options.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES, options.log ?? null);
+    this.deleter = new FileDeleter(options.log ?? null);
   }
 
   /** Creates dataDir if needed, loads topic metadata and opens (recovering) every partition log. */
@@ -203,13 +212,14 @@ export class LogManager {
 
   private openLog(dir: string, info: TopicInfo, extra: { recoveryPoint?: number; logStartOffset?: number; cleanShutdown?: boolean }): PartitionLog {
     const fresh = !fs.existsSync(dir);
-    const { segmentBytes, segmentMs, indexIntervalBytes } = info.logConfig;
+    const { segmentBytes, segmentMs, indexIntervalBytes, fileDeleteDelayMs } = info.logConfig;
     const log = PartitionLog.open(dir, {
-      segmentBytes, segmentMs, indexIntervalBytes,
+      segmentBytes, segmentMs, indexIntervalBytes, fileDeleteDelayMs,
       ...extra,
       now: this.options.now,
       log: this.options.log,
       openFiles: this.openFiles,
+      deleter: this.deleter,
     });
     if (fresh || !readPartitionMetadata(dir)?.equals(info.topicId)) {
       // Not fsynced (two fsyncs per partition made creating __consumer_offsets take ~170 ms): the topic
@@ -268,7 +278,9 @@ export class LogManager {
     this.byName.delete(name);
     this.byId.delete(state.info.topicId.toString('hex'));
     this.writeTopicsFile();
-    for (const log of state.logs) log.delete();
+    // Kafka waits the broker's file.delete.delay.ms (log.segment.delete.delay.ms) before removing them.
+    const delayMs = buildLogConfig({}, this.defaults).fileDeleteDelayMs;
+    for (const log of state.logs) log.delete(delayMs);
   }
 
   getTopic(name: string): TopicInfo | undefined {
@@ -336,12 +348,6 @@ export class LogManager {
     writeCheckpointFile(path.join(this.dataDir, LOG_START_OFFSET_CHECKPOINT), starts, this.openFiles);
   }
 
-  /**
-   * checkpoint() without blocking the event loop on fsyncs (the periodic checkpoint): the offsets are
-   * taken now, the files written and fsynced through the thread pool. Nothing else may write the
-   * checkpoints meanwhile: run it from a Scheduler (one run at a time) closed before close() is called.
-   * Does nothing once closed.
-   */
   /** Forgets, in every partition, the idempotent producers whose last batch is older than `before`. */
   expireProducers(before: number): number {
     let n = 0;
@@ -349,11 +355,22 @@ export class LogManager {
     return n;
   }
 
+  /**
+   * checkpoint() without blocking the event loop on fsyncs (the periodic checkpoint, and retention's once
+   * log start offsets moved): the offsets are taken now, the files written and fsynced through the thread
+   * pool, after the writes of earlier calls. close() must not be called while one is under way
+   * (the broker closes its scheduler first). Does nothing once closed.
+   */
   async checkpointInBackground(): Promise<void> {
     if (this.closed) return;
     const { recovery, starts } = this.checkpointEntries();
-    await writeCheckpointFileInBackground(path.join(this.dataDir, RECOVERY_POINT_CHECKPOINT), recovery, this.openFiles);
-    await writeCheckpointFileInBackground(path.join(this.dataDir, LOG_START_OFFSET_CHECKPOINT), starts, this.openFiles);
+    const run = this.checkpointing.then(async () => {
+      if (this.closed) return;
+      await writeCheckpointFileInBackground(path.join(this.dataDir, RECOVERY_POINT_CHECKPOINT), recovery, this.openFiles);
+      await writeCheckpointFileInBackground(path.join(this.dataDir, LOG_START_OFFSET_CHECKPOINT), starts, this.openFiles);
+    });
+    this.checkpointing = run.catch(() => {});
+    await run;
   }
 
   private checkpointEntries(): { recovery: CheckpointEntry[]; starts: CheckpointEntry[] } {
@@ -387,6 +404,8 @@ export class LogManager {
   /** Flushes and closes every log, writes the checkpoints and the clean-shutdown marker. Idempotent. */
   close(): void {
     if (this.closed) return;
+    // Removals still waiting stay on disk until the next open removes them, as in Kafka.
+    void this.deleter.close();
     const clean = this.closeLogs();
     try {
       this.checkpoint();

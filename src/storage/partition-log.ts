@@ -12,21 +12,22 @@ import path from 'node:path';
 import { randomBytes } from './random.js';
 import { KafkaError } from '../../protocol/errors.js';
 import { LOG_OVERHEAD, RECORD_BATCH_OVERHEAD as HEADER_SIZE, readBatchHeader, scanBatches, setBaseOffset } from '../../protocol/record-batch.js';
-import { deletedDirName, parsePartitionDirName } from './file-names.js';
+import { deletedDirName, offsetToName, parsePartitionDirName } from './file-names.js';
 import { lastIndexWhere } from './binary-search.js';
 import { loadLog, type StorageLogger } from './log-loader.js';
 import { fsyncDir, fsyncDirInBackground } from './atomic-file.js';
 import { OpenFiles } from './open-files.js';
+import { FileDeleter, renameForDeletion } from './file-deleter.js';
 import { Segment, type SegmentAppendBatch, type SegmentConfig } from './segment.js';
 import { findOffsetByTimestamp, maxTimestampAndOffset, readBatches, translateOffset } from './segment-reader.js';
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../log-config.js';
-import { ProducerStateManager, snapshotOffsets, type ActiveProducer, type CompletedTxn, type ProducerBatch } from './producer-state.js';
+import { ProducerStateManager, SNAPSHOT_SUFFIX, snapshotOffsets, type ActiveProducer, type CompletedTxn, type ProducerBatch } from './producer-state.js';
 import { readMarker, type TransactionMarker } from '../../protocol/control-record.js';
 import type { AbortedTxn } from './transaction-index.js';
 import type { BatchInfo } from '../../protocol/record-batch.js';
 
 /** What a partition log reads of its topic's LogConfig (log-config.ts): when to roll, how densely to index. */
-export type PartitionLogConfig = Pick<LogConfig, 'segmentBytes' | 'segmentMs' | 'indexIntervalBytes'>;
+export type PartitionLogConfig = Pick<LogConfig, 'segmentBytes' | 'segmentMs' | 'indexIntervalBytes' | 'fileDeleteDelayMs'>;
 
 export type { StorageLogger } from './log-loader.js';
 
@@ -42,6 +43,8 @@ export interface PartitionLogOptions extends Partial<PartitionLogConfig> {
   log?: StorageLogger;
   /** The bound on open segment files (its log manager's); default: one of this log's own. */
   openFiles?: OpenFiles;
+  /** Removes deleted segments' files after file.delete.delay.ms (its log manager's); default: one of this log's own. */
+  deleter?: FileDeleter;
   /** Record timestamps of compressed batches, for exact offsetForTimestamp/maxTimestampOffset answers. */
 }
 
@@ -91,6 +94,9 @@ export class PartitionLog {
   private readHint: { segment: Segment; offset: number; position: number } | null = null;
   /** Idempotent producers' state (producer-state.ts). */
   private readonly producers: ProducerStateManager;
+  /** Removes the files of deleted segments after file.delete.delay.ms. */
+  private readonly deleter: FileDeleter;
+  private readonly ownsDeleter: boolean;
 
   private constructor(
     readonly dir: string,
@@ -106,6 +112,8 @@ export class PartitionLog {
     this._logStartOffset = logStartOffset;
     this._recoveryPoint = recoveryPoint;
     this.producers = new ProducerStateManager(dir);
+    this.deleter = options.deleter ?? new FileDeleter(options.log ?? null);
+    this.ownsDeleter = options.deleter === undefined;
   }
 
   /** Opens (creating if needed) and recovers the log in `dir` (log-loader.ts). Synchronous. */
@@ -114,6 +122,7 @@ export class PartitionLog {
       segmentBytes: options.segmentBytes ?? DEFAULT_LOG_CONFIG.segmentBytes,
       segmentMs: options.segmentMs ?? DEFAULT_LOG_CONFIG.segmentMs,
       indexIntervalBytes: options.indexIntervalBytes ?? DEFAULT_LOG_CONFIG.indexIntervalBytes,
+      fileDeleteDelayMs: options.fileDeleteDelayMs ?? DEFAULT_LOG_CONFIG.fileDeleteDelayMs,
     };
     const now = options.now ?? Date.now;
     const openFiles = options.openFiles ?? new OpenFiles();
@@ -203,10 +212,10 @@ export class PartitionLog {
     return this.segments[this.segments.length - 1];
   }
 
-  /** Changes segment.bytes / segment.ms / index.interval.bytes for future appends. */
+  /** Changes segment.bytes / segment.ms / index.interval.bytes / file.delete.delay.ms from now on. */
   updateConfig(config: Partial<PartitionLogConfig>): void {
-    const { segmentBytes, segmentMs, indexIntervalBytes } = { ...this.config, ...config };
-    this.config = { segmentBytes, segmentMs, indexIntervalBytes };
+    const { segmentBytes, segmentMs, indexIntervalBytes, fileDeleteDelayMs } = { ...this.config, ...config };
+    this.config = { segmentBytes, segmentMs, indexIntervalBytes, fileDeleteDelayMs };
     this.segmentConfig.indexIntervalBytes = this.config.indexIntervalBytes;
   }
 
@@ -385,8 +394,9 @@ export class PartitionLog {
   // --- deletion ----------------------------------------------------------------------------------------
 
   /**
-   * Advances logStartOffset to `offset` (DeleteRecords/retention) and deletes segments wholly below it.
-   * Returns the new log start offset. Throws OFFSET_OUT_OF_RANGE past logEndOffset.
+   * Advances logStartOffset to `offset` (DeleteRecords) and deletes the segments wholly below it (rolling
+   * first when `offset` is the log end). Returns the new log start offset. Throws OFFSET_OUT_OF_RANGE past
+   * logEndOffset.
    */
   deleteRecordsBefore(offset: number): number {
     this.ensureOpen();
@@ -397,12 +407,79 @@ export class PartitionLog {
     if (offset <= this._logStartOffset) return this._logStartOffset;
     this._logStartOffset = offset;
     if (offset === logEnd && this.active.size > 0) this.roll();
-    while (this.segments.length > 1 && this.segments[1].baseOffset <= offset) {
-      const seg = this.segments.shift()!;
-      this.unflushed.delete(seg);
-      seg.delete();
-    }
+    this.deleteOldestSegments(this.countDeletableSegments((_, next) => next !== null && next.baseOffset <= offset));
     return offset;
+  }
+
+  /**
+   * Kafka's LocalLog.deletableSegments: how many of the oldest segments `predicate` holds for, taken in
+   * order up to the first it does not hold for. The active segment counts only when it is not empty
+   * (deleteOldestSegments then rolls first); `next` is null for it.
+   */
+  countDeletableSegments(predicate: (segment: Segment, next: Segment | null) => boolean): number {
+    let n = 0;
+    for (let i = 0; i < this.segments.length; i++) {
+      const next = i + 1 < this.segments.length ? this.segments[i + 1] : null;
+      if (next === null && this.segments[i].size === 0) break;
+      if (!predicate(this.segments[i], next)) break;
+      n++;
+    }
+    return n;
+  }
+
+  /**
+   * Kafka's UnifiedLog.deleteSegments: removes the `count` oldest segments, rolling first when that is all
+   * of them (a log keeps one segment); the log start offset moves up to the new first segment's base
+   * offset (never back). Offsets are not renumbered. Each segment's files, and the producer snapshots
+   * below the new first segment, are renamed <name>.deleted at once and removed file.delete.delay.ms
+   * later (file-deleter.ts). Returns how many segments were removed.
+   */
+  deleteOldestSegments(count: number): number {
+    this.ensureOpen();
+    let n = Math.min(count, this.segments.length);
+    if (n <= 0) return 0;
+    if (n === this.segments.length) {
+      this.roll();
+      if (n === this.segments.length) n--; // the active segment was empty: nothing to roll, it stays
+    }
+    if (n <= 0) return 0;
+    const doomed = this.segments.splice(0, n);
+    const first = this.segments[0].baseOffset;
+    this._logStartOffset = Math.max(this._logStartOffset, first);
+    const renamed: string[] = [];
+    for (const seg of doomed) {
+      this.unflushed.delete(seg);
+      if (this.readHint?.segment === seg) this.readHint = null;
+      try {
+        renamed.push(...seg.renameForDeletion());
+      } catch (err) {
+        // Its files keep their names: the next open finds the segment again, below the log start offset.
+        this.options.log?.warn({ dir: this.dir, segment: seg.baseOffset, err: (err as Error).message }, 'renaming a deleted segment failed');
+      }
+    }
+    for (const offset of snapshotOffsets(this.dir)) {
+      if (offset >= first) break;
+      const doomedSnapshot = renameForDeletion(path.join(this.dir, offsetToName(offset) + SNAPSHOT_SUFFIX));
+      if (doomedSnapshot) renamed.push(doomedSnapshot);
+    }
+    this.deleter.schedule(renamed, this.config.fileDeleteDelayMs);
+    this.options.log?.info(
+      { dir: this.dir, segments: doomed.map((s) => s.baseOffset), logStartOffset: this._logStartOffset, fileDeleteDelayMs: this.config.fileDeleteDelayMs },
+      `deleted ${n} segment(s) of ${path.basename(this.dir)}; log start offset ${this._logStartOffset}`,
+    );
+    return n;
+  }
+
+  /**
+   * Rolls a non-empty active segment that started receiving data more than segment.ms before `now`, as the
+   * next append would: run by the retention pass so that a quiet partition's records can age out.
+   */
+  rollIfOlderThanSegmentMs(now: number): boolean {
+    this.ensureOpen();
+    const seg = this.active;
+    if (seg.size === 0 || now - seg.createdAt <= this.config.segmentMs) return false;
+    this.roll();
+    return true;
   }
 
   // --- durability and lifecycle ------------------------------------------------------------------------
@@ -474,11 +551,16 @@ export class PartitionLog {
     } finally {
       this.closed = true;
       for (const seg of this.segments) seg.close();
+      // Removals still waiting are left to the next open (it removes *.deleted files), as Kafka's.
+      if (this.ownsDeleter) void this.deleter.close();
     }
   }
 
-  /** Closes without flushing and removes the directory (renamed to <dir>.<id>-delete first). */
-  delete(): void {
+  /**
+   * Closes without flushing and renames the directory to <dir>.<id>-delete at once; the renamed directory
+   * is removed `delayMs` later in the background (a restart removes it too).
+   */
+  delete(delayMs = this.config.fileDeleteDelayMs): void {
     if (!this.closed) {
       this.closed = true;
       for (const seg of this.segments) seg.close();
@@ -494,7 +576,7 @@ export class PartitionLog {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw err;
     }
-    fs.rmSync(doomed, { recursive: true, force: true });
+    this.deleter.schedule([doomed], delayMs);
   }
 }
 

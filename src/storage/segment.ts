@@ -19,6 +19,7 @@
 import fs from 'node:fs';
 import { KafkaError } from '../../protocol/errors.js';
 import { segmentFilePath } from './file-names.js';
+import { renameForDeletion } from './file-deleter.js';
 import type { FileOwner, OpenFiles } from './open-files.js';
 import { OffsetIndex } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
@@ -287,6 +288,20 @@ export class Segment implements FileOwner {
     if (this.closed) return;
     this.closed = true;
     this.closeFiles();
+  }
+
+  /**
+   * Closes the segment and renames its files to <name>.deleted (Kafka's asynchronous segment deletion):
+   * the caller removes the returned paths later (file-deleter.ts). A file that is missing is skipped.
+   */
+  renameForDeletion(): string[] {
+    this.close();
+    const renamed: string[] = [];
+    for (const p of [this.logPath, this.index.path, this.timeIndex.path, this.txnIndex.path]) {
+      const doomed = renameForDeletion(p);
+      if (doomed) renamed.push(doomed);
+    }
+    return renamed;
   }
 
   /** Closes and removes its files. */

@@ -132,7 +132,7 @@ describe("a topic's LogConfig in the LogManager", () => {
       let logs = LogManager.open({ dataDir, defaults });
       const created = logs.createTopic('t', 2, { 'compression.type': 'zstd', 'index.interval.bytes': '100' });
       expect(created.logConfig).toMatchObject({ segmentBytes: 5000, compressionType: 'zstd', indexIntervalBytes: 100 });
-      expect(logs.partition('t', 1)!.config).toEqual({ segmentBytes: 5000, segmentMs: 604800000, indexIntervalBytes: 100 });
+      expect(logs.partition('t', 1)!.config).toEqual({ segmentBytes: 5000, segmentMs: 604800000, indexIntervalBytes: 100, fileDeleteDelayMs: 60000 });
       logs.close();
 
       logs = LogManager.open({ dataDir, defaults });
@@ -141,7 +141,7 @@ describe("a topic's LogConfig in the LogManager", () => {
       const changed = logs.setTopicConfigs('t', { 'segment.bytes': '800', 'cleanup.policy': 'compact' });
       expect(changed.logConfig).toMatchObject({ segmentBytes: 800, compressionType: 'producer', indexIntervalBytes: 4096, cleanupPolicy: ['compact'] });
       expect(logs.getTopic('t')!.logConfig).toBe(changed.logConfig);
-      expect(logs.partition('t', 0)!.config).toEqual({ segmentBytes: 800, segmentMs: 604800000, indexIntervalBytes: 4096 });
+      expect(logs.partition('t', 0)!.config).toEqual({ segmentBytes: 800, segmentMs: 604800000, indexIntervalBytes: 4096, fileDeleteDelayMs: 60000 });
       logs.close();
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });

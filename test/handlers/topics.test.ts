@@ -1,12 +1,14 @@
 // CreateTopics and DeleteTopics on a live broker, including what they leave on disk.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
 import { useBrokerAndClient, withBroker } from '../helpers.js';
 import { TestClient } from '../server/client.js';
 import { API, ZERO_UUID, createTopic, metadataBody, produceOk, uniqueTopic, values } from '../server/kafka.js';
 
-const live = useBrokerAndClient({ config: { 'num.partitions': '2' } });
+// Deleted topics' directories are renamed at once and removed log.segment.delete.delay.ms later: at once here.
+const live = useBrokerAndClient({ config: { 'num.partitions': '2', 'log.segment.delete.delay.ms': '0' } });
+const removed = (check: () => void) => vi.waitFor(check, { timeout: 5_000, interval: 20 });
 
 interface Spec { name: string; numPartitions?: number; replicationFactor?: number; configs?: Record<string, string | null>; assignments?: { partitionIndex: number; brokerIds: number[] }[] }
 
@@ -176,7 +178,7 @@ describe('DeleteTopics', () => {
       expect(res.responses).toHaveLength(1);
       expect(res.responses[0]).toMatchObject({ name, errorCode: 0 });
       expect(await exists(name)).toBe(false);
-      expect(partitionDirs(name)).toEqual([]);
+      await removed(() => expect(partitionDirs(name)).toEqual([]));
     }
   });
 
@@ -195,8 +197,8 @@ describe('DeleteTopics', () => {
     expect(res.responses[1]).toMatchObject({ name: byName, errorCode: 0 });
     expect(await exists(byId)).toBe(false);
     expect(await exists(byName)).toBe(false);
-    expect(partitionDirs(byId)).toEqual([]);
-    expect(partitionDirs(byName)).toEqual([]);
+    await removed(() => expect(partitionDirs(byId)).toEqual([]));
+    await removed(() => expect(partitionDirs(byName)).toEqual([]));
   });
 
   it('unknown names are UNKNOWN_TOPIC_OR_PARTITION, unknown ids UNKNOWN_TOPIC_ID', async () => {
@@ -232,8 +234,7 @@ describe('DeleteTopics', () => {
     try {
       const res = await c.request(API.DeleteTopics, 6, { topics: [{ name, topicId: ZERO_UUID }], timeoutMs: 5000 });
       expect(res.responses[0]).toMatchObject({ name, errorCode: 0 });
-      expect(partitionDirs(name)).toEqual([]);
-      expect(fs.readdirSync(live.broker.dataDir).filter((d) => d.startsWith(name.slice(0, 200)))).toEqual([]);
+      await removed(() => expect(fs.readdirSync(live.broker.dataDir).filter((d) => d.startsWith(name.slice(0, 200)))).toEqual([]));
     } finally {
       c.close();
     }

@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ErrorCode, KafkaError } from '../../protocol/errors.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ErrorCode } from '../../protocol/errors.js';
 import { PartitionLog, type PartitionLogOptions } from '../../src/storage/partition-log.js';
 import { Segment } from '../../src/storage/segment.js';
 import { OpenFiles } from '../../src/storage/open-files.js';
 import { buildBatch, parseBatches, rmDir, tempDir, toAppend } from './batches.js';
+import { expectKafkaError } from './partition-logs.js';
 
 let root: string;
 let dir: string;
@@ -31,17 +32,6 @@ function openLog(opts: PartitionLogOptions = {}): PartitionLog {
 function appendBatch(log: PartitionLog, spec: Parameters<typeof buildBatch>[0] = {}) {
   const { buf, batches } = toAppend(buildBatch(spec));
   return log.append(buf, batches);
-}
-
-function expectKafkaError(fn: () => unknown, code: number) {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(KafkaError);
-    expect((err as KafkaError).code).toBe(code);
-    return;
-  }
-  throw new Error('expected a KafkaError');
 }
 
 function segFiles(): string[] {
@@ -198,12 +188,12 @@ describe('segments', () => {
     }
   });
 
-  it('delete() removes the directory', () => {
+  it('delete() renames the directory at once and removes it after the delay', async () => {
     const log = openLog();
     appendBatch(log);
-    log.delete();
+    log.delete(0);
     expect(fs.existsSync(dir)).toBe(false);
-    expect(fs.readdirSync(root)).toEqual([]);
+    await vi.waitFor(() => expect(fs.readdirSync(root)).toEqual([]), { timeout: 5_000 });
   });
 });
 
