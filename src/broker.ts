@@ -31,6 +31,7 @@ import { TransactionStateTopic } from './txn/state-topic.js';
 import { buildMarkerBatch } from '../protocol/control-record.js';
 import { scanBatches } from '../protocol/record-batch.js';
 import { Scheduler } from './scheduler.js';
+import { LogCleaner } from './storage/cleaner/log-cleaner.js';
 
 const CHECKPOINT_INTERVAL_MS = 60_000;
 
@@ -52,6 +53,8 @@ export class Broker {
   transactions!: TransactionCoordinator;
   transactionState!: TransactionStateTopic;
   producerIds!: ProducerIdManager;
+  /** The log cleaner, when log.cleaner.enable and log.cleaner.threads > 0. */
+  cleaner: LogCleaner | null = null;
   /** What each accepted connection is given. */
   connectionHost!: ConnectionHost;
 
@@ -108,7 +111,18 @@ export class Broker {
     broker.scheduler.schedule('producer-id-expiration', () => {
       broker.logs.expireProducers(Date.now() - producerExpirationMs);
     }, { periodMs: config.int('producer.id.expiration.check.interval.ms') });
+    broker.startCleaner();
     return broker;
+  }
+
+  /** The log cleaner's threads: scheduler tasks that clean until nothing is dirty, then sleep log.cleaner.backoff.ms. */
+  private startCleaner(): void {
+    const threads = this.config.int('log.cleaner.threads');
+    if (!this.config.bool('log.cleaner.enable') || threads <= 0) return;
+    const cleaner = new LogCleaner({ logs: this.logs, threads, dedupeBufferSize: this.config.int('log.cleaner.dedupe.buffer.size'), log: this.log });
+    this.cleaner = cleaner;
+    const periodMs = Math.max(1, this.config.int('log.cleaner.backoff.ms'));
+    for (let i = 0; i < threads; i++) this.scheduler.schedule(`log-cleaner-${i}`, async () => void (await cleaner.runOnce()), { periodMs });
   }
 
   /** Opens the data dir: the logs (recovering them), the group coordinator, meta.properties. */
@@ -242,6 +256,7 @@ export class Broker {
 
   async close(): Promise<void> {
     // No new background runs from now on; a checkpoint under way is awaited below, before the final ones.
+    this.cleaner?.stop();
     const backgroundStopped = this.scheduler.close();
     this.groups.close();
     const server = this.server;
@@ -253,6 +268,7 @@ export class Broker {
     }
     await this.metaSynced;
     await backgroundStopped;
+    await this.cleaner?.closed();
     try {
       this.logs.close();
     } finally {

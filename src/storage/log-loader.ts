@@ -1,7 +1,8 @@
 // Opening a partition's log: the segments found in its directory, recovered as Kafka's LogLoader does.
 //
-// Leftovers of interrupted operations (*.deleted, *.cleaned, *.swap, *.tmp) are removed, and index files
-// without their .log, then
+// A swap of cleaned segments that a crash interrupted is completed, or undone when it had not begun
+// (cleaner/swap.ts). Leftovers of interrupted operations (*.deleted, *.cleaned, *.tmp) are removed, and
+// index files without their .log, then
 //   - after a crash (no clean-shutdown flag), every segment from the one holding the recovery point on is
 //     scanned in full (complete header, magic 2, size within the file, CRC32C, increasing offsets), cut at
 //     the first bad batch, and its indexes rebuilt; segments after a cut one are deleted;
@@ -22,6 +23,7 @@ import { headerProblem } from './batch-header.js';
 import { TEMP_SUFFIXES, parseSegmentFileName } from './file-names.js';
 import { Segment, type SegmentConfig } from './segment.js';
 import { Window, readFully } from './segment-reader.js';
+import { completeSwaps } from './cleaner/swap.js';
 
 /** The subset of a pino logger storage uses. */
 export interface StorageLogger {
@@ -55,6 +57,7 @@ export interface ScanResult {
 export function loadLog(dir: string, options: LogLoadOptions, segmentConfig: SegmentConfig): LoadedLog {
   fs.mkdirSync(dir, { recursive: true });
   const log = options.log;
+  completeSwaps(dir, log);
   const bases = segmentBaseOffsets(dir);
   let segments: Segment[];
   if (bases.length === 0) {
