@@ -1,0 +1,147 @@
+// Compatibility: kafkajs 2.2.4 against the log cleaner. A compacted topic with small segments: after the
+// cleaner has run, a consumer from the beginning sees only the latest record of each key, at the offset
+// it was produced at; a tombstone is seen, then gone after delete.retention.ms. __consumer_offsets is
+// compacted too, and a group's committed offset is still fetched after a restart.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startBroker, type RunningBroker } from '../../src/index.js';
+import { tempDir } from '../../test/helpers.js';
+import { cleanedUpTo, latestPerKey, waitFor, type KeyedRecord } from '../compaction-util.js';
+import { readBatchHeaders } from '../util.js';
+
+const require = createRequire(import.meta.url);
+/* eslint-disable @typescript-eslint/no-explicit-any */
+const { Kafka, logLevel } = require('kafkajs');
+
+const BROKER_CONFIG = { 'log.cleaner.backoff.ms': 50, 'log.cleaner.min.cleanable.ratio': 0.01, 'log.roll.ms': 300 };
+const dirs: string[] = [];
+const brokers: RunningBroker[] = [];
+afterAll(async () => {
+  for (const b of brokers) await b.close();
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+async function start(dataDir: string): Promise<RunningBroker> {
+  const b = await startBroker({ port: 0, dataDir, config: BROKER_CONFIG });
+  brokers.push(b);
+  return b;
+}
+
+const kafkaFor = (b: RunningBroker) => new Kafka({ clientId: 'krill-compaction', brokers: [b.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 5, initialRetryTime: 100 } });
+
+let groups = 0;
+/** Everything from the beginning up to the high watermark, through a fresh consumer group. */
+async function consumeAll(kafka: any, topic: string): Promise<KeyedRecord[]> {
+  const admin = kafka.admin();
+  await admin.connect();
+  const [{ high }] = await admin.fetchTopicOffsets(topic);
+  await admin.disconnect();
+  const consumer = kafka.consumer({ groupId: `compaction-${process.pid}-${++groups}`, maxWaitTimeInMs: 100 });
+  const seen: KeyedRecord[] = [];
+  await consumer.connect();
+  await consumer.subscribe({ topics: [topic], fromBeginning: true });
+  await consumer.run({
+    eachMessage: async ({ message }: any) => {
+      seen.push({ offset: Number(message.offset), key: message.key?.toString() ?? null, value: message.value === null ? null : message.value.toString() });
+    },
+  });
+  await waitFor(() => seen.some((r) => r.offset >= Number(high) - 1), 20_000, `offset ${Number(high) - 1} of ${topic}`);
+  await consumer.disconnect();
+  return seen;
+}
+
+describe('kafkajs: compaction', () => {
+  it('keeps the latest value of each key at its offset, and a tombstone until delete.retention.ms', async () => {
+    const dataDir = tempDir('krill-kjs-compaction-');
+    dirs.push(dataDir);
+    const b = await start(dataDir);
+    const kafka = kafkaFor(b);
+    const topic = 'kjs-compacted';
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({
+      topics: [{ topic, numPartitions: 1, configEntries: [
+        { name: 'cleanup.policy', value: 'compact' }, { name: 'segment.bytes', value: '1024' },
+        { name: 'delete.retention.ms', value: '4000' }, { name: 'min.cleanable.dirty.ratio', value: '0.01' },
+      ] }],
+    });
+    await admin.disconnect();
+
+    const producer = kafka.producer();
+    await producer.connect();
+    const produced: KeyedRecord[] = [];
+    for (let round = 0; round < 20; round++) {
+      const messages = Array.from({ length: 10 }, (_, k) => ({ key: `key-${k}`, value: `value-${round}-${k}` }));
+      const [res] = await producer.send({ topic, messages });
+      messages.forEach((m, k) => produced.push({ offset: Number(res.baseOffset) + k, key: m.key, value: m.value }));
+    }
+    const [tomb] = await producer.send({ topic, messages: [{ key: 'key-3', value: null }] });
+    produced.push({ offset: Number(tomb.baseOffset), key: 'key-3', value: null });
+    // Filler so that the tombstone's segment is no longer the active one.
+    for (let i = 0; i < 3; i++) await producer.send({ topic, messages: [{ key: 'filler', value: 'x'.repeat(700) }] });
+    await producer.disconnect();
+
+    await waitFor(() => cleanedUpTo(dataDir, topic, 0) > Number(tomb.baseOffset), 20_000, 'the cleaner to pass the tombstone');
+    const expected = latestPerKey(produced);
+    let seen = (await consumeAll(kafka, topic)).filter((r) => r.key !== 'filler');
+    expect(seen).toEqual([...expected.values()].sort((x, y) => x.offset - y.offset));
+    expect(seen.find((r) => r.key === 'key-3')).toEqual({ offset: Number(tomb.baseOffset), key: 'key-3', value: null });
+
+    // delete.retention.ms after the pass that cleaned past it, the tombstone goes; nothing else does.
+    await waitFor(async () => {
+      seen = (await consumeAll(kafka, topic)).filter((r) => r.key !== 'filler');
+      return !seen.some((r) => r.key === 'key-3');
+    }, 30_000, 'the tombstone to go');
+    expected.delete('key-3');
+    expect(seen).toEqual([...expected.values()].sort((x, y) => x.offset - y.offset));
+  }, 90_000);
+
+  it('compacts __consumer_offsets, and committed offsets are still fetched after a restart', async () => {
+    const dataDir = tempDir('krill-kjs-offsets-compaction-');
+    dirs.push(dataDir);
+    let b = await start(dataDir);
+    let kafka = kafkaFor(b);
+    const topic = 'kjs-committed';
+    const groupId = 'kjs-compaction-group';
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic, numPartitions: 1 }] });
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({ topic, messages: Array.from({ length: 100 }, (_, i) => ({ value: `m${i}` })) });
+    await producer.disconnect();
+    await admin.disconnect();
+    const COMMITS = 60;
+    const consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 100 });
+    await consumer.connect();
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    let consumed = 0;
+    await consumer.run({ autoCommit: false, eachMessage: async () => void consumed++ });
+    await waitFor(() => consumed > 0, 20_000, 'the consumer to join');
+    for (let i = 1; i <= COMMITS; i++) {
+      await consumer.commitOffsets([{ topic, partition: 0, offset: String(i) }]);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await consumer.disconnect();
+
+    const offsetsDirs = () => fs.readdirSync(dataDir).filter((d) => d.startsWith('__consumer_offsets-'));
+    const records = (dir: string) => fs.readdirSync(path.join(dataDir, dir)).filter((f) => f.endsWith('.log'))
+      .reduce((n, f) => n + readBatchHeaders(path.join(dataDir, dir, f)).reduce((m, h) => m + h.records, 0), 0);
+    const groupDir = offsetsDirs().find((d) => records(d) > 0)!;
+    const partition = Number(groupDir.split('-').pop());
+    await waitFor(() => cleanedUpTo(dataDir, '__consumer_offsets', partition) > 0, 20_000, 'the cleaner to clean __consumer_offsets');
+    // Each commit appended a record: fewer left means the cleaner removed superseded ones.
+    expect(records(groupDir)).toBeLessThan(COMMITS);
+
+    await b.close();
+    b = await start(dataDir);
+    kafka = kafkaFor(b);
+    const again = kafka.admin();
+    await again.connect();
+    const fetched = await again.fetchOffsets({ groupId, topics: [topic] });
+    await again.disconnect();
+    expect(fetched).toEqual([{ topic, partitions: [{ partition: 0, offset: String(COMMITS), metadata: null }] }]);
+  }, 90_000);
+});
