@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CODEC_GZIP, CODEC_LZ4, CODEC_SNAPPY, CODEC_ZSTD } from '../../protocol/compression/index.js';
-import { CLEANER_OFFSET_CHECKPOINT } from '../../src/storage/cleaner/log-cleaner.js';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { CLEANER_OFFSET_CHECKPOINT, LogCleaner } from '../../src/storage/cleaner/log-cleaner.js';
 import { readCheckpointFile } from '../../src/storage/checkpoints.js';
 import { TOPIC, closeAll, latestByKey, partitionDir, produce, readAll, setup, type Fixture } from './cleaner-helpers.js';
 
@@ -163,4 +164,24 @@ describe('a cleaning pass', () => {
     f.log.roll();
     expect(await f.cleaner.runOnce()).toBe(0);
   });
+});
+
+describe('the cost of a pass', () => {
+  it('cleans 100k records of 1k keys (prints how long the pass took)', async () => {
+    const f = setup({ 'segment.bytes': String(1 << 20) });
+    f.cleaner = new LogCleaner({ logs: f.mgr, threads: 1, dedupeBufferSize: 1 << 24, now: f.clock.now });
+    for (let i = 0; i < 100_000; i += 100) {
+      produce(f.log, Array.from({ length: 100 }, (_, j) => ({ key: `key-${(i + j) % 1000}`, value: `value-${i + j}-${'x'.repeat(40)}` })));
+    }
+    f.log.roll();
+    const sizeBefore = f.log.size;
+    const delay = monitorEventLoopDelay({ resolution: 1 });
+    delay.enable();
+    expect(await f.cleaner.runOnce()).toBe(1);
+    delay.disable();
+    const pass = f.cleaner.passes.at(-1)!;
+    expect(pass.recordsRead).toBe(100_000);
+    expect(pass.recordsRemoved).toBe(99_000);
+    console.log(`cleaner pass: 100k records / 1k keys, ${(sizeBefore / 1e6).toFixed(1)} MB → ${(f.log.size / 1e6).toFixed(2)} MB in ${pass.durationMs.toFixed(0)} ms; the event loop waited ${(delay.max / 1e6).toFixed(0)} ms at most`);
+  }, 60_000);
 });

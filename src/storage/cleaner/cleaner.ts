@@ -6,8 +6,8 @@
 //      consecutive segments that together stay within segment.bytes (Kafka's groupSegmentsBySize), each
 //      group into one cleaned segment, each batch kept, rebuilt or removed as batch-filter.ts says;
 //   3. each cleaned segment is swapped in for its group (swap.ts, PartitionLog.replaceSegments).
-// The active segment is never read or written. Work is done a chunk (about a megabyte of log) at a time,
-// with a turn of the event loop between chunks, so that produce and fetch wait for one chunk at most.
+// The active segment is never read or written. Work is done a chunk at a time,
+// with a turn of the event loop between chunks (256 KiB of log each), so that produce and fetch wait for one chunk at most.
 // Stopping (broker shutdown), the log closing, or its segments changing under the pass (retention) give the
 // pass up: its .cleaned files are removed, and the log is as it was.
 
@@ -25,7 +25,7 @@ import { readBatchChunk } from './segment-batches.js';
 import { cleanedToSwap, discardSwap } from './swap.js';
 import { CleanedTransactionMetadata } from './transactions.js';
 
-const CHUNK_BYTES = 1 << 20;
+const CHUNK_BYTES = 1 << 18;
 const INT32_MAX = 0x7fffffff;
 
 export interface CleanOptions {
@@ -55,6 +55,19 @@ export class CleaningAborted extends Error {}
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export async function cleanLog(log: PartitionLog, config: LogConfig, range: CleanableRange, options: CleanOptions): Promise<CleanResult> {
+  const firstBase = log.segmentList()[0].baseOffset;
+  try {
+    return await cleanLogSegments(log, config, range, options);
+  } catch (err) {
+    // A segment read after retention or DeleteRecords removed it (closed under the pass): not the log's fault.
+    if (!(err instanceof CleaningAborted) && (log.isClosed || log.segmentList()[0].baseOffset !== firstBase)) {
+      throw new CleaningAborted(`the segments of ${log.dir} changed during cleaning`);
+    }
+    throw err;
+  }
+}
+
+async function cleanLogSegments(log: PartitionLog, config: LogConfig, range: CleanableRange, options: CleanOptions): Promise<CleanResult> {
   const check = () => {
     if (options.shouldStop() || log.isClosed) throw new CleaningAborted(`cleaning of ${log.dir} given up`);
   };
