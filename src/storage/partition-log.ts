@@ -440,6 +440,8 @@ export class PartitionLog {
     const cleaned = Segment.open(this.dir, baseOffset, this.segmentConfig, nextBase);
     this.segments.splice(first, old.length, cleaned);
     this.readHint = null;
+    // The renames, for a power loss (a crash of the process keeps them); the files were fsynced before.
+    fsyncDirInBackground(this.dir).catch((err) => this.options.log?.warn({ dir: this.dir, err: (err as Error).message }, 'fsync of a partition directory after a swap failed'));
     return true;
   }
 

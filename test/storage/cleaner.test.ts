@@ -185,3 +185,39 @@ describe('the cost of a pass', () => {
     console.log(`cleaner pass: 100k records / 1k keys, ${(sizeBefore / 1e6).toFixed(1)} MB → ${(f.log.size / 1e6).toFixed(2)} MB in ${pass.durationMs.toFixed(0)} ms; the event loop waited ${(delay.max / 1e6).toFixed(0)} ms at most`);
   }, 60_000);
 });
+
+describe('a pass that cannot finish', () => {
+  it('stops at once when the cleaner stops, leaving the log as it was', async () => {
+    const f = setup();
+    fill(f, 10, 40);
+    f.log.roll();
+    const before = readAll(f.log).records;
+    const run = f.cleaner.runOnce();
+    f.cleaner.stop();
+    expect(await run).toBe(0);
+    expect(readAll(f.log).records).toEqual(before);
+    expect(fs.readdirSync(partitionDir(f)).filter((n) => /\.(cleaned|swap|deleted)$/.test(n))).toEqual([]);
+    expect(f.cleaner.checkpointedOffset(TOPIC, 0)).toBeUndefined();
+  });
+
+  it('is retried after a failure, and a log failing three times in a row is marked uncleanable, its data untouched', async () => {
+    const f = setup();
+    fill(f, 10, 10);
+    f.log.roll();
+    // A byte flipped in the records of the first segment's second batch: that batch fails its CRC.
+    const file = path.join(partitionDir(f), '00000000000000000000.log');
+    const bytes = fs.readFileSync(file);
+    bytes[12 + bytes.readInt32BE(8) + 70] ^= 0xff;
+    fs.writeFileSync(file, bytes);
+    const warnings: string[] = [];
+    const errors: string[] = [];
+    const log = { info: () => {}, warn: (_: object, m?: string) => void warnings.push(m!), error: (_: object, m?: string) => void errors.push(m!) };
+    const cleaner = new LogCleaner({ logs: f.mgr, threads: 1, dedupeBufferSize: 1 << 20, now: f.clock.now, log });
+    for (let i = 0; i < 3; i++) expect(await cleaner.runOnce()).toBe(0);
+    expect(warnings.filter((w) => /cleaning t-0 failed/.test(w))).toHaveLength(2);
+    expect(errors).toEqual([expect.stringMatching(/marking t-0 uncleanable after 3 failed cleaning passes/)]);
+    expect(cleaner.isUncleanable(TOPIC, 0)).toBe(true);
+    expect(fs.readFileSync(file)).toEqual(bytes);
+    expect(fs.readdirSync(partitionDir(f)).filter((n) => /\.(cleaned|swap|deleted)$/.test(n))).toEqual([]);
+  });
+});
