@@ -1,7 +1,8 @@
 // Compatibility: kafkajs 2.2.4 against the log cleaner. A compacted topic with small segments: after the
 // cleaner has run, a consumer from the beginning sees only the latest record of each key, at the offset
 // it was produced at; a tombstone is seen, then gone after delete.retention.ms. __consumer_offsets is
-// compacted too, and a group's committed offset is still fetched after a restart.
+// compacted too, and a group's committed offset is still fetched after a restart; so is __transaction_state, and a
+// transactional id keeps its producer id across a restart.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -23,13 +24,18 @@ afterAll(async () => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
-async function start(dataDir: string): Promise<RunningBroker> {
-  const b = await startBroker({ port: 0, dataDir, config: BROKER_CONFIG });
+async function start(dataDir: string, extra: Record<string, number> = {}): Promise<RunningBroker> {
+  const b = await startBroker({ port: 0, dataDir, config: { ...BROKER_CONFIG, ...extra } });
   brokers.push(b);
   return b;
 }
 
 const kafkaFor = (b: RunningBroker) => new Kafka({ clientId: 'krill-compaction', brokers: [b.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 5, initialRetryTime: 100 } });
+
+const partitionDirs = (dataDir: string, topic: string) => fs.readdirSync(dataDir).filter((d) => d.startsWith(`${topic}-`));
+/** Records in a partition directory's segments, read from the files. */
+const records = (dataDir: string, dir: string) => fs.readdirSync(path.join(dataDir, dir)).filter((f) => f.endsWith('.log'))
+  .reduce((n, f) => n + readBatchHeaders(path.join(dataDir, dir, f)).reduce((m, h) => m + h.records, 0), 0);
 
 let groups = 0;
 /** Everything from the beginning up to the high watermark, through a fresh consumer group. */
@@ -126,14 +132,11 @@ describe('kafkajs: compaction', () => {
     }
     await consumer.disconnect();
 
-    const offsetsDirs = () => fs.readdirSync(dataDir).filter((d) => d.startsWith('__consumer_offsets-'));
-    const records = (dir: string) => fs.readdirSync(path.join(dataDir, dir)).filter((f) => f.endsWith('.log'))
-      .reduce((n, f) => n + readBatchHeaders(path.join(dataDir, dir, f)).reduce((m, h) => m + h.records, 0), 0);
-    const groupDir = offsetsDirs().find((d) => records(d) > 0)!;
+    const groupDir = partitionDirs(dataDir, '__consumer_offsets').find((d) => records(dataDir, d) > 0)!;
     const partition = Number(groupDir.split('-').pop());
     await waitFor(() => cleanedUpTo(dataDir, '__consumer_offsets', partition) > 0, 20_000, 'the cleaner to clean __consumer_offsets');
     // Each commit appended a record: fewer left means the cleaner removed superseded ones.
-    expect(records(groupDir)).toBeLessThan(COMMITS);
+    expect(records(dataDir, groupDir)).toBeLessThan(COMMITS);
 
     await b.close();
     b = await start(dataDir);
@@ -143,5 +146,46 @@ describe('kafkajs: compaction', () => {
     const fetched = await again.fetchOffsets({ groupId, topics: [topic] });
     await again.disconnect();
     expect(fetched).toEqual([{ topic, partitions: [{ partition: 0, offset: String(COMMITS), metadata: null }] }]);
+  }, 90_000);
+
+  it('compacts __transaction_state, and a transactional id keeps its producer id across a restart', async () => {
+    const dataDir = tempDir('krill-kjs-txn-compaction-');
+    dirs.push(dataDir);
+    const extra = { 'transaction.state.log.segment.bytes': 1024 };
+    let b = await start(dataDir, extra);
+    const topic = 'kjs-txn-output';
+    const transactionalId = 'kjs-compaction-txn';
+    const admin = kafkaFor(b).admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic, numPartitions: 1 }] });
+    await admin.disconnect();
+    const runTransactions = async (broker: RunningBroker, count: number) => {
+      const producer = kafkaFor(broker).producer({ transactionalId, idempotent: true, maxInFlightRequests: 1 });
+      await producer.connect();
+      for (let i = 0; i < count; i++) {
+        const txn = await producer.transaction();
+        await txn.send({ topic, messages: [{ value: `m${i}` }] });
+        await txn.commit();
+      }
+      await producer.disconnect();
+    };
+    const TRANSACTIONS = 30;
+    await runTransactions(b, TRANSACTIONS);
+    // Each transaction wrote its state several times (ongoing, prepare, complete) under the one key.
+    const stateDir = partitionDirs(dataDir, '__transaction_state').find((d) => records(dataDir, d) > 0)!;
+    const partition = Number(stateDir.split('-').pop());
+    await waitFor(() => cleanedUpTo(dataDir, '__transaction_state', partition) > 0 && records(dataDir, stateDir) < TRANSACTIONS, 20_000,
+      'the cleaner to clean __transaction_state (the active segment is left as it is)');
+
+    await b.close();
+    b = await start(dataDir, extra);
+    await runTransactions(b, 1);
+    // The coordinator replayed the compacted state: the same producer id, a later epoch.
+    const batches = fs.readdirSync(path.join(dataDir, `${topic}-0`)).filter((f) => f.endsWith('.log')).sort()
+      .flatMap((f) => readBatchHeaders(path.join(dataDir, `${topic}-0`, f))).filter((h) => h.records > 0 && h.producerId >= 0n);
+    const first = batches[0];
+    const last = batches.at(-1)!;
+    expect(last.producerId).toBe(first.producerId);
+    expect(last.producerEpoch).toBeGreaterThan(first.producerEpoch);
   }, 90_000);
 });

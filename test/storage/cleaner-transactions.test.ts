@@ -60,6 +60,22 @@ describe('cleaning transactions', () => {
     expect(readAll(f.log).records.map((r) => r.offset)).toEqual([1, 2, 3]);
   });
 
+  it('stops at an open transaction in the middle of a segment, and makes no empty passes against it', async () => {
+    const f = setup({ 'min.cleanable.dirty.ratio': '0.01' });
+    produce(f.log, [{ key: 'a', value: '1' }, { key: 'a', value: '2' }]); // 0-1
+    txnBatch(f, 7, 0, [{ key: 'a', value: 'open' }]); // 2: an open transaction
+    produce(f.log, [{ key: 'a', value: '3' }]); // 3
+    f.log.roll();
+    expect(await f.cleaner.runOnce()).toBe(1);
+    expect(f.cleaner.checkpointedOffset('t', 0)).toBe(2);
+    expect(await f.cleaner.runOnce()).toBe(0);
+    marker(f.log, 7, true);
+    f.log.roll();
+    expect(await f.cleaner.runOnce()).toBe(1);
+    // The committed value was superseded by offset 3; its marker stays (its transaction still had a batch in this pass).
+    expect(readAll(f.log).records.map((r) => [r.offset, r.value, r.control])).toEqual([[3, '3', false], [4, expect.anything(), true]]);
+  });
+
   it("keeps each producer's last batch, emptied, so its sequence survives a rebuild of producer state", async () => {
     const f = setup({ 'min.cleanable.dirty.ratio': '0.01' });
     produce(f.log, [{ key: 'k', value: 'from producer 9' }], { producerId: 9, producerEpoch: 3, baseSequence: 0 }); // 0

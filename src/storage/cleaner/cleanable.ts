@@ -6,7 +6,8 @@
 //     last stable offset (the first offset of a transaction still open), and, with min.compaction.lag.ms,
 //     the base offset of the first dirty segment holding a record younger than the lag;
 //   - dirty ratio = cleanable bytes / (clean bytes + cleanable bytes), counted in whole segments (clean:
-//     the segments below the first dirty offset; cleanable: those overlapping the cleanable range);
+//     the segments below the first dirty offset; cleanable: those overlapping the cleanable range, none when
+//     it is empty);
 //   - the log needs cleaning at once, whatever its ratio, when the first batch of a dirty segment is older
 //     than max.compaction.lag.ms.
 
@@ -52,7 +53,7 @@ export function cleanableRange(log: PartitionLog, config: LogConfig, checkpoint:
   let cleanableBytes = 0;
   segments.forEach((s, i) => {
     if (s.baseOffset < firstDirty) cleanBytes += s.size;
-    if (s.baseOffset < uncleanable && nextBase(i) > firstDirty) cleanableBytes += s.size;
+    if (uncleanable > firstDirty && s.baseOffset < uncleanable && nextBase(i) > firstDirty) cleanableBytes += s.size;
   });
   const total = cleanBytes + cleanableBytes;
 

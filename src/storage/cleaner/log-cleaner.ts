@@ -114,8 +114,10 @@ export class LogCleaner {
       tried.add(target.key);
       this.inProgress.add(target.key);
       try {
-        if (await this.clean(target)) passes++;
-        else this.skipThisRun.add(target.key);
+        const done = await this.clean(target);
+        if (done) passes++;
+        // A log is taken again in this run only while its passes move on (a key map too small for its dirty range).
+        if (!done || this.firstDirty.get(target.key)! <= target.range.firstDirtyOffset) this.skipThisRun.add(target.key);
       } finally {
         this.inProgress.delete(target.key);
       }
