@@ -7,7 +7,7 @@
 //      group into one cleaned segment, each batch kept, rebuilt or removed as batch-filter.ts says;
 //   3. each cleaned segment is swapped in for its group (swap.ts, PartitionLog.replaceSegments).
 // The active segment is never read or written. Work is done a chunk at a time,
-// with a turn of the event loop between chunks (256 KiB of log each), so that produce and fetch wait for one chunk at most.
+// with a turn of the event loop between chunks (64 KiB of log each), so that produce and fetch wait for one chunk at most.
 // Stopping (broker shutdown), the log closing, or its segments changing under the pass (retention) give the
 // pass up: its .cleaned files are removed, and the log is as it was.
 
@@ -25,7 +25,7 @@ import { readBatchChunk } from './segment-batches.js';
 import { cleanedToSwap, discardSwap } from './swap.js';
 import { CleanedTransactionMetadata } from './transactions.js';
 
-const CHUNK_BYTES = 1 << 18;
+const CHUNK_BYTES = 1 << 16;
 const INT32_MAX = 0x7fffffff;
 
 export interface CleanOptions {
