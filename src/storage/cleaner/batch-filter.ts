@@ -71,11 +71,12 @@ export function filterBatch(buf: Buffer, info: BatchInfo, ctx: FilterContext): F
     }
   }
   const removed = decoded.records.length - kept.length;
-  const needsHorizon = (tombstones || emptyTxnMarker) && !info.hasDeleteHorizon && kept.length > 0;
-  const horizon = needsHorizon ? ctx.now + ctx.deleteRetentionMs : info.hasDeleteHorizon && (tombstones || emptyTxnMarker) ? info.baseTimestamp : null;
-  if (removed === 0 && !needsHorizon) return { bytes: buf.subarray(info.position, info.position + info.size), recordsKept: kept.length, recordsRemoved: 0, deleteHorizon: horizon, abortedTxn };
   if (kept.length === 0 && !lastOfProducer) return gone;
-  return { bytes: rebuild(info, kept, needsHorizon ? horizon! : null), recordsKept: kept.length, recordsRemoved: removed, deleteHorizon: horizon, abortedTxn };
+  const awaitsHorizon = (tombstones || emptyTxnMarker) && kept.length > 0;
+  const newHorizon = awaitsHorizon && !info.hasDeleteHorizon ? ctx.now + ctx.deleteRetentionMs : null;
+  const deleteHorizon = newHorizon ?? (awaitsHorizon ? info.baseTimestamp : null);
+  const bytes = removed === 0 && newHorizon === null ? buf.subarray(info.position, info.position + info.size) : rebuild(info, kept, newHorizon);
+  return { bytes, recordsKept: kept.length, recordsRemoved: removed, deleteHorizon, abortedTxn };
 }
 
 /** Kafka's shouldRetainRecord for a batch that is not removed whole. */

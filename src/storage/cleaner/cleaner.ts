@@ -6,8 +6,8 @@
 //      consecutive segments that together stay within segment.bytes (Kafka's groupSegmentsBySize), each
 //      group into one cleaned segment, each batch kept, rebuilt or removed as batch-filter.ts says;
 //   3. each cleaned segment is swapped in for its group (swap.ts, PartitionLog.replaceSegments).
-// The active segment is never read or written. Work is done a chunk at a time,
-// with a turn of the event loop between chunks (64 KiB of log each), so that produce and fetch wait for one chunk at most.
+// The active segment is never read or written. Work is done a chunk (64 KiB of log) at a time, with a turn
+// of the event loop between chunks, so that produce and fetch wait for one chunk at most.
 // Stopping (broker shutdown), the log closing, or its segments changing under the pass (retention) give the
 // pass up: its .cleaned files are removed, and the log is as it was.
 
