@@ -104,6 +104,39 @@ describe('kafkajs: compaction', () => {
     expect(seen).toEqual([...expected.values()].sort((x, y) => x.offset - y.offset));
   }, 90_000);
 
+  it("reads past the emptied last batch the cleaner keeps of an idempotent producer", async () => {
+    const dataDir = tempDir('krill-kjs-compaction-idempotent-');
+    dirs.push(dataDir);
+    const b = await start(dataDir);
+    const kafka = kafkaFor(b);
+    const topic = 'kjs-compacted-idempotent';
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({
+      topics: [{ topic, numPartitions: 1, configEntries: [
+        { name: 'cleanup.policy', value: 'compact' }, { name: 'segment.bytes', value: '1024' }, { name: 'min.cleanable.dirty.ratio', value: '0.01' },
+      ] }],
+    });
+    await admin.disconnect();
+    const idempotent = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    await idempotent.connect();
+    for (let i = 0; i < 5; i++) await idempotent.send({ topic, messages: [{ key: 'k', value: `idempotent-${i}` }] });
+    await idempotent.disconnect();
+    const plain = kafka.producer();
+    await plain.connect();
+    const [last] = await plain.send({ topic, messages: [{ key: 'k', value: 'plain' }] });
+    for (let i = 0; i < 3; i++) await plain.send({ topic, messages: [{ key: 'filler', value: 'x'.repeat(700) }] });
+    await plain.disconnect();
+
+    await waitFor(() => cleanedUpTo(dataDir, topic, 0) > Number(last.baseOffset), 20_000, 'the cleaner');
+    // The producer's last batch is still on disk, without records.
+    const batches = fs.readdirSync(path.join(dataDir, `${topic}-0`)).filter((f) => f.endsWith('.log')).sort()
+      .flatMap((f) => readBatchHeaders(path.join(dataDir, `${topic}-0`, f)));
+    expect(batches.filter((h) => h.producerId >= 0n).map((h) => [h.baseOffset, h.records, h.baseSequence])).toEqual([[4n, 0, 4]]);
+    const seen = (await consumeAll(kafka, topic)).filter((r) => r.key === 'k');
+    expect(seen).toEqual([{ offset: Number(last.baseOffset), key: 'k', value: 'plain' }]);
+  }, 90_000);
+
   it('compacts __consumer_offsets, and committed offsets are still fetched after a restart', async () => {
     const dataDir = tempDir('krill-kjs-offsets-compaction-');
     dirs.push(dataDir);
