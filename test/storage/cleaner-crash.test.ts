@@ -34,7 +34,7 @@ beforeAll(async () => {
   fs.cpSync(f.root, before, { recursive: true });
   f.reopen();
   expect(await f.cleaner.runOnce()).toBe(1);
-  expect(f.log.segmentBaseOffsets()).toEqual([0, oldBases.length > 0 ? f.log.segmentBaseOffsets()[1] : 0]);
+  expect(f.log.segmentBaseOffsets()).toHaveLength(2); // one cleaned segment for the three, and the active one
   contentAfter = readAll(f.log).records;
   f.mgr.close();
   after = tempDir('krill-cleaner-after-');
@@ -118,7 +118,7 @@ describe('a crash while a cleaned segment is swapped in', () => {
     expect(reopened(root)).toEqual(contentAfter);
   });
 
-  it('after the swap, before the checkpoint: the log is the cleaned one and the next pass finds it clean', async () => {
+  it('after the swap, before the checkpoint was written: the log is the cleaned one', () => {
     const root = crashState((dir, newDir) => {
       for (const base of oldBases) KINDS.forEach((k) => fs.rmSync(path.join(dir, segmentFileName(base, k))));
       KINDS.forEach((k) => copyNew(newDir, dir, k, ''));

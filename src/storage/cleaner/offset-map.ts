@@ -5,7 +5,9 @@
 // next pass goes on from there.
 //
 // Keys of up to 16 bytes are held as they are; longer ones by their MD5 digest (as Kafka holds every key),
-// so the memory a map takes stays about its bound whatever the keys' sizes.
+// so what an entry takes does not grow with its key. It is a JavaScript Map, not Kafka's preallocated
+// array: a pass takes as many keys as Kafka's would for the same setting, and memory only for the keys it
+// meets (nothing for a small log), but about 100 bytes a key rather than 24.
 
 import crypto from 'node:crypto';
 
