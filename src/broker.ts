@@ -33,6 +33,7 @@ import { TransactionStateTopic } from './txn/state-topic.js';
 import { buildMarkerBatch } from '../protocol/control-record.js';
 import { scanBatches } from '../protocol/record-batch.js';
 import { Scheduler } from './scheduler.js';
+import { LogCleaner } from './storage/cleaner/log-cleaner.js';
 
 const CHECKPOINT_INTERVAL_MS = 60_000;
 
@@ -56,6 +57,11 @@ export class Broker {
   producerIds!: ProducerIdManager;
   /** Broker configs changed at run time, kept in the data dir. */
   dynamicConfigs!: DynamicBrokerConfigs;
+  /** The log cleaner, when log.cleaner.enable and log.cleaner.threads > 0. */
+  cleaner: LogCleaner | null = null;
+  private cleanerThreads = 0;
+  /** The cleaner configs its tasks run with, to reschedule them only when those change. */
+  private cleanerSettings = '';
   /** What each accepted connection is given. */
   connectionHost!: ConnectionHost;
 
@@ -110,12 +116,37 @@ export class Broker {
     broker.scheduler.schedule('producer-id-expiration', () => {
       broker.logs.expireProducers(Date.now() - config.int('producer.id.expiration.ms')); // dynamic
     }, { periodMs: config.int('producer.id.expiration.check.interval.ms') });
+    broker.startCleaner();
     return broker;
   }
 
   /** The connection quotas, which dynamic configs may change. */
   private static connectionQuotas(config: BrokerConfig) {
     return { maxConnections: config.int('max.connections'), maxPerIp: config.int('max.connections.per.ip'), perIpOverrides: config.maxConnectionsPerIpOverrides };
+  }
+
+  /**
+   * The log cleaner's threads: scheduler tasks that clean until nothing is dirty, then sleep
+   * log.cleaner.backoff.ms. Called again when those configs change at run time: the tasks are scheduled anew
+   * (a pass under way finishes), the cleaner and what it knows (delete horizons, uncleanable logs) stay.
+   */
+  private startCleaner(): void {
+    const threads = this.config.bool('log.cleaner.enable') ? this.config.int('log.cleaner.threads') : 0;
+    const dedupeBufferSize = this.config.int('log.cleaner.dedupe.buffer.size');
+    const periodMs = Math.max(1, this.config.int('log.cleaner.backoff.ms'));
+    const settings = `${threads}/${dedupeBufferSize}/${periodMs}`;
+    if (settings === this.cleanerSettings) return;
+    this.cleanerSettings = settings;
+    for (let i = threads; i < this.cleanerThreads; i++) void this.scheduler.cancel(`log-cleaner-${i}`);
+    this.cleanerThreads = threads;
+    if (threads <= 0) return;
+    if (this.cleaner) this.cleaner.resize(threads, dedupeBufferSize);
+    else this.cleaner = new LogCleaner({ logs: this.logs, threads, dedupeBufferSize, log: this.log });
+    const cleaner = this.cleaner;
+    for (let i = 0; i < threads; i++) {
+      void this.scheduler.cancel(`log-cleaner-${i}`);
+      this.scheduler.schedule(`log-cleaner-${i}`, async () => void (await cleaner.runOnce()), { periodMs });
+    }
   }
 
   /** Opens the data dir: the dynamic broker configs, the logs (recovering them), the group coordinator, meta.properties. */
@@ -159,6 +190,7 @@ export class Broker {
   private reconfigure(): void {
     this.logs.setDefaults(this.config.topicDefaults());
     this.connections.setQuotas(Broker.connectionQuotas(this.config));
+    if (this.scheduler && this.logs) this.startCleaner();
   }
 
   /** The narrow services handlers are given (see RequestContext). */
@@ -261,6 +293,7 @@ export class Broker {
 
   async close(): Promise<void> {
     // No new background runs from now on; a checkpoint under way is awaited below, before the final ones.
+    this.cleaner?.stop();
     const backgroundStopped = this.scheduler.close();
     this.groups.close();
     const server = this.server;
@@ -272,6 +305,7 @@ export class Broker {
     }
     await this.metaSynced;
     await backgroundStopped;
+    await this.cleaner?.closed();
     try {
       this.logs.close();
     } finally {

@@ -1,7 +1,8 @@
 // Opening a partition's log: the segments found in its directory, recovered as Kafka's LogLoader does.
 //
-// Leftovers of interrupted operations (*.deleted, *.cleaned, *.swap, *.tmp) are removed, and index files
-// without their .log, then
+// A swap of cleaned segments that a crash interrupted is completed, or undone when it had not begun
+// (cleaner/swap.ts). Leftovers of interrupted operations (*.deleted, *.cleaned, *.tmp) are removed, and
+// index files without their .log, then
 //   - after a crash (no clean-shutdown flag), every segment from the one holding the recovery point on is
 //     scanned in full (complete header, magic 2, size within the file, CRC32C, increasing offsets), cut at
 //     the first bad batch, and its indexes rebuilt; segments after a cut one are deleted;
@@ -22,6 +23,8 @@ import { headerProblem } from './batch-header.js';
 import { TEMP_SUFFIXES, parseSegmentFileName } from './file-names.js';
 import { Segment, type SegmentConfig } from './segment.js';
 import { Window, readFully } from './segment-reader.js';
+import { SWAP_SUFFIX, completeSwaps } from './cleaner/swap.js';
+import { CLEANED_SUFFIX } from './cleaner/cleaned-segment.js';
 
 /** The subset of a pino logger storage uses. */
 export interface StorageLogger {
@@ -55,7 +58,7 @@ export interface ScanResult {
 export function loadLog(dir: string, options: LogLoadOptions, segmentConfig: SegmentConfig): LoadedLog {
   fs.mkdirSync(dir, { recursive: true });
   const log = options.log;
-  const bases = segmentBaseOffsets(dir);
+  const bases = segmentBaseOffsets(dir, log);
   let segments: Segment[];
   if (bases.length === 0) {
     segments = [Segment.create(dir, Math.max(0, options.logStartOffset ?? 0), segmentConfig)];
@@ -80,10 +83,15 @@ export function loadLog(dir: string, options: LogLoadOptions, segmentConfig: Seg
 }
 
 /** The base offsets of the .log files in `dir`, ascending, once leftovers and orphan index files are removed. */
-function segmentBaseOffsets(dir: string): number[] {
+function segmentBaseOffsets(dir: string, log: StorageLogger | undefined): number[] {
   const logs = new Set<number>();
   const others: { name: string; baseOffset: number }[] = [];
-  for (const name of fs.readdirSync(dir)) {
+  let names = fs.readdirSync(dir);
+  if (names.some((n) => n.endsWith(SWAP_SUFFIX) || n.endsWith(CLEANED_SUFFIX))) {
+    completeSwaps(dir, log);
+    names = fs.readdirSync(dir);
+  }
+  for (const name of names) {
     if (TEMP_SUFFIXES.some((s) => name.endsWith(s))) {
       fs.rmSync(path.join(dir, name), { force: true, recursive: true });
       continue;

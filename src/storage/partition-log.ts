@@ -24,6 +24,7 @@ import { DEFAULT_LOG_CONFIG, type LogConfig } from '../log-config.js';
 import { ProducerStateManager, SNAPSHOT_SUFFIX, snapshotOffsets, type ActiveProducer, type CompletedTxn, type ProducerBatch } from './producer-state.js';
 import { readMarker, type TransactionMarker } from '../../protocol/control-record.js';
 import type { AbortedTxn } from './transaction-index.js';
+import { installSwap } from './cleaner/swap.js';
 import type { BatchInfo } from '../../protocol/record-batch.js';
 
 /** What a partition log reads of its topic's LogConfig (log-config.ts): when to roll, how densely to index. */
@@ -480,6 +481,53 @@ export class PartitionLog {
     if (seg.size === 0 || now - seg.createdAt <= this.config.segmentMs) return false;
     this.roll();
     return true;
+  }
+
+  // --- cleaning (the log cleaner: storage/cleaner/) -----------------------------------------------------
+
+  /** The segments, oldest first, the last one active: what the cleaner reads (a copy of the list). */
+  segmentList(): readonly Segment[] {
+    return [...this.segments];
+  }
+
+  /** The offset index interval new segment files are written with. */
+  get indexIntervalBytes(): number {
+    return this.segmentConfig.indexIntervalBytes;
+  }
+
+  /**
+   * Puts the cleaned segment at `baseOffset`, whose files are <name>.swap by now, in the place of `old`
+   * (consecutive inactive segments of this log; the first has that base offset): the old files go, the
+   * swap files take their names (cleaner/swap.ts), and the list of segments changes in one step of the
+   * event loop, so that every read sees the old segments or the new one. False, and nothing done, when
+   * `old` is no longer in the log as it was (retention or DeleteRecords took some, the log was closed).
+   */
+  replaceSegments(old: readonly Segment[], baseOffset: number): boolean {
+    if (this.closed || old.length === 0 || old[0].baseOffset !== baseOffset) return false;
+    const first = this.segments.indexOf(old[0]);
+    if (first < 0 || first + old.length >= this.segments.length) return false;
+    if (old.some((seg, i) => this.segments[first + i] !== seg)) return false;
+    const nextBase = this.segments[first + old.length].baseOffset;
+    const renamed: string[] = [];
+    for (const seg of old) {
+      this.unflushed.delete(seg);
+      renamed.push(...seg.renameForDeletion());
+    }
+    this.deleter.schedule(renamed, this.config.fileDeleteDelayMs);
+    installSwap(this.dir, baseOffset);
+    const cleaned = Segment.open(this.dir, baseOffset, this.segmentConfig, nextBase);
+    this.segments.splice(first, old.length, cleaned);
+    this.readHint = null;
+    // The renames, for a power loss (a crash of the process keeps them); the files were fsynced before.
+    fsyncDirInBackground(this.dir).catch((err) => this.options.log?.warn({ dir: this.dir, err: (err as Error).message }, 'fsync of a partition directory after a swap failed'));
+    return true;
+  }
+
+  /** The last offset of each remembered producer's last data batch (Kafka's lastRecordsOfActiveProducers). */
+  lastDataOffsets(): Map<number, number> {
+    const out = new Map<number, number>();
+    for (const p of this.producers.activeProducers()) if (p.lastDataOffset >= 0) out.set(p.producerId, p.lastDataOffset);
+    return out;
   }
 
   // --- durability and lifecycle ------------------------------------------------------------------------

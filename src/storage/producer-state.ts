@@ -55,6 +55,8 @@ export interface ActiveProducer {
   producerEpoch: number;
   lastSequence: number;
   lastTimestamp: number;
+  /** Last offset of the producer's last data batch, -1 when none is remembered (what the cleaner keeps). */
+  lastDataOffset: number;
 }
 
 /** A transaction a marker ended on this partition: its records span [firstOffset, lastOffset (the marker)]. */
@@ -159,7 +161,7 @@ export class ProducerStateManager {
   activeProducers(): ActiveProducer[] {
     return [...this.producers].map(([producerId, e]) => {
       const last = e.batches[e.batches.length - 1];
-      return { producerId, producerEpoch: e.epoch, lastSequence: last ? last.lastSeq : -1, lastTimestamp: e.lastTimestamp };
+      return { producerId, producerEpoch: e.epoch, lastSequence: last ? last.lastSeq : -1, lastTimestamp: e.lastTimestamp, lastDataOffset: last ? last.lastOffset : -1 };
     });
   }
 
