@@ -48,7 +48,9 @@ describe('a cleaning pass', () => {
     expect(after.filter((r) => r.offset >= activeBase).map((r) => r.value)).toEqual(['in the active segment', 'again']);
     expect(f.log.logEndOffset).toBe(before.length + 2);
     expect(f.cleaner.checkpointedOffset(TOPIC, 0)).toBe(activeBase);
-    expect(fs.readdirSync(partitionDir(f)).filter((n) => /\.(cleaned|swap|deleted)$/.test(n))).toEqual([]);
+    expect(fs.readdirSync(partitionDir(f)).filter((n) => /\.(cleaned|swap)$/.test(n))).toEqual([]);
+    // The replaced segments left as retention's do: renamed .deleted, removed file.delete.delay.ms later.
+    expect(fs.readdirSync(partitionDir(f)).filter((n) => n.endsWith('.log.deleted')).length).toBeGreaterThan(0);
 
     // Nothing dirty is left: the next run does nothing.
     expect(await f.cleaner.runOnce()).toBe(0);
