@@ -17,11 +17,16 @@ import apiVersions from './18-api-versions.js';
 import createTopics from './19-create-topics.js';
 import deleteTopics from './20-delete-topics.js';
 import initProducerId from './22-init-producer-id.js';
+import offsetForLeaderEpoch from './23-offset-for-leader-epoch.js';
 import addPartitionsToTxn from './24-add-partitions-to-txn.js';
 import addOffsetsToTxn from './25-add-offsets-to-txn.js';
 import endTxn from './26-end-txn.js';
 import txnOffsetCommit from './28-txn-offset-commit.js';
+import describeLogDirs from './35-describe-log-dirs.js';
+import createPartitions from './37-create-partitions.js';
 import deleteGroups from './42-delete-groups.js';
+import alterPartitionReassignments from './45-alter-partition-reassignments.js';
+import listPartitionReassignments from './46-list-partition-reassignments.js';
 import offsetDelete from './47-offset-delete.js';
 import describeCluster from './60-describe-cluster.js';
 import describeProducers from './61-describe-producers.js';
@@ -33,4 +38,5 @@ export const HANDLERS: readonly Handler[] = [
   syncGroup, describeGroups, listGroups, apiVersions, createTopics, deleteTopics, initProducerId, addPartitionsToTxn,
   addOffsetsToTxn, endTxn, txnOffsetCommit, deleteGroups, offsetDelete, describeCluster, describeProducers,
   describeTransactions, listTransactions,
+  offsetForLeaderEpoch, describeLogDirs, createPartitions, alterPartitionReassignments, listPartitionReassignments,
 ];
