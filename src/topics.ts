@@ -12,6 +12,7 @@ import type { LogManager, TopicInfo } from './storage/log-manager.js';
 import type { ReplicaManager } from './partition/replica-manager.js';
 import type { Partition } from './partition/partition.js';
 import { OFFSETS_TOPIC } from './group/offsets-topic.js';
+import { TRANSACTION_STATE_TOPIC } from './txn/state-topic.js';
 
 export type { TopicInfo };
 
@@ -157,7 +158,7 @@ export class TopicAdmin {
     }
     // Kafka lets an operator grow these, and then maps groups and transactional ids to other partitions than
     // the ones holding their state; krill's coordinators read the partition count once, so it refuses.
-    if (topic.name.startsWith('__')) {
+    if (name === OFFSETS_TOPIC || name === TRANSACTION_STATE_TOPIC) {
       throw new KafkaError('INVALID_PARTITIONS', `Internal topic ${name} keeps its partition count: its coordinator maps ids to partitions by it.`);
     }
     const additional = count - current;
