@@ -1,13 +1,17 @@
 // What Kafka's LogValidator does before an append, on bytes: validate each batch's framing and CRC,
 // enforce max.message.bytes, prove the records well-formed (inflating a compressed batch, with a cap),
+// refuse the records Kafka refuses one by one (no key on a compacted topic; with CreateTime, a timestamp
+// more than message.timestamp.before.max.ms behind or after.max.ms ahead of the broker's clock, KIP-937),
 // stamp LogAppendTime, and rewrite batches only when the topic's compression.type demands another codec
 // than the producer used. Offsets are assigned by the log.
+// Refused records fail the whole batch with a RecordValidationError listing each of them, which Produce
+// v8+ returns as recordErrors (KIP-467), with Kafka's messages.
 
 import { KafkaError } from '../protocol/errors.js';
 import { batchRecords, readBatchHeader, rebuildBatch, scanBatches, setLogAppendTime, setPartitionLeaderEpoch, type BatchInfo } from '../protocol/record-batch.js';
-import { checkRecords } from '../protocol/record-check.js';
+import { checkRecords, type RecordFault } from '../protocol/record-check.js';
 import { DEFAULT_MAX_INFLATED_BYTES, codecFromName } from '../protocol/compression/index.js';
-import { isCompacted, type LogConfig } from './log-config.js';
+import { LONG_MAX, isCompacted, type LogConfig } from './log-config.js';
 
 /**
  * How far a batch's records may inflate, as a multiple of max.message.bytes (64 MiB at the default), and
@@ -25,6 +29,48 @@ export interface TopicAppendConfig {
   targetCodec: number | null;
   /** cleanup.policy includes compact: every record needs a key. */
   compacted: boolean;
+  /** CreateTime with a KIP-937 bound set: how far behind and ahead of now a record's timestamp may be. */
+  timestampBounds: { beforeMaxMs: number; afterMaxMs: number } | null;
+}
+
+const NO_BOUND = Number(LONG_MAX);
+
+/** A batch refused for some of its records (Kafka's RecordValidationException): the per-record errors of Produce v8+. */
+export class RecordValidationError extends KafkaError {
+  constructor(
+    name: 'INVALID_RECORD' | 'INVALID_TIMESTAMP',
+    message: string,
+    readonly recordErrors: { batchIndex: number; batchIndexErrorMessage: string }[],
+  ) {
+    super(name, message);
+  }
+}
+
+/** Where a batch goes, for the messages Kafka's LogValidator writes ("in topic partition t-0"). */
+export interface AppendTarget {
+  topic: string;
+  index: number;
+}
+
+/** Kafka's Long arithmetic for a bound in a message: a bound left at Long.MAX_VALUE stays exact. */
+function bound(now: number, ms: number, sign: 1 | -1): string {
+  const big = ms >= NO_BOUND ? BigInt(LONG_MAX) : BigInt(ms);
+  return String(BigInt(now) + BigInt(sign) * big);
+}
+
+/** The error Kafka's processRecordErrors throws for a batch's refused records. */
+function recordValidationError(faults: RecordFault[], batch: BatchInfo, cfg: TopicAppendConfig, now: number, target: AppendTarget): RecordValidationError {
+  const recordErrors = faults.map(({ batchIndex, fault, timestamp }) => ({
+    batchIndex,
+    batchIndexErrorMessage: fault === 'keyless'
+      ? `Compacted topic cannot accept message without key in topic partition ${target.topic}-${target.index}.`
+      : `Timestamp ${timestamp} of message with offset ${batch.baseOffset + batchIndex} is out of range. The timestamp should be within [${bound(now, cfg.timestampBounds!.beforeMaxMs, -1)}, ${bound(now, cfg.timestampBounds!.afterMaxMs, 1)}]`,
+  }));
+  if (faults.some((f) => f.fault === 'timestamp')) {
+    return new RecordValidationError('INVALID_TIMESTAMP', 'One or more records have been rejected due to invalid timestamp', recordErrors);
+  }
+  const shown = recordErrors.slice(0, 3).map((e) => `RecordError(batchIndex=${e.batchIndex}, message='${e.batchIndexErrorMessage}')`);
+  return new RecordValidationError('INVALID_RECORD', `One or more records have been rejected due to ${recordErrors.length} record errors in total, and only showing the first three errors at most: [${shown.join(', ')}]`, recordErrors);
 }
 
 const appendConfigs = new WeakMap<LogConfig, TopicAppendConfig>();
@@ -42,6 +88,9 @@ export function topicAppendConfig(config: LogConfig): TopicAppendConfig {
       logAppendTime: config.messageTimestampType === 'LogAppendTime',
       targetCodec: config.compressionType === 'producer' ? null : codecFromName(config.compressionType),
       compacted: isCompacted(config),
+      timestampBounds: config.messageTimestampType === 'CreateTime' && (config.messageTimestampBeforeMaxMs < NO_BOUND || config.messageTimestampAfterMaxMs < NO_BOUND)
+        ? { beforeMaxMs: config.messageTimestampBeforeMaxMs, afterMaxMs: config.messageTimestampAfterMaxMs }
+        : null,
     };
     appendConfigs.set(config, cfg);
   }
@@ -53,8 +102,11 @@ export interface ValidatedRecords {
   batches: BatchInfo[];
 }
 
-/** `leaderEpoch`: the leader's epoch, stamped into each batch as Kafka's leader does. */
-export function validateRecords(records: Buffer | null, cfg: TopicAppendConfig, now: number, leaderEpoch: number): ValidatedRecords {
+/**
+ * `leaderEpoch`: the leader's epoch, stamped into each batch as Kafka's leader does. Throws a KafkaError for a
+ * malformed batch, a RecordValidationError for one with refused records.
+ */
+export function validateRecords(records: Buffer | null, cfg: TopicAppendConfig, now: number, leaderEpoch: number, target: AppendTarget): ValidatedRecords {
   if (!records || records.length === 0) throw new KafkaError('INVALID_RECORD', 'Produce request carries no record batch');
   let buf = records;
   let batches = scanBatches(buf);
@@ -66,7 +118,12 @@ export function validateRecords(records: Buffer | null, cfg: TopicAppendConfig, 
     throw new KafkaError('MESSAGE_TOO_LARGE', `The record batch is ${batch.size} bytes, larger than max.message.bytes (${cfg.maxMessageBytes})`);
   }
   const inflated = batchRecords(buf, batch, cfg.maxInflatedBytes);
-  checkRecords(inflated, batch.recordCount, { requireKeys: cfg.compacted });
+  // The bounds are checked in the walk that runs anyway, so only a topic with a bound pays for reading the
+  // timestamp deltas: the header cannot stand in (a record may sit below the base timestamp).
+  const tb = cfg.timestampBounds;
+  const timestamps = tb === null ? null : { baseTimestamp: batch.baseTimestamp, min: now - tb.beforeMaxMs, max: now + tb.afterMaxMs };
+  const faults = checkRecords(inflated, batch.recordCount, { requireKeys: cfg.compacted, timestamps });
+  if (faults !== null) throw recordValidationError(faults, batch, cfg, now, target);
   if (cfg.targetCodec !== null && batch.compression !== cfg.targetCodec) {
     buf = rebuildBatch(buf, batch, cfg.targetCodec, inflated);
     batch = readBatchHeader(buf, 0);

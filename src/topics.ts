@@ -1,6 +1,7 @@
-// Topic administration for Metadata (auto-create), CreateTopics, DeleteTopics and FindCoordinator: Kafka's
-// naming rules, the checks that turn a request into KafkaErrors with Kafka's codes, and the creation and
-// deletion themselves (in Kafka, the controller's part).
+// Topic administration for Metadata (auto-create), CreateTopics, DeleteTopics, CreatePartitions,
+// AlterPartitionReassignments and FindCoordinator: Kafka's naming rules, the checks that turn a request into
+// KafkaErrors with Kafka's codes (its KRaft controller's messages), and the changes themselves (in Kafka, the
+// controller's part).
 
 import { KafkaError } from '../protocol/errors.js';
 import { ConfigError } from './config-value.js';
@@ -11,6 +12,7 @@ import type { LogManager, TopicInfo } from './storage/log-manager.js';
 import type { ReplicaManager } from './partition/replica-manager.js';
 import type { Partition } from './partition/partition.js';
 import { OFFSETS_TOPIC } from './group/offsets-topic.js';
+import { TRANSACTION_STATE_TOPIC } from './txn/state-topic.js';
 
 export type { TopicInfo };
 
@@ -57,6 +59,11 @@ export class TopicAdmin {
 
   topics(): TopicInfo[] {
     return this.logs.topics();
+  }
+
+  /** The absolute path of the one log directory every partition lives in (DescribeLogDirs). */
+  get logDir(): string {
+    return this.logs.dataDir;
   }
 
   getTopic(name: string): TopicInfo | undefined {
@@ -148,6 +155,75 @@ export class TopicAdmin {
   /** Creates __consumer_offsets if missing, as Kafka does on the first FindCoordinator for a group. */
   ensureOffsetsTopic(): void {
     this.offsetsTopic.ensureTopic();
+  }
+
+  /**
+   * Checks a CreatePartitions entry as Kafka's controller (ReplicationControlManager.createPartitions) does;
+   * `assignments` are the new partitions' replica lists, or null for krill to place them (on itself).
+   * Returns the topic to grow.
+   */
+  checkNewPartitions(name: string, count: number, assignments: readonly (readonly number[])[] | null): TopicInfo {
+    const topic = this.logs.getTopic(name);
+    if (!topic) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Topic '${name}' does not exist.`);
+    const current = topic.partitions;
+    if (count === current) throw new KafkaError('INVALID_PARTITIONS', `Topic already has ${current} partition(s).`);
+    if (count < current) {
+      throw new KafkaError('INVALID_PARTITIONS', `The topic ${name} currently has ${current} partition(s); ${count} would not be an increase.`);
+    }
+    if (count > MAX_PARTITIONS_PER_TOPIC) {
+      throw new KafkaError('INVALID_PARTITIONS', `Number of partitions ${count} is above krill's limit of ${MAX_PARTITIONS_PER_TOPIC} per topic.`);
+    }
+    // Kafka lets an operator grow these, and then maps groups and transactional ids to other partitions than
+    // the ones holding their state; krill's coordinators read the partition count once, so it refuses.
+    if (name === OFFSETS_TOPIC || name === TRANSACTION_STATE_TOPIC) {
+      throw new KafkaError('INVALID_PARTITIONS', `Internal topic ${name} keeps its partition count: its coordinator maps ids to partitions by it.`);
+    }
+    const additional = count - current;
+    if (assignments !== null) {
+      if (assignments.length !== additional) {
+        throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Attempted to add ${additional} additional partition(s), but only ${assignments.length} assignment(s) were specified.`);
+      }
+      // Every partition of a krill topic has one replica: this broker.
+      for (const replicas of assignments) this.checkManualAssignment(replicas, 1);
+    }
+    return topic;
+  }
+
+  /** Grows a checked topic (see checkNewPartitions) to `count` partitions. */
+  addPartitions(topic: TopicInfo, count: number): TopicInfo {
+    return this.logs.addPartitions(topic.name, count);
+  }
+
+  /**
+   * Kafka's validateManualPartitionAssignment: a non-empty list of registered brokers, each once, and as many
+   * as the topic's replication factor when one is given. The only registered broker is this one.
+   */
+  checkManualAssignment(replicas: readonly number[], replicationFactor?: number): void {
+    if (replicas.length === 0) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', 'The manual partition assignment includes an empty replica list.');
+    const sorted = [...replicas].sort((a, b) => a - b);
+    sorted.forEach((brokerId, i) => {
+      if (brokerId !== this.replicas.localNodeId) {
+        throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `The manual partition assignment includes broker ${brokerId}, but no such broker is registered.`);
+      }
+      if (i > 0 && sorted[i - 1] === brokerId) {
+        throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `The manual partition assignment includes the broker ${brokerId} more than once.`);
+      }
+    });
+    if (replicationFactor !== undefined && sorted.length !== replicationFactor) {
+      throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `The manual partition assignment includes a partition with ${sorted.length} replica(s), but this is not consistent with previous partitions, which have ${replicationFactor} replica(s).`);
+    }
+  }
+
+  /**
+   * AlterPartitionReassignments of one partition, as Kafka's controller answers it when nothing is moving:
+   * `replicas` null cancels a reassignment (there is none: NO_REASSIGNMENT_IN_PROGRESS); a valid target can
+   * only be this broker, which already holds the partition, so the reassignment is complete at once.
+   */
+  reassignPartition(name: string, partition: number, replicas: readonly number[] | null): void {
+    if (!this.logs.getTopic(name)) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Unable to find a topic named ${name}.`);
+    if (!this.replicas.partition(name, partition)) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Unable to find partition ${name}:${partition}.`);
+    if (replicas === null) throw new KafkaError('NO_REASSIGNMENT_IN_PROGRESS', 'No partition reassignment is in progress.');
+    this.checkManualAssignment(replicas);
   }
 
   /** Deletes a topic and its data, answering the requests that wait on its partitions. */

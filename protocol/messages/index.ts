@@ -27,10 +27,13 @@ import { WriteTxnMarkers } from './27-write-txn-markers.js';
 import { TxnOffsetCommit } from './28-txn-offset-commit.js';
 import { DescribeConfigs } from './32-describe-configs.js';
 import { AlterConfigs } from './33-alter-configs.js';
+import { DescribeLogDirs } from './35-describe-log-dirs.js';
 import { SaslAuthenticate } from './36-sasl-authenticate.js';
 import { CreatePartitions } from './37-create-partitions.js';
 import { DeleteGroups } from './42-delete-groups.js';
 import { IncrementalAlterConfigs } from './44-incremental-alter-configs.js';
+import { AlterPartitionReassignments } from './45-alter-partition-reassignments.js';
+import { ListPartitionReassignments } from './46-list-partition-reassignments.js';
 import { OffsetDelete } from './47-offset-delete.js';
 import { DescribeCluster } from './60-describe-cluster.js';
 import { DescribeProducers } from './61-describe-producers.js';
@@ -65,10 +68,13 @@ export const MESSAGES = [
   TxnOffsetCommit,
   DescribeConfigs,
   AlterConfigs,
+  DescribeLogDirs,
   SaslAuthenticate,
   CreatePartitions,
   DeleteGroups,
   IncrementalAlterConfigs,
+  AlterPartitionReassignments,
+  ListPartitionReassignments,
   OffsetDelete,
   DescribeCluster,
   DescribeProducers,

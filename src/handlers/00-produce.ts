@@ -6,9 +6,11 @@
 // clients create topics through Metadata, as with Kafka.
 // Idempotent producers' sequences and epochs are checked by the partition's producer state; a transactional
 // batch must belong to its producer's open transaction on the partition (KIP-890 part 1, verifyTransactional).
+// A batch refused for some of its records (no key on a compacted topic, a timestamp out of the topic's
+// bounds) lists them in recordErrors (v8+, KIP-467), with the log start offset, as Kafka's ReplicaManager.
 import { ErrorCode, KafkaError, errorCodeOf } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
-import { topicAppendConfig } from '../log-validator.js';
+import { RecordValidationError, topicAppendConfig } from '../log-validator.js';
 import type { ProduceRequest, ProduceResponse } from '../../protocol/messages/00-produce.js';
 import { ATTRIBUTES_OFFSET, PRODUCER_EPOCH_OFFSET, PRODUCER_ID_OFFSET, RECORD_BATCH_OVERHEAD, TRANSACTIONAL_FLAG_MASK } from '../../protocol/record-batch.js';
 import { readInt64At } from '../../protocol/primitives.js';
@@ -92,7 +94,12 @@ export default defineHandler({
           const code = errorCodeOf(err);
           if (err instanceof KafkaError) log.info({ topic: t.name, partition: p.index, code }, err.message);
           else log.error({ err, topic: t.name, partition: p.index }, 'append failed');
-          partitionResponses.push(partitionResult(p.index, code, (err as Error).message));
+          const failed = partitionResult(p.index, code, (err as Error).message);
+          if (err instanceof RecordValidationError) {
+            failed.recordErrors = err.recordErrors;
+            failed.logStartOffset = partition.logStartOffset;
+          }
+          partitionResponses.push(failed);
         }
       }
       responses.push({ name: t.name, partitionResponses });

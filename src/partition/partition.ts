@@ -40,6 +40,10 @@ function cutAt(chunks: Buffer[], bound: number): { records: Buffer[]; end: numbe
 /** A single broker leads every partition from its creation on: the leader epoch is always 0. */
 export const INITIAL_LEADER_EPOCH = 0;
 
+/** Kafka's UNDEFINED_EPOCH and UNDEFINED_EPOCH_OFFSET, and the "no epoch given" of a request's currentLeaderEpoch. */
+export const UNDEFINED_EPOCH = -1;
+export const UNDEFINED_EPOCH_OFFSET = -1;
+
 export class Partition {
   readonly leaderEpoch = INITIAL_LEADER_EPOCH;
   readonly replicas: readonly number[];
@@ -93,6 +97,29 @@ export class Partition {
     result.abortedTransactions = end === null ? [] : this.log.abortedTransactions(fetchOffset, end)
       .map(({ producerId, firstOffset }) => ({ producerId, firstOffset }));
     return result;
+  }
+
+  /**
+   * Kafka's checkCurrentLeaderEpoch: a client's idea of the leader epoch (-1 = none given) against this
+   * partition's. Older is FENCED_LEADER_EPOCH, newer UNKNOWN_LEADER_EPOCH (its metadata is ahead of ours).
+   */
+  checkLeaderEpoch(currentLeaderEpoch: number): 'FENCED_LEADER_EPOCH' | 'UNKNOWN_LEADER_EPOCH' | null {
+    if (currentLeaderEpoch === UNDEFINED_EPOCH) return null;
+    if (currentLeaderEpoch < this.leaderEpoch) return 'FENCED_LEADER_EPOCH';
+    if (currentLeaderEpoch > this.leaderEpoch) return 'UNKNOWN_LEADER_EPOCH';
+    return null;
+  }
+
+  /**
+   * The end offset of leader epoch `epoch` and the epoch it belongs to, as Kafka's LeaderEpochFileCache.endOffsetFor
+   * answers over this partition's one epoch (0, starting at the log start offset: truncating the front moves
+   * an epoch's start with it): the current epoch ends at the log end offset; an epoch below every known one
+   * gets the start of the first known; an unknown or undefined epoch gets (-1, -1).
+   */
+  endOffsetForEpoch(epoch: number): { leaderEpoch: number; endOffset: number } {
+    if (epoch === UNDEFINED_EPOCH || epoch > this.leaderEpoch) return { leaderEpoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_EPOCH_OFFSET };
+    if (epoch === this.leaderEpoch) return { leaderEpoch: epoch, endOffset: this.logEndOffset };
+    return { leaderEpoch: epoch, endOffset: this.logStartOffset };
   }
 
   /** The idempotent producers that wrote to this partition and are not yet expired (DescribeProducers). */

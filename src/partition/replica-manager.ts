@@ -46,7 +46,7 @@ export class ReplicaManager {
    * KafkaError for records the log refuses. `records` may be rewritten in place (offsets, epoch).
    */
   appendRecords(partition: Partition, records: Buffer | null, config: TopicAppendConfig, now: number): AppendResult {
-    const { buf, batches } = validateRecords(records, config, now, partition.leaderEpoch);
+    const { buf, batches } = validateRecords(records, config, now, partition.leaderEpoch, partition);
     return this.appendValidated(partition, buf, batches);
   }
 

@@ -270,6 +270,38 @@ export class LogManager {
     return info;
   }
 
+  /**
+   * Grows a topic to `count` partitions (CreatePartitions); the caller has checked that count is larger.
+   * The same order as createTopic, so that a crash anywhere leaves a state open() completes: the topics
+   * file first (open() creates the partition directories it lists and lacks), then the new directories,
+   * then the topic's copy (rebuildTopics counts the directories too, so a stale copy only undercounts
+   * when the topics file is lost as well, and then by partitions that hold nothing yet).
+   */
+  addPartitions(name: string, count: number): TopicInfo {
+    this.ensureOpen();
+    const state = this.byName.get(name);
+    if (!state) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Topic '${name}' does not exist.`);
+    const before = state.info.partitions;
+    if (!Number.isInteger(count) || count <= before) throw new KafkaError('INVALID_PARTITIONS', `Topic already has ${before} partition(s).`);
+    for (let p = before; p < count; p++) {
+      const dir = path.join(this.dataDir, partitionDirName(name, p));
+      if (fs.existsSync(dir)) this.setAside(dir, `partition ${p} of topic ${name} is being created`);
+    }
+    const previous = state.info;
+    state.info = { ...previous, partitions: count };
+    try {
+      this.writeTopicsFile();
+    } catch (err) {
+      state.info = previous;
+      throw err;
+    }
+    for (let p = before; p < count; p++) {
+      state.logs.push(this.openLog(path.join(this.dataDir, partitionDirName(name, p)), state.info, { recoveryPoint: 0 }));
+    }
+    this.writeTopicCopy(state.info);
+    return state.info;
+  }
+
   /** Removes a topic and its data. Throws UNKNOWN_TOPIC_OR_PARTITION when there is no such topic. */
   deleteTopic(name: string): void {
     this.ensureOpen();

@@ -1,0 +1,44 @@
+// OffsetForLeaderEpoch: v2-4.
+// Behaviour: consumers (KIP-320) and followers ask where a leader epoch ends, to detect a truncated log.
+// krill leads every partition in epoch 0 (partition.ts), so epoch 0 ends at the log end offset, a later or
+// undefined epoch is answered (-1, -1) with no error, and a negative one the log start offset, as Kafka's
+// LeaderEpochFileCache does. currentLeaderEpoch fences: older → FENCED_LEADER_EPOCH, newer →
+// UNKNOWN_LEADER_EPOCH, -1 skips the check. An unknown topic or partition is UNKNOWN_TOPIC_OR_PARTITION.
+// Version notes: v2 is the Kafka 4.0 baseline (KIP-896); v3 adds replicaId (ignored: no followers); v4 goes
+// flexible.
+import { ErrorCode } from '../../protocol/errors.js';
+import { defineHandler } from './registry.js';
+import type { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from '../../protocol/messages/23-offset-for-leader-epoch.js';
+import { UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET } from '../partition/partition.js';
+
+type EpochEndOffset = OffsetForLeaderEpochResponse['topics'][number]['partitions'][number];
+
+function failed(partition: number, errorCode: number): EpochEndOffset {
+  return { errorCode, partition, leaderEpoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_EPOCH_OFFSET };
+}
+
+function errorResponse(req: OffsetForLeaderEpochRequest, code: number): OffsetForLeaderEpochResponse {
+  return { throttleTimeMs: 0, topics: req.topics.map((t) => ({ topic: t.topic, partitions: t.partitions.map((p) => failed(p.partition, code)) })) };
+}
+
+export default defineHandler({
+  apiKey: 23,
+  minVersion: 2,
+  maxVersion: 4,
+  errorResponse,
+  handle({ replicas }, req): OffsetForLeaderEpochResponse {
+    return {
+      throttleTimeMs: 0,
+      topics: req.topics.map((t) => ({
+        topic: t.topic,
+        partitions: t.partitions.map((p): EpochEndOffset => {
+          const partition = replicas.partition(t.topic, p.partition);
+          if (!partition) return failed(p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+          const fenced = partition.checkLeaderEpoch(p.currentLeaderEpoch);
+          if (fenced) return failed(p.partition, ErrorCode[fenced]);
+          return { errorCode: ErrorCode.NONE, partition: p.partition, ...partition.endOffsetForEpoch(p.leaderEpoch) };
+        }),
+      })),
+    };
+  },
+});
