@@ -109,7 +109,7 @@ export const TOPIC_CONFIGS: Readonly<Record<string, TopicConfigDef>> = Object.fr
   },
   'min.insync.replicas': {
     field: 'minInsyncReplicas', kind: 'int', min: 1, default: '1', broker: 'min.insync.replicas',
-    doc: 'In-sync replicas an acks=all produce needs (one broker: 1 is all there is).',
+    doc: 'In-sync replicas an acks=all produce needs; with fewer it is refused NOT_ENOUGH_REPLICAS (one broker is one).',
   },
   'compression.type': {
     field: 'compressionType', kind: 'enum', choices: COMPRESSION_TYPES, default: 'producer', broker: 'compression.type',

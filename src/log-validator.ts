@@ -31,6 +31,8 @@ export interface TopicAppendConfig {
   compacted: boolean;
   /** CreateTime with a KIP-937 bound set: how far behind and ahead of now a record's timestamp may be. */
   timestampBounds: { beforeMaxMs: number; afterMaxMs: number } | null;
+  /** min.insync.replicas: an acks=all produce needs at least this many in-sync replicas. */
+  minInsyncReplicas: number;
 }
 
 const NO_BOUND = Number(LONG_MAX);
@@ -91,6 +93,7 @@ export function topicAppendConfig(config: LogConfig): TopicAppendConfig {
       timestampBounds: config.messageTimestampType === 'CreateTime' && (config.messageTimestampBeforeMaxMs < NO_BOUND || config.messageTimestampAfterMaxMs < NO_BOUND)
         ? { beforeMaxMs: config.messageTimestampBeforeMaxMs, afterMaxMs: config.messageTimestampAfterMaxMs }
         : null,
+      minInsyncReplicas: config.minInsyncReplicas,
     };
     appendConfigs.set(config, cfg);
   }

@@ -80,7 +80,7 @@ export default defineHandler({
           continue;
         }
         try {
-          const { baseOffset, logStartOffset } = replicas.appendRecords(partition, p.records, cfg, now);
+          const { baseOffset, logStartOffset } = replicas.appendRecords(partition, p.records, cfg, now, req.acks);
           partitionResponses.push({
             index: p.index,
             errorCode: ErrorCode.NONE,

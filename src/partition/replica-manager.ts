@@ -45,7 +45,15 @@ export class ReplicaManager {
    * Validates a producer's records for the topic's configs and appends them to the leader; throws a
    * KafkaError for records the log refuses. `records` may be rewritten in place (offsets, epoch).
    */
-  appendRecords(partition: Partition, records: Buffer | null, config: TopicAppendConfig, now: number): AppendResult {
+  appendRecords(partition: Partition, records: Buffer | null, config: TopicAppendConfig, now: number, requiredAcks = 1): AppendResult {
+    // As Kafka's Partition.appendRecordsToLeader: acks=all with fewer in-sync replicas than
+    // min.insync.replicas is refused before anything is written.
+    if (requiredAcks === -1 && partition.isr.length < config.minInsyncReplicas) {
+      throw new KafkaError(
+        'NOT_ENOUGH_REPLICAS',
+        `The size of the current ISR [${partition.isr.join(', ')}] is insufficient to satisfy the min.isr requirement of ${config.minInsyncReplicas} for partition ${partition.topic}-${partition.index}`,
+      );
+    }
     const { buf, batches } = validateRecords(records, config, now, partition.leaderEpoch, partition);
     return this.appendValidated(partition, buf, batches);
   }

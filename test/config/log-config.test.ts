@@ -118,7 +118,13 @@ describe('topicAppendConfig', () => {
   it("derives Produce's checks from a LogConfig once", () => {
     const config = buildLogConfig({ 'compression.type': 'gzip', 'max.message.bytes': '1000', 'cleanup.policy': 'compact', 'message.timestamp.type': 'LogAppendTime' });
     const cfg = topicAppendConfig(config);
-    expect(cfg).toEqual({ maxMessageBytes: 1000, maxInflatedBytes: 1000 * INFLATE_FACTOR, logAppendTime: true, targetCodec: CODEC_GZIP, compacted: true });
+    expect(cfg).toEqual({
+      maxMessageBytes: 1000, maxInflatedBytes: 1000 * INFLATE_FACTOR, logAppendTime: true, targetCodec: CODEC_GZIP, compacted: true,
+      timestampBounds: null, minInsyncReplicas: 1,
+    });
+    expect(topicAppendConfig(buildLogConfig({ 'message.timestamp.after.max.ms': '5000', 'min.insync.replicas': '2' }))).toMatchObject({
+      timestampBounds: { beforeMaxMs: 9223372036854775807, afterMaxMs: 5000 }, minInsyncReplicas: 2,
+    });
     expect(topicAppendConfig(config)).toBe(cfg);
     expect(topicAppendConfig(DEFAULT_LOG_CONFIG)).toMatchObject({ maxMessageBytes: 1048588, logAppendTime: false, targetCodec: null, compacted: false });
   });
