@@ -9,6 +9,9 @@ import { TestClient } from '../server/client.js';
 import { batchesOf, createTopic, fetchOne, produce, produceOk, uniqueTopic, values } from '../server/kafka.js';
 import { buildBatch } from '../../protocol/record-batch.js';
 import { ErrorCode } from '../../protocol/errors.js';
+import { Broker } from '../../src/broker.js';
+import { BrokerConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
 
 const live = useBrokerAndClient({ config: { 'log.segment.bytes': '1048576', 'log.retention.hours': '24' } });
 const tempDirs = useTempDirs('krill-configs-');
@@ -337,6 +340,25 @@ describe('dynamic broker configs', () => {
       const admitted = await TestClient.connect(broker.port);
       expect((await admitted.request(18, 3, { clientSoftwareName: 'x', clientSoftwareVersion: '1' })).errorCode).toBe(0);
       admitted.close();
+    } finally {
+      client.close();
+      await broker.close();
+    }
+  });
+
+  it('reschedules the log cleaner: log.cleaner.threads up, then 0 (no cleaner task left)', async () => {
+    const dir = tempDirs();
+    const broker = await Broker.start(new BrokerConfig({ listeners: 'PLAINTEXT://127.0.0.1:0', 'log.dirs': dir }), createLogger('warn'));
+    const client = await TestClient.connect(broker.listener.port);
+    try {
+      expect(broker.scheduler.has('log-cleaner-0')).toBe(true);
+      expect(broker.scheduler.has('log-cleaner-1')).toBe(false);
+      expect(await incremental(BROKER, '1', [['log.cleaner.threads', SET, '2']], false, client)).toMatchObject({ errorCode: 0 });
+      expect([broker.scheduler.has('log-cleaner-0'), broker.scheduler.has('log-cleaner-1')]).toEqual([true, true]);
+      expect(await incremental(BROKER, '1', [['log.cleaner.threads', SET, '0']], false, client)).toMatchObject({ errorCode: 0 });
+      expect([broker.scheduler.has('log-cleaner-0'), broker.scheduler.has('log-cleaner-1')]).toEqual([false, false]);
+      expect(await incremental(BROKER, '1', [['log.cleaner.threads', DELETE, null]], false, client)).toMatchObject({ errorCode: 0 });
+      expect([broker.scheduler.has('log-cleaner-0'), broker.scheduler.has('log-cleaner-1')]).toEqual([true, false]);
     } finally {
       client.close();
       await broker.close();
