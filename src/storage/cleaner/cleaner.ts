@@ -6,6 +6,11 @@
 //      consecutive segments that together stay within segment.bytes (Kafka's groupSegmentsBySize), each
 //      group into one cleaned segment, each batch kept, rebuilt or removed as batch-filter.ts says;
 //   3. each cleaned segment is swapped in for its group (swap.ts, PartitionLog.replaceSegments).
+// A group is rewritten whole, so past the pass's end offset when that falls inside its last segment: the
+// aborted transactions the batch filter is told of are those of the group's whole offset range, up to the
+// next segment's base (Kafka's cleanSegments), else an aborted transaction beginning past the end offset
+// would have its batches kept as committed and its marker dropped from the .txnindex. Records past the key
+// map's end are kept (batch-filter.ts), whatever their key.
 // The active segment is never read or written. Work is done a chunk (64 KiB of log) at a time, with a turn
 // of the event loop between chunks, so that produce and fetch wait for one chunk at most.
 // Stopping (broker shutdown), the log closing, or its segments changing under the pass (retention) give the
@@ -89,10 +94,12 @@ async function cleanLogSegments(log: PartitionLog, config: LogConfig, range: Cle
     map,
     now: options.now(),
     deleteRetentionMs: config.deleteRetentionMs,
-    txns: new CleanedTransactionMetadata(log.abortedTransactions(toClean[0].baseOffset, endOffset)),
+    txns: new CleanedTransactionMetadata(),
     lastDataOffsets: log.lastDataOffsets(),
   };
   for (const group of groupSegmentsBySize(toClean, segments, config.segmentBytes)) {
+    const upperBound = segments[segments.indexOf(group[group.length - 1]) + 1].baseOffset;
+    ctx.txns.addAborted(log.abortedTransactions(group[0].baseOffset, upperBound));
     await cleanGroup(log, group, ctx, result, chunkBytes, check);
   }
   return result;

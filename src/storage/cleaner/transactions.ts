@@ -8,7 +8,9 @@
 //     transaction empty);
 //   - a commit marker whose transaction had no batch in this pass, and an abort marker whose transaction had
 //     none, end an empty transaction: the marker may go once its delete horizon has passed.
-// Transactions still open are never in a cleaned range: it ends at the last stable offset.
+// Transactions still open have no .txnindex entry: their batches stay. The aborted transactions are given
+// group by group (addAborted), each time those of the offsets the group's rewrite covers, which may lie past
+// the pass's end offset; a transaction given twice (spanning two groups) is taken once.
 
 import type { BatchInfo } from '../../../protocol/record-batch.js';
 import type { TransactionMarker } from '../../../protocol/control-record.js';
@@ -28,17 +30,32 @@ export interface MarkerVerdict {
 }
 
 export class CleanedTransactionMetadata {
-  private next = 0;
+  /** Aborted transactions given and not yet begun, by first offset. */
+  private readonly pending: AbortedTxn[] = [];
+  private readonly given = new Set<string>();
   private readonly ongoingAborted = new Map<number, OngoingAbort>();
   private readonly ongoingCommitted = new Set<number>();
 
-  /** `aborted`: the aborted transactions with records in the range, by first offset. */
-  constructor(private readonly aborted: readonly AbortedTxn[]) {}
+  /** `aborted`: aborted transactions with records in the range about to be read. */
+  constructor(aborted: readonly AbortedTxn[] = []) {
+    this.addAborted(aborted);
+  }
+
+  /** More aborted transactions, with records in the next range to be read (those given before are ignored). */
+  addAborted(aborted: readonly AbortedTxn[]): void {
+    for (const txn of aborted) {
+      const id = `${txn.producerId}:${txn.firstOffset}`;
+      if (this.given.has(id)) continue;
+      this.given.add(id);
+      this.pending.push(txn);
+    }
+    this.pending.sort((a, b) => a.firstOffset - b.firstOffset);
+  }
 
   private consumeAbortedUpTo(offset: number): void {
-    while (this.next < this.aborted.length && this.aborted[this.next].firstOffset <= offset) {
-      const txn = this.aborted[this.next++];
-      this.ongoingAborted.set(txn.producerId, { txn, hadBatches: false });
+    while (this.pending.length > 0 && this.pending[0].firstOffset <= offset) {
+      const txn = this.pending.shift()!;
+      if (!this.ongoingAborted.has(txn.producerId)) this.ongoingAborted.set(txn.producerId, { txn, hadBatches: false });
     }
   }
 
