@@ -95,6 +95,14 @@ export class CleanedSegment {
     }
   }
 
+  /**
+   * Gives the finished .log the modification time of the last segment it replaces (Kafka's
+   * setLastModified): time retention falls back to it for a segment without record timestamps.
+   */
+  keepModificationTime(mtime: Date): void {
+    fs.utimesSync(cleanedFilePath(this.dir, this.baseOffset, 'log'), mtime, mtime);
+  }
+
   private closeLog(): void {
     if (this.closed) return;
     this.closed = true;

@@ -5,7 +5,8 @@
 //   2. the log is rewritten from its first segment up to the end of what the map covers, in groups of
 //      consecutive segments that together stay within segment.bytes (Kafka's groupSegmentsBySize), each
 //      group into one cleaned segment, each batch kept, rebuilt or removed as batch-filter.ts says;
-//   3. each cleaned segment is swapped in for its group (swap.ts, PartitionLog.replaceSegments).
+//   3. each cleaned segment is swapped in for its group (swap.ts, PartitionLog.replaceSegments), with the
+//      modification time of the group's last segment (time retention may go by it).
 // A group is rewritten whole, so past the pass's end offset when that falls inside its last segment: the
 // aborted transactions the batch filter is told of are those of the group's whole offset range, up to the
 // next segment's base (Kafka's cleanSegments), else an aborted transaction beginning past the end offset
@@ -16,6 +17,7 @@
 // Stopping (broker shutdown), the log closing, or its segments changing under the pass (retention) give the
 // pass up: its .cleaned files are removed, and the log is as it was.
 
+import fs from 'node:fs';
 import { readMarker } from '../../../protocol/control-record.js';
 import { MAX_TIMESTAMP_OFFSET, decodeBatch } from '../../../protocol/record-batch.js';
 import { readInt64At } from '../../../protocol/primitives.js';
@@ -196,6 +198,7 @@ async function cleanGroup(log: PartitionLog, group: Segment[], ctx: FilterContex
     if (lastRead > lastWritten) cleaned.append([{ bytes: placeholderBatch(lastRead), lastOffset: lastRead, maxTimestamp: -1 }]);
     await cleaned.finish();
     check();
+    cleaned.keepModificationTime(fs.statSync(group[group.length - 1].logPath).mtime);
   } catch (err) {
     cleaned.discard();
     throw err;
