@@ -87,6 +87,8 @@ export class LogManager {
   readonly deleter: FileDeleter;
   /** The checkpoint write under way: one at a time (the periodic one, and retention's). */
   private checkpointing: Promise<void> = Promise.resolve();
+  /** Told of each topic deleted, once it is gone from the manager (the log cleaner forgets its state). */
+  private readonly topicDeletedListeners = new Set<(topic: string) => void>();
 
   private constructor(
     readonly dataDir: string,
@@ -313,6 +315,13 @@ export class LogManager {
     // Kafka waits the broker's file.delete.delay.ms (log.segment.delete.delay.ms) before removing them.
     const delayMs = buildLogConfig({}, this.defaults).fileDeleteDelayMs;
     for (const log of state.logs) log.delete(delayMs);
+    for (const listener of this.topicDeletedListeners) listener(name);
+  }
+
+  /** Calls `listener` with the name of each topic deleted from now on; returns its removal. */
+  onTopicDeleted(listener: (topic: string) => void): () => void {
+    this.topicDeletedListeners.add(listener);
+    return () => this.topicDeletedListeners.delete(listener);
   }
 
   getTopic(name: string): TopicInfo | undefined {

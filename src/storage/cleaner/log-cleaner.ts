@@ -9,7 +9,9 @@
 // earliest delete horizon has passed is cleaned to remove its tombstones and markers (KIP-534).
 //
 // Progress: <dataDir>/cleaner-offset-checkpoint, in the format of checkpoints.ts, holds each log's first
-// dirty offset; it is rewritten after every pass (off the event loop) and read at start.
+// dirty offset; it is rewritten after every pass (off the event loop) and read at start. A topic deleted
+// (LogManager.onTopicDeleted) is forgotten at once, checkpoint included, as Kafka's asyncDelete updates the
+// cleaner's checkpoint: a topic created again under its name is cleaned from its start.
 //
 // A pass that fails is logged and its log left alone until the next run (log.cleaner.backoff.ms later);
 // after MAX_FAILURES failures in a row the log is marked uncleanable (logged) until the broker restarts,
@@ -74,8 +76,6 @@ export class LogCleaner {
   private readonly uncleanable = new Set<string>();
   /** Earliest delete horizon a pass left in each log. */
   private readonly deleteHorizons = new Map<string, number>();
-  /** The log each entry above is about: a topic deleted and created again starts afresh. */
-  private readonly owners = new Map<string, PartitionLog>();
   private stopping = false;
   private checkpointWrite: Promise<void> = Promise.resolve();
   private readonly file: string;
@@ -92,6 +92,19 @@ export class LogCleaner {
       // Losing it costs a pass over already clean data, nothing else.
       options.log?.warn({ file: this.file, err: (err as Error).message }, 'ignoring an unreadable cleaner-offset-checkpoint');
     }
+    options.logs.onTopicDeleted((topic) => this.forgetTopic(topic));
+  }
+
+  /** A deleted topic: its partitions' state goes, and the checkpoint is rewritten without them. */
+  private forgetTopic(topic: string): void {
+    const ofTopic = (key: string) => key.startsWith(`${topic}\u0000`); // keyOf's form
+    for (const state of [this.firstDirty, this.failures, this.deleteHorizons]) {
+      for (const key of [...state.keys()]) if (ofTopic(key)) state.delete(key);
+    }
+    for (const state of [this.uncleanable, this.skipThisRun]) {
+      for (const key of [...state]) if (ofTopic(key)) state.delete(key);
+    }
+    this.writeCheckpoint();
   }
 
   /** The first dirty offset the checkpoint holds for a partition (undefined before its first pass). */
@@ -153,13 +166,6 @@ export class LogCleaner {
         if (this.inProgress.has(key) || this.uncleanable.has(key) || this.skipThisRun.has(key)) continue;
         const log = this.options.logs.partition(info.name, p);
         if (!log || log.isClosed) continue;
-        const owner = this.owners.get(key);
-        if (owner && owner !== log) {
-          this.firstDirty.delete(key);
-          this.deleteHorizons.delete(key);
-          this.failures.delete(key);
-        }
-        this.owners.set(key, log);
         const range = cleanableRange(log, info.logConfig, this.firstDirty.get(key), now);
         const candidate = { key, topic: info.name, partition: p, log, config: info.logConfig, range };
         if (shouldClean(range, info.logConfig)) {
@@ -194,6 +200,7 @@ export class LogCleaner {
       this.failed(target, err as Error);
       return false;
     }
+    if (log.isClosed) return false; // its topic was deleted meanwhile: nothing to remember of it
     this.failures.delete(key);
     if (result.deleteHorizon === null) this.deleteHorizons.delete(key);
     else this.deleteHorizons.set(key, result.deleteHorizon);
