@@ -24,7 +24,7 @@ import { DEFAULT_LOG_CONFIG, type LogConfig } from '../log-config.js';
 import { ProducerStateManager, SNAPSHOT_SUFFIX, snapshotOffsets, type ActiveProducer, type CompletedTxn, type ProducerBatch } from './producer-state.js';
 import { readMarker, type TransactionMarker } from '../../protocol/control-record.js';
 import type { AbortedTxn } from './transaction-index.js';
-import { installSwap } from './cleaner/swap.js';
+import { discardSwap, installSwap, swapPending } from './cleaner/swap.js';
 import type { BatchInfo } from '../../protocol/record-batch.js';
 
 /** What a partition log reads of its topic's LogConfig (log-config.ts): when to roll, how densely to index. */
@@ -501,6 +501,8 @@ export class PartitionLog {
    * swap files take their names (cleaner/swap.ts), and the list of segments changes in one step of the
    * event loop, so that every read sees the old segments or the new one. False, and nothing done, when
    * `old` is no longer in the log as it was (retention or DeleteRecords took some, the log was closed).
+   * A file operation failing midway is recovered from (recoverSwap): it throws only once the old segments
+   * are back in place or the log is closed.
    */
   replaceSegments(old: readonly Segment[], baseOffset: number): boolean {
     if (this.closed || old.length === 0 || old[0].baseOffset !== baseOffset) return false;
@@ -508,19 +510,75 @@ export class PartitionLog {
     if (first < 0 || first + old.length >= this.segments.length) return false;
     if (old.some((seg, i) => this.segments[first + i] !== seg)) return false;
     const nextBase = this.segments[first + old.length].baseOffset;
-    const renamed: string[] = [];
-    for (const seg of old) {
-      this.unflushed.delete(seg);
-      renamed.push(...seg.renameForDeletion());
+    const progress = { installing: false };
+    let cleaned: Segment;
+    try {
+      cleaned = this.swapIn(old, baseOffset, nextBase, progress);
+    } catch (err) {
+      cleaned = this.recoverSwap(old, first, baseOffset, nextBase, progress, err as Error);
     }
-    this.deleter.schedule(renamed, this.config.fileDeleteDelayMs);
-    installSwap(this.dir, baseOffset);
-    const cleaned = Segment.open(this.dir, baseOffset, this.segmentConfig, nextBase);
     this.segments.splice(first, old.length, cleaned);
     this.readHint = null;
     // The renames, for a power loss (a crash of the process keeps them); the files were fsynced before.
     fsyncDirInBackground(this.dir).catch((err) => this.options.log?.warn({ dir: this.dir, err: (err as Error).message }, 'fsync of a partition directory after a swap failed'));
     return true;
+  }
+
+  /** The file steps of replaceSegments (idempotent: run again, they redo only what is left to do). */
+  private swapIn(old: readonly Segment[], baseOffset: number, nextBase: number, progress: { installing: boolean }): Segment {
+    const renamed: string[] = [];
+    try {
+      for (const seg of old) {
+        this.unflushed.delete(seg);
+        renamed.push(...seg.renameForDeletion());
+      }
+    } finally {
+      this.deleter.schedule(renamed, this.config.fileDeleteDelayMs);
+    }
+    if (swapPending(this.dir, baseOffset)) {
+      progress.installing = true;
+      installSwap(this.dir, baseOffset);
+    }
+    return Segment.open(this.dir, baseOffset, this.segmentConfig, nextBase);
+  }
+
+  /**
+   * replaceSegments failed midway: some old segments may be closed and renamed .deleted, the swap partly
+   * installed. The swap is finished from its files, as the next open would (swap.ts), and the cleaned
+   * segment returned. Failing that, the old segments are put back (files renamed back, reopened), the swap
+   * files removed, and `err` thrown (the cleaner logs it and tries again later). Failing that too, the log
+   * is closed, its reads refused, rather than left serving closed segments; the next open settles its files.
+   */
+  private recoverSwap(old: readonly Segment[], first: number, baseOffset: number, nextBase: number, progress: { installing: boolean }, err: Error): Segment {
+    const log = this.options.log;
+    const context = { dir: this.dir, segment: baseOffset, err: err.message };
+    log?.warn(context, `swapping in cleaned segment ${baseOffset} failed midway; finishing it from its files`);
+    try {
+      return this.swapIn(old, baseOffset, nextBase, progress);
+    } catch (retryErr) {
+      log?.warn({ ...context, retryErr: (retryErr as Error).message }, `cannot finish swapping in cleaned segment ${baseOffset}; putting the old segments back`);
+    }
+    try {
+      for (let i = 0; i < old.length; i++) {
+        if (!old[i].isClosed) continue;
+        for (const file of old[i].filePaths()) {
+          if (fs.existsSync(file + '.deleted')) fs.renameSync(file + '.deleted', file);
+          // The old segment had no such file: the one there is the swap's.
+          else if (progress.installing && old[i].baseOffset === baseOffset) fs.rmSync(file, { force: true });
+        }
+        this.segments[first + i] = Segment.open(this.dir, old[i].baseOffset, this.segmentConfig, i + 1 < old.length ? old[i + 1].baseOffset : nextBase);
+      }
+      discardSwap(this.dir, baseOffset);
+      this.readHint = null;
+    } catch (restoreErr) {
+      log?.warn({ ...context, restoreErr: (restoreErr as Error).message }, `cannot put back the segments cleaned segment ${baseOffset} was to replace; closing ${path.basename(this.dir)} until the next open`);
+      try {
+        this.close();
+      } catch {
+        // closed regardless (close's finally)
+      }
+    }
+    throw err;
   }
 
   /** The last offset of each remembered producer's last data batch (Kafka's lastRecordsOfActiveProducers). */

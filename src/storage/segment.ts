@@ -284,6 +284,16 @@ export class Segment implements FileOwner {
     }
   }
 
+  /** Closed (replaced or deleted): its reads fail. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Its files' paths: .log, .index, .timeindex, .txnindex (which may not exist). */
+  filePaths(): string[] {
+    return [this.logPath, this.index.path, this.timeIndex.path, this.txnIndex.path];
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;
@@ -297,7 +307,7 @@ export class Segment implements FileOwner {
   renameForDeletion(): string[] {
     this.close();
     const renamed: string[] = [];
-    for (const p of [this.logPath, this.index.path, this.timeIndex.path, this.txnIndex.path]) {
+    for (const p of this.filePaths()) {
       const doomed = renameForDeletion(p);
       if (doomed) renamed.push(doomed);
     }

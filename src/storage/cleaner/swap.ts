@@ -59,6 +59,11 @@ export function installSwap(dir: string, baseOffset: number): void {
   }
 }
 
+/** Whether the swap of `baseOffset` has not been installed yet (its .log.swap is there). */
+export function swapPending(dir: string, baseOffset: number): boolean {
+  return fs.existsSync(swapFilePath(dir, baseOffset, 'log'));
+}
+
 /** Removes the .swap files of `baseOffset`: a swap given up before it began (its segments changed meanwhile). */
 export function discardSwap(dir: string, baseOffset: number): void {
   for (const kind of SEGMENT_FILE_KINDS) fs.rmSync(swapFilePath(dir, baseOffset, kind), { force: true });
