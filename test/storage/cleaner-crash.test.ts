@@ -108,6 +108,18 @@ describe('a crash while a cleaned segment is swapped in', () => {
     expect(reopened(root)).toEqual(contentAfter);
   });
 
+  it('while an old segment was renamed .deleted as Segment.renameForDeletion does it (its .log first, not yet its indexes): the swap is completed', () => {
+    const root = crashState((dir, newDir) => {
+      KINDS.forEach((k) => copyNew(newDir, dir, k, '.swap'));
+      KINDS.forEach((k) => renameOld(dir, oldBases[0], k));
+      renameOld(dir, oldBases[1], 'log');
+    });
+    expect(reopened(root)).toEqual(contentAfter);
+    // The indexes left behind by the .log renamed away are not taken for a segment's.
+    const names = fs.readdirSync(path.join(root, `${TOPIC}-0`)).filter((n) => /\.(log|index|timeindex)$/.test(n));
+    expect(names.filter((n) => n.startsWith(segmentFileName(oldBases[1], 'log').slice(0, 20)))).toEqual([]);
+  });
+
   it('while the .swap files took their names (the indexes done, not the .log): the swap is completed', () => {
     const root = crashState((dir, newDir) => {
       for (const base of oldBases) KINDS.forEach((k) => fs.rmSync(path.join(dir, segmentFileName(base, k))));
