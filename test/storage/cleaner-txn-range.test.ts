@@ -3,6 +3,7 @@
 // transaction that begins after that end but lies in the group's last segment is still known aborted:
 // its batches go, its abort marker stays listed in the cleaned segment's .txnindex.
 import { afterEach, describe, expect, it } from 'vitest';
+import { OffsetMap } from '../../src/storage/cleaner/offset-map.js';
 import type { PartitionLog } from '../../src/storage/partition-log.js';
 import { closeAll, latestByKey, marker, produce, readAll, setup } from './cleaner-helpers.js';
 
@@ -48,5 +49,26 @@ describe('cleaning a segment that holds an aborted transaction past the pass end
     const latest = latestByKey(readAll(f.log).records);
     expect(latest.get('b')).toEqual({ offset: 1, value: 'plain-b' });
     expect(readCommitted(f.log).map((r) => r.value)).toEqual(['a', 'plain-b', 'open', 'd']);
+  });
+
+  it('the same when the pass ends where the key map filled', async () => {
+    let bufferSize = 24;
+    while (OffsetMap.forBufferSize(bufferSize).maxEntries < 2) bufferSize += 24;
+    const f = setup({ 'min.cleanable.dirty.ratio': '0.01' }, bufferSize); // a key map of 2 keys
+    produce(f.log, [{ key: 'a', value: 'a' }]); // 0
+    f.log.roll();
+    produce(f.log, [{ key: 'b', value: 'b' }]); // 1
+    produce(f.log, [{ key: 'c', value: 'c' }]); // 2: the map is full before it
+    produce(f.log, [{ key: 'b', value: 'aborted-b' }], { producerId: 8, producerEpoch: 0, baseSequence: 0, isTransactional: true }); // 3
+    marker(f.log, 8, false); // 4
+    produce(f.log, [{ key: 'd', value: 'd' }]); // 5
+    f.log.roll();
+    const listed = () => f.log.abortedTransactions(0, f.log.logEndOffset).map((t) => [t.producerId, t.firstOffset, t.lastOffset]);
+    expect(listed()).toEqual([[8, 3, 4]]);
+
+    expect(await f.cleaner.runOnce()).toBeGreaterThan(0);
+    expect(listed()).toEqual([[8, 3, 4]]);
+    expect(readCommitted(f.log).map((r) => r.value)).toEqual(['a', 'b', 'c', 'd']);
+    expect(latestByKey(readAll(f.log).records).get('b')).toEqual({ offset: 1, value: 'b' });
   });
 });
