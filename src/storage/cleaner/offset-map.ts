@@ -13,7 +13,11 @@
 // the buffer size, so the cleaner of a small log (most logs krill serves) takes little memory. While it
 // doubles, the old table and the new one are both held: at most 1.5 times the buffer size, for a moment.
 
-import crypto from 'node:crypto';
+import { createRequire } from 'node:module';
+
+// Loaded on the first long key: node:crypto costs ~6 ms at start (OpenSSL), which every broker start would
+// pay for a cleaner that may never meet one (see random.ts).
+let crypto: typeof import('node:crypto') | null = null;
 
 const BYTES_PER_ENTRY = 24;
 const DIGEST_BYTES = 16;
@@ -27,6 +31,7 @@ const digest = new Uint32Array(4);
 /** Sets `digest` to the digest of `key` (see the file comment). */
 function digestOf(key: Buffer): void {
   if (key.length > VERBATIM_MAX) {
+    crypto ??= createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
     const md5 = crypto.createHash('md5').update(key).digest();
     for (let w = 0; w < 4; w++) digest[w] = md5.readUInt32LE(w * 4);
     return;
