@@ -10,8 +10,11 @@
 // value > the default.
 //
 // Errors, as Kafka's ConfigAdminManager gives them for broker resources: INVALID_REQUEST for a config
-// that is not dynamic or a value that is not valid (KAFKA-13609 keeps that code); a name neither Kafka's
-// broker nor krill knows is refused too (Kafka would store it and never read it).
+// that is not dynamic or a value that is not valid (KAFKA-13609 keeps that code). A name neither Kafka's
+// broker nor krill knows (kafkajs's own tests set cleanup.policy on a broker) is accepted and stored, as
+// Kafka stores it, and logged as unused: it is kept in the file and in the level's set, so that a later
+// AlterConfigs or IncrementalAlterConfigs replaces or keeps it as Kafka would, but nothing reads it and
+// DescribeConfigs does not list it.
 
 import { KafkaError } from '../../protocol/errors.js';
 import { BROKER_CONFIGS, ConfigError, type BrokerConfig, type BrokerConfigLevel } from '../config.js';
@@ -20,16 +23,20 @@ import { KAFKA_ONLY_CONFIGS } from '../kafka-only-configs.js';
 import type { Logger } from '../logger.js';
 import { readBrokerConfigsFile, writeBrokerConfigsFile, type PersistedBrokerConfigs } from '../storage/broker-configs-file.js';
 
-/** Checks one level's whole new set of dynamic configs; returns them normalised or throws INVALID_REQUEST. */
-export function checkDynamicConfigs(configs: ReadonlyMap<string, string>): Map<string, string> {
+/**
+ * Checks one level's whole new set of dynamic configs; returns the known ones normalised and the unknown
+ * ones as given, or throws INVALID_REQUEST.
+ */
+export function checkDynamicConfigs(configs: ReadonlyMap<string, string>): { known: Map<string, string>; unknown: Map<string, string> } {
   const fixed: string[] = [];
-  const unknown: string[] = [];
+  const unknown = new Map<string, string>();
   const problems: string[] = [];
   const out = new Map<string, string>();
   for (const [name, value] of configs) {
     const def = BROKER_CONFIGS[name];
     if (!def) {
-      (name in KAFKA_ONLY_CONFIGS ? fixed : unknown).push(name);
+      if (name in KAFKA_ONLY_CONFIGS) fixed.push(name);
+      else unknown.set(name, value);
     } else if (!def.dynamic) {
       fixed.push(name);
     } else {
@@ -42,14 +49,15 @@ export function checkDynamicConfigs(configs: ReadonlyMap<string, string>): Map<s
     }
   }
   if (fixed.length > 0) throw new KafkaError('INVALID_REQUEST', `Cannot update these configs dynamically: ${fixed.join(', ')}`);
-  if (unknown.length > 0) throw new KafkaError('INVALID_REQUEST', `Unknown broker configs: ${unknown.join(', ')}`);
   if (problems.length > 0) throw new KafkaError('INVALID_REQUEST', problems.join('; '));
-  return out;
+  return { known: out, unknown };
 }
 
 export class DynamicBrokerConfigs {
   /** The file's entries of other node ids, written back untouched. */
   private otherBrokers: PersistedBrokerConfigs['brokers'] = {};
+  /** Each level's configs of names krill does not know: stored, never read (see the file comment). */
+  private readonly unknown: Record<BrokerConfigLevel, Map<string, string>> = { cluster: new Map(), broker: new Map() };
 
   constructor(
     private readonly config: BrokerConfig,
@@ -72,7 +80,9 @@ export class DynamicBrokerConfigs {
       const kept = new Map<string, string>();
       for (const [name, value] of Object.entries(entries)) {
         try {
-          for (const [n, v] of checkDynamicConfigs(new Map([[name, value]]))) kept.set(n, v);
+          const { known, unknown } = checkDynamicConfigs(new Map([[name, value]]));
+          for (const [n, v] of known) kept.set(n, v);
+          for (const [n, v] of unknown) this.unknown[level].set(n, v);
         } catch (err) {
           this.log.warn({ config: name, value, scope: level, err: (err as Error).message }, 'ignoring a stored dynamic broker config');
         }
@@ -96,8 +106,9 @@ export class DynamicBrokerConfigs {
     return 'broker';
   }
 
+  /** A level's dynamic configs, those of unknown names included. */
   current(level: BrokerConfigLevel): ReadonlyMap<string, string> {
-    return this.config.dynamicConfigs(level);
+    return new Map([...this.config.dynamicConfigs(level), ...this.unknown[level]]);
   }
 
   /**
@@ -105,8 +116,9 @@ export class DynamicBrokerConfigs {
    * Throws KafkaError: INVALID_REQUEST for a refused change, KAFKA_STORAGE_ERROR when it cannot be written.
    */
   replace(level: BrokerConfigLevel, configs: ReadonlyMap<string, string>, validateOnly: boolean): void {
-    const checked = checkDynamicConfigs(configs);
-    const before = new Map(this.current(level));
+    const { known: checked, unknown } = checkDynamicConfigs(configs);
+    const before = new Map(this.config.dynamicConfigs(level));
+    const unknownBefore = this.unknown[level];
     try {
       this.config.setDynamic(level, checked);
     } catch (err) {
@@ -117,15 +129,20 @@ export class DynamicBrokerConfigs {
       this.config.setDynamic(level, before);
       return;
     }
+    this.unknown[level] = unknown;
     try {
       this.persist();
     } catch (err) {
       this.config.setDynamic(level, before);
+      this.unknown[level] = unknownBefore;
       this.log.error({ err }, 'writing the dynamic broker configs failed');
       throw new KafkaError('KAFKA_STORAGE_ERROR', `Could not write the dynamic broker configs: ${(err as Error).message}`);
     }
     const changed = [...new Set([...before.keys(), ...checked.keys()])].filter((name) => before.get(name) !== checked.get(name));
     this.log.info({ scope: level, configs: Object.fromEntries(checked), changed }, 'dynamic broker configs updated');
+    if (unknown.size > 0) {
+      this.log.warn({ scope: level, configs: [...unknown.keys()] }, 'stored dynamic configs that are no broker config krill knows; nothing reads them');
+    }
     if (changed.length > 0) this.onChange(changed);
   }
 

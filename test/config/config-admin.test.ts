@@ -99,13 +99,20 @@ describe('checkDynamicConfigs', () => {
   };
 
   it('accepts and normalises the dynamic ones', () => {
-    expect(checkDynamicConfigs(map({ 'log.cleanup.policy': ' compact ', 'max.connections': '5' }))).toEqual(map({ 'log.cleanup.policy': 'compact', 'max.connections': '5' }));
+    expect(checkDynamicConfigs(map({ 'log.cleanup.policy': ' compact ', 'max.connections': '5' }))).toEqual({
+      known: map({ 'log.cleanup.policy': 'compact', 'max.connections': '5' }), unknown: map({}),
+    });
   });
 
-  it('refuses static, Kafka-only and unknown names, and bad values, with INVALID_REQUEST', () => {
+  it('takes names no broker knows apart, as given (Kafka stores them)', () => {
+    expect(checkDynamicConfigs(map({ 'cleanup.policy': 'delete', 'max.connections': '5' }))).toEqual({
+      known: map({ 'max.connections': '5' }), unknown: map({ 'cleanup.policy': 'delete' }),
+    });
+  });
+
+  it('refuses static and Kafka-only names, and bad values, with INVALID_REQUEST', () => {
     expect(refusal({ 'log.dirs': '/x', 'broker.id': '2' })).toEqual([42, 'Cannot update these configs dynamically: log.dirs, broker.id']);
     expect(refusal({ 'num.network.threads': '2' })).toEqual([42, 'Cannot update these configs dynamically: num.network.threads']);
-    expect(refusal({ 'retention.ms': '2' })).toEqual([42, 'Unknown broker configs: retention.ms']);
     expect(refusal({ 'log.cleaner.min.cleanable.ratio': '2' })).toEqual([42, 'log.cleaner.min.cleanable.ratio: 2 is above the maximum 1']);
   });
 });

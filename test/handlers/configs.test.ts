@@ -239,12 +239,11 @@ describe('AlterConfigs and IncrementalAlterConfigs on a topic', () => {
 });
 
 describe('dynamic broker configs', () => {
-  it('refuses configs that are not dynamic, unknown names, bad values and another broker (INVALID_REQUEST)', async () => {
+  it('refuses configs that are not dynamic, bad values and another broker (INVALID_REQUEST)', async () => {
     const cases: [string, Record<string, string>, RegExp][] = [
       ['1', { 'num.partitions': '3' }, /Cannot update these configs dynamically: num.partitions/],
       ['', { 'log.retention.hours': '1' }, /Cannot update these configs dynamically: log.retention.hours/],
       ['', { 'num.io.threads': '3' }, /Cannot update these configs dynamically: num.io.threads/],
-      ['1', { 'cleanup.policy': 'compact' }, /Unknown broker configs: cleanup.policy/],
       ['1', { 'message.max.bytes': 'big' }, /message.max.bytes: 'big' is not an integer/],
       ['1', { 'max.connections.per.ip': '0' }, /only with max.connections.per.ip.overrides/],
       ['2', { 'message.max.bytes': '100' }, /Unexpected broker id, expected 1, but received 2/],
@@ -256,6 +255,32 @@ describe('dynamic broker configs', () => {
     }
     const [broker] = await describeConfigs([{ resourceType: BROKER, resourceName: '' }]);
     expect(broker.configs).toEqual([]);
+  });
+
+  it('stores a name no broker config has, as Kafka does (kafkajs sets cleanup.policy on a broker), unused and not described', async () => {
+    const dir = tempDirs();
+    let broker = await withBroker({ dataDir: dir });
+    let client = await TestClient.connect(broker.port);
+    try {
+      expect(await alter(BROKER, '1', { 'cleanup.policy': 'delete', 'log.cleanup.policy': 'compact' }, false, client)).toMatchObject({ errorCode: 0 });
+      const stored = JSON.parse(fs.readFileSync(path.join(dir, 'krill-broker-configs.json'), 'utf8'));
+      expect(stored.brokers['1']).toEqual({ 'log.cleanup.policy': 'compact', 'cleanup.policy': 'delete' });
+      const [b] = await describeConfigs([{ resourceType: BROKER, resourceName: '1', configurationKeys: ['cleanup.policy', 'log.cleanup.policy'] }], { client });
+      expect(b.configs.map((c: { name: string; value: string }) => [c.name, c.value])).toEqual([['log.cleanup.policy', 'compact']]);
+      // An incremental change keeps it; after a restart it is still stored.
+      expect(await incremental(BROKER, '1', [['log.cleanup.policy', DELETE, null]], false, client)).toMatchObject({ errorCode: 0 });
+      client.close();
+      await broker.close();
+      broker = await withBroker({ dataDir: dir });
+      client = await TestClient.connect(broker.port);
+      expect(JSON.parse(fs.readFileSync(path.join(dir, 'krill-broker-configs.json'), 'utf8')).brokers['1']).toEqual({ 'cleanup.policy': 'delete' });
+      // AlterConfigs replaces the whole set: it goes.
+      expect(await alter(BROKER, '1', { 'message.max.bytes': '2000000' }, false, client)).toMatchObject({ errorCode: 0 });
+      expect(JSON.parse(fs.readFileSync(path.join(dir, 'krill-broker-configs.json'), 'utf8')).brokers['1']).toEqual({ 'message.max.bytes': '2000000' });
+    } finally {
+      client.close();
+      await broker.close();
+    }
   });
 
   it('a cluster-wide default, then a per-broker value: precedence, sources, synonyms and every topic without an override', async () => {
