@@ -69,8 +69,8 @@ export interface TopicConfigDef extends ValueRule {
   doc: string;
 }
 
-/** Every topic config krill accepts, by Kafka's name. */
-export const TOPIC_CONFIGS: Readonly<Record<string, TopicConfigDef>> = Object.freeze({
+/** The topic configs krill honours, by Kafka's name. */
+const HONOURED_TOPIC_CONFIGS: Readonly<Record<string, TopicConfigDef>> = {
   'cleanup.policy': {
     field: 'cleanupPolicy', kind: 'list', choices: CLEANUP_POLICIES, default: 'delete', broker: 'log.cleanup.policy',
     doc: 'delete (retention), compact (the log cleaner; every record needs a key) or both.',
@@ -145,7 +145,42 @@ export const TOPIC_CONFIGS: Readonly<Record<string, TopicConfigDef>> = Object.fr
     field: 'segmentMs', kind: 'long', min: 1, default: '604800000', broker: 'log.roll.ms',
     doc: 'Segment age before rolling; the broker\'s default is log.roll.ms, else log.roll.hours.',
   },
-});
+};
+
+/**
+ * Kafka's topic configs that mean nothing on krill (flushing, preallocation, replication throttles, tiered
+ * storage, compression levels, ...): CreateTopics and AlterConfigs accept them with their values checked,
+ * the topic keeps them and DescribeConfigs lists them, so that tools and test suites that set them work
+ * unchanged; nothing reads them. Their defaults are Kafka's; they have no broker config here (Kafka's
+ * are in kafka-only-configs.ts, accepted and ignored the same way).
+ */
+function kafkaOnly(kind: TopicConfigDef['kind'], value: string, doc: string, rule: Pick<TopicConfigDef, 'min' | 'max'> = {}): TopicConfigDef {
+  return { field: null, kind, default: value, broker: null, ...rule, doc: `Accepted and kept, no effect on krill: ${doc}` };
+}
+
+const KAFKA_ONLY_TOPIC_CONFIGS: Readonly<Record<string, TopicConfigDef>> = {
+  'compression.gzip.level': kafkaOnly('int', '-1', 'krill compresses at its codecs\' default levels.', { min: -1, max: 9 }),
+  'compression.lz4.level': kafkaOnly('int', '9', 'krill compresses at its codecs\' default levels.', { min: 1, max: 17 }),
+  'compression.zstd.level': kafkaOnly('int', '3', 'krill compresses at its codecs\' default levels.', { min: -131072, max: 22 }),
+  'flush.messages': kafkaOnly('long', LONG_MAX, 'krill fsyncs at roll and close (see The command line).', { min: 1 }),
+  'flush.ms': kafkaOnly('long', LONG_MAX, 'krill fsyncs at roll and close (see The command line).', { min: 0 }),
+  'follower.replication.throttled.replicas': kafkaOnly('list', '', 'no replication throttles.'),
+  'leader.replication.throttled.replicas': kafkaOnly('list', '', 'no replication throttles.'),
+  'local.retention.bytes': kafkaOnly('long', '-2', 'no tiered storage.', { min: -2 }),
+  'local.retention.ms': kafkaOnly('long', '-2', 'no tiered storage.', { min: -2 }),
+  'message.downconversion.enable': kafkaOnly('bool', 'true', 'krill serves record batches (magic 2) only.'),
+  'message.format.version': kafkaOnly('string', '3.0-IV1', 'deprecated in Kafka 3.x; krill writes magic 2 only.'),
+  'preallocate': kafkaOnly('bool', 'false', 'segment files grow as they are written.'),
+  'remote.log.copy.disable': kafkaOnly('bool', 'false', 'no tiered storage.'),
+  'remote.log.delete.on.disable': kafkaOnly('bool', 'false', 'no tiered storage.'),
+  'remote.storage.enable': kafkaOnly('bool', 'false', 'no tiered storage.'),
+  'segment.index.bytes': kafkaOnly('int', '10485760', 'krill\'s index files grow as they are written.', { min: 4 }),
+  'segment.jitter.ms': kafkaOnly('long', '0', 'segments roll at segment.ms exactly.', { min: 0 }),
+  'unclean.leader.election.enable': kafkaOnly('bool', 'false', 'one broker is the only replica.'),
+};
+
+/** Every topic config krill accepts, by Kafka's name: those it honours, then Kafka's it only keeps. */
+export const TOPIC_CONFIGS: Readonly<Record<string, TopicConfigDef>> = Object.freeze({ ...HONOURED_TOPIC_CONFIGS, ...KAFKA_ONLY_TOPIC_CONFIGS });
 
 /** Validates a topic-level config as CreateTopics does; returns the normalised value or throws ConfigError. */
 export function checkTopicConfig(name: string, value: string | null): string {

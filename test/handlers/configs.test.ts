@@ -80,6 +80,22 @@ describe('DescribeConfigs', () => {
     expect(Object.keys(c)).toContain('min.insync.replicas');
   });
 
+  it("keeps and lists Kafka's topic configs krill has no use for, with their values checked", async () => {
+    const name = uniqueTopic('kafka-only');
+    await createTopic(live.client, name, 1, { 'unclean.leader.election.enable': 'false', 'flush.messages': '1', 'segment.index.bytes': '4096' });
+    const c = await topicConfigs(name);
+    expect(c['unclean.leader.election.enable']).toMatchObject({ value: 'false', configSource: 1 });
+    expect(c['flush.messages']).toMatchObject({ value: '1', configSource: 1 });
+    expect(c['preallocate']).toMatchObject({ value: 'false', configSource: 5, synonyms: [] });
+    expect(c['segment.index.bytes']).toMatchObject({ value: '4096', configSource: 1 });
+    const [typed] = await describeConfigs([{ resourceType: TOPIC, resourceName: name, configurationKeys: ['preallocate', 'flush.ms'] }], { version: 3, includeDocumentation: true });
+    expect(typed.configs.map((e: { name: string; configType: number }) => [e.name, e.configType])).toEqual([['flush.ms', 5], ['preallocate', 1]]);
+    expect(typed.configs[1].documentation).toMatch(/no effect on krill/);
+    expect(await incremental(TOPIC, name, [['preallocate', SET, 'maybe']])).toMatchObject({ errorCode: ErrorCode.INVALID_CONFIG, errorMessage: "preallocate: 'maybe' is not true or false" });
+    expect(await incremental(TOPIC, name, [['preallocate', SET, 'true']])).toMatchObject({ errorCode: 0 });
+    expect((await topicConfigs(name))['preallocate']).toMatchObject({ value: 'true', configSource: 1 });
+  });
+
   it('lists only the keys asked for; an unknown key is just not listed', async () => {
     const name = uniqueTopic('dk');
     await createTopic(live.client, name);
