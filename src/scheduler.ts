@@ -1,5 +1,5 @@
-// Background work of a broker, off the request path: named periodic tasks (the log checkpoints and the
-// expiration of committed offsets now; log retention and the cleaner next), as Kafka's KafkaScheduler.
+// Background work of a broker, off the request path: named periodic tasks (the log checkpoints, retention,
+// the log cleaner, the expiration of committed offsets and transactional ids), as Kafka's KafkaScheduler.
 //
 // A task runs `periodMs` after its previous run started (first after `delayMs`), never while its previous
 // run is still going: a run that takes longer than the period delays the next one instead of overlapping
