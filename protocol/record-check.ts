@@ -95,15 +95,35 @@ function skipField(data: Buffer, at: number, limit: number, record: number, fiel
 }
 
 /**
+ * The most refused records listed for one batch. Kafka lists every one; a batch of tiny keyless records
+ * (7 bytes each, inflating to tens of MiB) would make millions of entries and a response far larger than
+ * the request, so krill lists the first ones and counts the rest.
+ */
+export const MAX_LISTED_FAULTS = 1000;
+
+/** The records of a batch refused by the check's options: the first MAX_LISTED_FAULTS of them, and how many in all. */
+export interface RecordFaults {
+  listed: RecordFault[];
+  total: number;
+  /** Some record, listed or not, has a timestamp out of bounds. */
+  timestamp: boolean;
+}
+
+/**
  * Check that `data` (a batch's records section, inflated) holds exactly `count` well-formed records whose
  * offset deltas run 0, 1, 2, ... . Throws KafkaError INVALID_RECORD naming the first structural fault;
  * returns the records refused by `options` (a missing key is reported before a timestamp, as Kafka does),
  * or null when there are none.
  */
-export function checkRecords(data: Buffer, count: number, options: RecordCheckOptions): RecordFault[] | null {
+export function checkRecords(data: Buffer, count: number, options: RecordCheckOptions): RecordFaults | null {
   const end = data.length;
   const timestamps = options.timestamps ?? null;
-  let faults: RecordFault[] | null = null;
+  let faults: RecordFaults | null = null;
+  const refuse = (fault: RecordFault) => {
+    faults ??= { listed: [], total: 0, timestamp: false };
+    if (faults.total++ < MAX_LISTED_FAULTS) faults.listed.push(fault);
+    if (fault.fault === 'timestamp') faults.timestamp = true;
+  };
   let at = 0;
   for (let i = 0; i < count; i++) {
     if (at >= end) throw invalid(`the batch declares ${count} records but holds ${i}`);
@@ -120,9 +140,9 @@ export function checkRecords(data: Buffer, count: number, options: RecordCheckOp
     if (at < 0) throw malformed(i, 'offset delta');
     if (value[0] !== i) throw invalid(`record ${i} has offset delta ${value[0]}: the records of a batch must have incremental offsets`);
     if (options.requireKeys && at < limit && data[at] === 0x01) {
-      (faults ??= []).push({ batchIndex: i, fault: 'keyless', timestamp });
+      refuse({ batchIndex: i, fault: 'keyless', timestamp });
     } else if (timestamps !== null && timestamp !== -1 && (timestamp < timestamps.min || timestamp > timestamps.max)) {
-      (faults ??= []).push({ batchIndex: i, fault: 'timestamp', timestamp });
+      refuse({ batchIndex: i, fault: 'timestamp', timestamp });
     }
     at = skipField(data, at, limit, i, 'key', true);
     at = skipField(data, at, limit, i, 'value', true);

@@ -26,6 +26,14 @@ export interface ValueRule {
 
 export const INT_MAX = 2147483647;
 
+/**
+ * A frozen table of configs by name with no prototype: a name a client sends ('constructor', 'toString')
+ * must not find an entry that Object.prototype gives every object.
+ */
+export function configTable<T>(entries: Record<string, T>): Readonly<Record<string, T>> {
+  return Object.freeze(Object.assign(Object.create(null) as Record<string, T>, entries));
+}
+
 /** A given value as the string Kafka would read from a properties file. */
 export function asText(name: string, raw: unknown): string {
   if (typeof raw === 'string') return raw;

@@ -4,7 +4,7 @@
 // problem at once, which the CLI turns into exit code 2.
 import { isIP } from 'node:net';
 import type { Logger } from './logger.js';
-import { ConfigError, asText, checkValue, type ConfigValue, type ValueRule } from './config-value.js';
+import { ConfigError, asText, checkValue, configTable, type ConfigValue, type ValueRule } from './config-value.js';
 import { TOPIC_CONFIGS } from './log-config.js';
 import { KAFKA_ONLY_CONFIGS } from './kafka-only-configs.js';
 import { DEFAULT_PROTOCOL_MAP, resolveListeners, withAddress, type Listener, type ResolvedListeners } from './listeners.js';
@@ -51,7 +51,7 @@ export function brokerSynonyms(name: string): string[] {
   return SYNONYM_GROUPS.find((g) => g.some((s) => s.name === name))?.map((s) => s.name) ?? [name];
 }
 
-export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = Object.freeze({
+export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = configTable({
   'node.id': { kind: 'int', default: '1', min: 0, doc: 'This broker\'s id; Metadata names it as the controller.' },
   'broker.id': { kind: 'int', default: null, min: 0, aliasOf: 'node.id', doc: 'Alias of node.id.' },
   'listeners': { kind: 'list', default: 'PLAINTEXT://127.0.0.1:9092', doc: 'Where to listen; one PLAINTEXT listener for clients.' },
@@ -80,7 +80,7 @@ export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = Object.freeze
   'log.segment.delete.delay.ms': topicConfigDefault('file.delete.delay.ms', 'How long a .deleted segment stays before it is removed.'),
   'log.cleanup.policy': topicConfigDefault('cleanup.policy', 'delete, compact, or both.'),
   'log.cleaner.enable': { kind: 'bool', default: 'true', doc: 'Run the log cleaner (compaction of cleanup.policy=compact topics, __consumer_offsets and __transaction_state).' },
-  'log.cleaner.threads': { kind: 'int', dynamic: true, default: '1', min: 0, doc: 'Cleaner workers; 0 cleans nothing.' },
+  'log.cleaner.threads': { kind: 'int', dynamic: true, default: '1', min: 0, max: 64, doc: 'Cleaner workers; 0 cleans nothing; at most 64 (krill\'s bound: they share one event loop).' },
   'log.cleaner.backoff.ms': { kind: 'long', dynamic: true, default: '15000', min: 0, doc: 'How long the cleaner sleeps when no log needs cleaning.' },
   'log.cleaner.min.cleanable.ratio': topicConfigDefault('min.cleanable.dirty.ratio', 'Dirty share at which a log is cleaned.'),
   'log.cleaner.delete.retention.ms': topicConfigDefault('delete.retention.ms', 'How long tombstones are kept after cleaning.'),
@@ -250,21 +250,31 @@ export class BrokerConfig {
    * nothing, when the result cannot be honoured.
    */
   setDynamic(level: BrokerConfigLevel, configs: ReadonlyMap<string, string>): void {
-    const before = this.dynamic[level];
-    this.dynamic[level] = new Map(configs);
+    this.setDynamicLevels({ [level]: configs });
+  }
+
+  /** setDynamic of several levels at once, checked together (at start, a level may need the other's values). */
+  setDynamicLevels(levels: Partial<Record<BrokerConfigLevel, ReadonlyMap<string, string>>>): void {
+    const before = { ...this.dynamic };
+    for (const [level, configs] of Object.entries(levels) as [BrokerConfigLevel, ReadonlyMap<string, string>][]) {
+      this.dynamic[level] = new Map(configs);
+    }
     const problems = this.check();
     if (problems.length === 0) return;
-    this.dynamic[level] = before;
+    Object.assign(this.dynamic, before);
     this.check();
     throw new ConfigError(problems);
   }
 
-  /** The value of a synonym group (log.retention.ms > .minutes > .hours), in the first name's unit. */
+  /**
+   * The value of a synonym group (log.retention.ms > .minutes > .hours), in the first name's unit. Any
+   * negative value is -1, "no limit", as Kafka's logRetentionTimeMillis reads log.retention.hours=-1.
+   */
   private synonymValue(first: string): number {
     const group = SYNONYM_GROUPS.find((g) => g[0].name === first)!;
     for (const { name, unitMs } of group) {
       const value = this.string(name);
-      if (value !== null) return Number(value) * unitMs;
+      if (value !== null) return Number(value) < 0 ? -1 : Number(value) * unitMs;
     }
     throw new Error(`config '${first}' has no value`);
   }

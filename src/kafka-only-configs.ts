@@ -3,14 +3,14 @@
 // a value is still reported), and the names given are listed in one warning at start. A config that asks
 // for something krill cannot do (a second client listener, TLS, a controller-only node, a quorum of other
 // nodes) is refused instead: see config.ts and listeners.ts.
-import type { ValueRule } from './config-value.js';
+import { configTable, type ValueRule } from './config-value.js';
 
 const int = (min?: number): ValueRule => ({ kind: 'int', min });
 const long = (min?: number): ValueRule => ({ kind: 'long', min });
 const bool: ValueRule = { kind: 'bool' };
 const text: ValueRule = { kind: 'string' };
 
-export const KAFKA_ONLY_CONFIGS: Readonly<Record<string, ValueRule>> = Object.freeze({
+export const KAFKA_ONLY_CONFIGS: Readonly<Record<string, ValueRule>> = configTable({
   // Threads, queues and socket buffers: krill is one event loop and leaves buffers to the OS.
   'num.network.threads': int(1),
   'num.io.threads': int(1),

@@ -8,7 +8,7 @@
 // overrides over the broker's defaults (both Kafka-named strings); Produce and the partition logs read
 // its typed fields and never parse a string again.
 
-import { ConfigError, INT_MAX, checkValue, type ValueRule } from './config-value.js';
+import { ConfigError, INT_MAX, checkValue, configTable, type ValueRule } from './config-value.js';
 
 export const COMPRESSION_TYPES = ['producer', 'uncompressed', 'gzip', 'snappy', 'lz4', 'zstd'] as const;
 export const TIMESTAMP_TYPES = ['CreateTime', 'LogAppendTime'] as const;
@@ -180,7 +180,7 @@ const KAFKA_ONLY_TOPIC_CONFIGS: Readonly<Record<string, TopicConfigDef>> = {
 };
 
 /** Every topic config krill accepts, by Kafka's name: those it honours, then Kafka's it only keeps. */
-export const TOPIC_CONFIGS: Readonly<Record<string, TopicConfigDef>> = Object.freeze({ ...HONOURED_TOPIC_CONFIGS, ...KAFKA_ONLY_TOPIC_CONFIGS });
+export const TOPIC_CONFIGS: Readonly<Record<string, TopicConfigDef>> = configTable({ ...HONOURED_TOPIC_CONFIGS, ...KAFKA_ONLY_TOPIC_CONFIGS });
 
 /** Validates a topic-level config as CreateTopics does; returns the normalised value or throws ConfigError. */
 export function checkTopicConfig(name: string, value: string | null): string {

@@ -9,7 +9,7 @@
 
 import { KafkaError } from '../protocol/errors.js';
 import { batchRecords, readBatchHeader, rebuildBatch, scanBatches, setLogAppendTime, setPartitionLeaderEpoch, type BatchInfo } from '../protocol/record-batch.js';
-import { checkRecords, type RecordFault } from '../protocol/record-check.js';
+import { checkRecords, type RecordFaults } from '../protocol/record-check.js';
 import { DEFAULT_MAX_INFLATED_BYTES, codecFromName } from '../protocol/compression/index.js';
 import { LONG_MAX, isCompacted, type LogConfig } from './log-config.js';
 
@@ -61,18 +61,19 @@ function bound(now: number, ms: number, sign: 1 | -1): string {
 }
 
 /** The error Kafka's processRecordErrors throws for a batch's refused records. */
-function recordValidationError(faults: RecordFault[], batch: BatchInfo, cfg: TopicAppendConfig, now: number, target: AppendTarget): RecordValidationError {
-  const recordErrors = faults.map(({ batchIndex, fault, timestamp }) => ({
+function recordValidationError(faults: RecordFaults, batch: BatchInfo, cfg: TopicAppendConfig, now: number, target: AppendTarget): RecordValidationError {
+  const keyless = `Compacted topic cannot accept message without key in topic partition ${target.topic}-${target.index}.`;
+  const recordErrors = faults.listed.map(({ batchIndex, fault, timestamp }) => ({
     batchIndex,
     batchIndexErrorMessage: fault === 'keyless'
-      ? `Compacted topic cannot accept message without key in topic partition ${target.topic}-${target.index}.`
+      ? keyless
       : `Timestamp ${timestamp} of message with offset ${batch.baseOffset + batchIndex} is out of range. The timestamp should be within [${bound(now, cfg.timestampBounds!.beforeMaxMs, -1)}, ${bound(now, cfg.timestampBounds!.afterMaxMs, 1)}]`,
   }));
-  if (faults.some((f) => f.fault === 'timestamp')) {
+  if (faults.timestamp) {
     return new RecordValidationError('INVALID_TIMESTAMP', 'One or more records have been rejected due to invalid timestamp', recordErrors);
   }
   const shown = recordErrors.slice(0, 3).map((e) => `RecordError(batchIndex=${e.batchIndex}, message='${e.batchIndexErrorMessage}')`);
-  return new RecordValidationError('INVALID_RECORD', `One or more records have been rejected due to ${recordErrors.length} record errors in total, and only showing the first three errors at most: [${shown.join(', ')}]`, recordErrors);
+  return new RecordValidationError('INVALID_RECORD', `One or more records have been rejected due to ${faults.total} record errors in total, and only showing the first three errors at most: [${shown.join(', ')}]`, recordErrors);
 }
 
 const appendConfigs = new WeakMap<LogConfig, TopicAppendConfig>();

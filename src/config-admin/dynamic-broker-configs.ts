@@ -53,6 +53,15 @@ export function checkDynamicConfigs(configs: ReadonlyMap<string, string>): { kno
   return { known: out, unknown };
 }
 
+/** Kafka's LogCleaner.validateReconfiguration: the cleaner's threads change by at most a factor of two, never to 0. */
+function cleanerThreadsChange(current: number, next: number): string | null {
+  if (next === current) return null;
+  if (next < 1) return 'Log cleaner threads should be at least 1';
+  if (next < current / 2) return `Log cleaner threads cannot be reduced to less than half the current value ${current}`;
+  if (next > current * 2) return `Log cleaner threads cannot be increased to more than double the current value ${current}`;
+  return null;
+}
+
 export class DynamicBrokerConfigs {
   /** The file's entries of other node ids, written back untouched. */
   private otherBrokers: PersistedBrokerConfigs['brokers'] = {};
@@ -76,22 +85,32 @@ export class DynamicBrokerConfigs {
     const own = String(this.config.nodeId);
     this.otherBrokers = Object.fromEntries(Object.entries(persisted.brokers).filter(([id]) => id !== own));
     const levels: [BrokerConfigLevel, Record<string, string>][] = [['cluster', persisted.cluster], ['broker', persisted.brokers[own] ?? {}]];
+    const kept: Record<BrokerConfigLevel, Map<string, string>> = { cluster: new Map(), broker: new Map() };
     for (const [level, entries] of levels) {
-      const kept = new Map<string, string>();
       for (const [name, value] of Object.entries(entries)) {
         try {
           const { known, unknown } = checkDynamicConfigs(new Map([[name, value]]));
-          for (const [n, v] of known) kept.set(n, v);
+          for (const [n, v] of known) kept[level].set(n, v);
           for (const [n, v] of unknown) this.unknown[level].set(n, v);
         } catch (err) {
           this.log.warn({ config: name, value, scope: level, err: (err as Error).message }, 'ignoring a stored dynamic broker config');
         }
       }
+    }
+    // Both levels checked together: one may need the other's values (max.connections.per.ip=0 cluster-wide
+    // with this broker's overrides). Only when together they cannot be honoured is a level tried alone.
+    try {
+      this.config.setDynamicLevels(kept);
+      return;
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+    }
+    for (const [level] of levels) {
       try {
-        this.config.setDynamic(level, kept);
+        this.config.setDynamic(level, kept[level]);
       } catch (err) {
         if (!(err instanceof ConfigError)) throw err;
-        this.log.warn({ scope: level, configs: Object.fromEntries(kept), err: err.message }, 'ignoring the stored dynamic broker configs of this level');
+        this.log.warn({ scope: level, configs: Object.fromEntries(kept[level]), err: err.message }, 'ignoring the stored dynamic broker configs of this level');
       }
     }
   }
@@ -119,11 +138,17 @@ export class DynamicBrokerConfigs {
     const { known: checked, unknown } = checkDynamicConfigs(configs);
     const before = new Map(this.config.dynamicConfigs(level));
     const unknownBefore = this.unknown[level];
+    const threadsBefore = this.config.int('log.cleaner.threads');
     try {
       this.config.setDynamic(level, checked);
     } catch (err) {
       if (err instanceof ConfigError) throw new KafkaError('INVALID_REQUEST', err.message);
       throw err;
+    }
+    const cleanerProblem = cleanerThreadsChange(threadsBefore, this.config.int('log.cleaner.threads'));
+    if (cleanerProblem !== null) {
+      this.config.setDynamic(level, before);
+      throw new KafkaError('INVALID_REQUEST', cleanerProblem);
     }
     if (validateOnly) {
       this.config.setDynamic(level, before);

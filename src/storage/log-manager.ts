@@ -297,9 +297,25 @@ export class LogManager {
       state.info = previous;
       throw err;
     }
-    for (let p = before; p < count; p++) {
-      state.logs.push(this.openLog(path.join(this.dataDir, partitionDirName(name, p)), state.info, { recoveryPoint: 0 }));
+    const opened: PartitionLog[] = [];
+    try {
+      for (let p = before; p < count; p++) {
+        opened.push(this.openLog(path.join(this.dataDir, partitionDirName(name, p)), state.info, { recoveryPoint: 0 }));
+      }
+    } catch (err) {
+      // Back to the old count (the new partitions are empty: nobody could write to them yet), so that
+      // Metadata never names a partition without a log and the request can be retried.
+      for (const log of opened) log.delete(0);
+      state.info = previous;
+      try {
+        this.writeTopicsFile();
+      } catch (rollbackErr) {
+        // The file names the new count: the next open creates the missing partitions.
+        this.options.log?.warn({ topic: name, err: (rollbackErr as Error).message }, 'could not write the old partition count back');
+      }
+      throw err;
     }
+    state.logs.push(...opened);
     this.writeTopicCopy(state.info);
     return state.info;
   }

@@ -74,6 +74,10 @@ describe('buildLogConfig', () => {
     expect(buildLogConfig({}, new BrokerConfig({ 'log.retention.hours': 1 }).topicDefaults()).retentionMs).toBe(3_600_000);
     expect(buildLogConfig({}, new BrokerConfig({ 'log.retention.minutes': 2, 'log.retention.hours': 1 }).topicDefaults()).retentionMs).toBe(120_000);
     expect(buildLogConfig({}, new BrokerConfig({ 'log.retention.ms': -1, 'log.retention.minutes': 2 }).topicDefaults()).retentionMs).toBe(-1);
+    // Any negative value is "no limit", in whichever unit: never Kafka's 7-day default.
+    expect(buildLogConfig({}, new BrokerConfig({ 'log.retention.hours': -1 }).topicDefaults()).retentionMs).toBe(-1);
+    expect(buildLogConfig({}, new BrokerConfig({ 'log.retention.minutes': -1, 'log.retention.hours': 5 }).topicDefaults()).retentionMs).toBe(-1);
+    expect(new BrokerConfig({ 'log.retention.hours': -1 }).topicDefaults()['retention.ms']).toBe('-1');
   });
 
   it('gives the KIP-937 timestamp bounds the deprecated message.timestamp.difference.max.ms when they are not set', () => {
@@ -97,6 +101,8 @@ describe('checkTopicConfig', () => {
     expect(checkTopicConfig('cleanup.policy', 'compact,delete')).toBe('compact,delete');
     const problems: [string, string | null, string][] = [
       ['retention.byte', '1', "unknown topic config 'retention.byte'"],
+      ['constructor', 'x', "unknown topic config 'constructor'"],
+      ['toString', 'x', "unknown topic config 'toString'"],
       ['retention.ms', '-2', 'retention.ms: -2 is below the minimum -1'],
       ['min.cleanable.dirty.ratio', '1.1', 'min.cleanable.dirty.ratio: 1.1 is above the maximum 1'],
       ['min.cleanable.dirty.ratio', 'half', "min.cleanable.dirty.ratio: 'half' is not a number"],

@@ -387,19 +387,25 @@ describe('dynamic broker configs', () => {
     }
   });
 
-  it('reschedules the log cleaner: log.cleaner.threads up, then 0 (no cleaner task left)', async () => {
+  it('reschedules the log cleaner when log.cleaner.threads changes, within Kafka\'s half-to-double rule', async () => {
     const dir = tempDirs();
     const broker = await Broker.start(new BrokerConfig({ listeners: 'PLAINTEXT://127.0.0.1:0', 'log.dirs': dir }), createLogger('warn'));
     const client = await TestClient.connect(broker.listener.port);
+    const tasks = () => [0, 1, 2].map((i) => broker.scheduler.has(`log-cleaner-${i}`));
     try {
-      expect(broker.scheduler.has('log-cleaner-0')).toBe(true);
-      expect(broker.scheduler.has('log-cleaner-1')).toBe(false);
+      expect(tasks()).toEqual([true, false, false]);
       expect(await incremental(BROKER, '1', [['log.cleaner.threads', SET, '2']], false, client)).toMatchObject({ errorCode: 0 });
-      expect([broker.scheduler.has('log-cleaner-0'), broker.scheduler.has('log-cleaner-1')]).toEqual([true, true]);
-      expect(await incremental(BROKER, '1', [['log.cleaner.threads', SET, '0']], false, client)).toMatchObject({ errorCode: 0 });
-      expect([broker.scheduler.has('log-cleaner-0'), broker.scheduler.has('log-cleaner-1')]).toEqual([false, false]);
+      expect(tasks()).toEqual([true, true, false]);
+      expect(await incremental(BROKER, '1', [['log.cleaner.threads', SET, '0']], false, client)).toMatchObject({
+        errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Log cleaner threads should be at least 1',
+      });
+      expect(await incremental(BROKER, '1', [['log.cleaner.threads', SET, '5']], false, client)).toMatchObject({
+        errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Log cleaner threads cannot be increased to more than double the current value 2',
+      });
+      expect(await incremental(BROKER, '', [['log.cleaner.threads', SET, '65']], false, client)).toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST });
+      expect(tasks()).toEqual([true, true, false]);
       expect(await incremental(BROKER, '1', [['log.cleaner.threads', DELETE, null]], false, client)).toMatchObject({ errorCode: 0 });
-      expect([broker.scheduler.has('log-cleaner-0'), broker.scheduler.has('log-cleaner-1')]).toEqual([true, false]);
+      expect(tasks()).toEqual([true, false, false]);
     } finally {
       client.close();
       await broker.close();
@@ -417,6 +423,24 @@ describe('dynamic broker configs', () => {
       for (let i = 0; i < 5; i++) await produceOk(client, name, 0, values(3, `r${i}-`));
       const segments = fs.readdirSync(path.join(dir, `${name}-0`)).filter((f) => f.endsWith('.log'));
       expect(segments.length).toBeGreaterThan(1);
+    } finally {
+      client.close();
+      await broker.close();
+    }
+  });
+
+  it('at start, checks the stored levels together: a cluster-wide value may need this broker\'s', async () => {
+    const dir = tempDirs();
+    fs.writeFileSync(path.join(dir, 'krill-broker-configs.json'), JSON.stringify({
+      version: 1, cluster: { 'max.connections.per.ip': '0', 'log.retention.ms': '5000' }, brokers: { 1: { 'max.connections.per.ip.overrides': '127.0.0.1:5' } },
+    }));
+    const broker = await withBroker({ dataDir: dir });
+    const client = await TestClient.connect(broker.port);
+    try {
+      const [b] = await describeConfigs([{ resourceType: BROKER, resourceName: '1', configurationKeys: ['max.connections.per.ip', 'max.connections.per.ip.overrides', 'log.retention.ms'] }], { client });
+      expect(b.configs.map((c: any) => [c.name, c.value, c.configSource])).toEqual([
+        ['log.retention.ms', '5000', 3], ['max.connections.per.ip', '0', 3], ['max.connections.per.ip.overrides', '127.0.0.1:5', 2],
+      ]);
     } finally {
       client.close();
       await broker.close();

@@ -74,6 +74,6 @@ describe('checkRecords', () => {
   it('requireKeys reports each record with a null key, as for a compacted topic', () => {
     const data = encodeRecords([rec(0), rec(1, { key: null }), rec(2), rec(3, { key: null })]);
     expect(checkRecords(data, 4, loose)).toBeNull();
-    expect(checkRecords(data, 4, { requireKeys: true })?.map((f) => [f.batchIndex, f.fault])).toEqual([[1, 'keyless'], [3, 'keyless']]);
+    expect(checkRecords(data, 4, { requireKeys: true })?.listed.map((f) => [f.batchIndex, f.fault])).toEqual([[1, 'keyless'], [3, 'keyless']]);
   });
 });

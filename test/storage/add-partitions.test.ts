@@ -123,3 +123,30 @@ describe('LogManager.addPartitions', () => {
     expect(again.partition('t', 2)!.logEndOffset).toBe(1);
   });
 });
+
+describe('a partition that cannot be opened', () => {
+  it('puts the old count back: on disk, in the topic, and a retry adds the partitions', async () => {
+    const { vi } = await import('vitest');
+    const { PartitionLog } = await import('../../src/storage/partition-log.js');
+    const m = open();
+    m.createTopic('t', 1);
+    // Fault injection: a disk error (ENOSPC, EMFILE) opening the third new partition cannot be caused here.
+    const real = PartitionLog.open.bind(PartitionLog);
+    let calls = 0;
+    const spy = vi.spyOn(PartitionLog, 'open').mockImplementation((dir, options) => {
+      if (++calls === 3) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+      return real(dir, options);
+    });
+    try {
+      expect(() => m.addPartitions('t', 4)).toThrow(/ENOSPC/);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(m.getTopic('t')!.partitions).toBe(1);
+    expect(m.partition('t', 1)).toBeUndefined();
+    expect(listed().find((t) => t.name === 't')!.partitions).toBe(1);
+    expect(m.addPartitions('t', 4).partitions).toBe(4);
+    expect(m.partition('t', 3)!.logEndOffset).toBe(0);
+    expect(listed().find((t) => t.name === 't')!.partitions).toBe(4);
+  });
+});

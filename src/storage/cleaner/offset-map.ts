@@ -24,6 +24,7 @@ const DIGEST_BYTES = 16;
 const VERBATIM_MAX = DIGEST_BYTES - 1;
 const LOAD_FACTOR = 0.9;
 const INITIAL_SLOTS = 1024;
+const MAX_BUFFER_BYTES = 2 ** 31 - 1;
 
 /** A key's digest as four 32-bit words; one object, reused: a digest is copied into the table or compared, never kept. */
 const digest = new Uint32Array(4);
@@ -93,7 +94,8 @@ export class OffsetMap {
 
   /** A map for a dedupe buffer of `bytes` (log.cleaner.dedupe.buffer.size / log.cleaner.threads). */
   static forBufferSize(bytes: number): OffsetMap {
-    return new OffsetMap(Math.max(0, bytes) / BYTES_PER_ENTRY);
+    // As Kafka: no more than 2 GiB per cleaner thread, whatever the setting.
+    return new OffsetMap(Math.min(Math.max(0, bytes), MAX_BUFFER_BYTES) / BYTES_PER_ENTRY);
   }
 
   get size(): number {
