@@ -10,6 +10,7 @@
 // until the next open, as in Kafka. Timers are unref'd, so pending removals never keep a process alive.
 
 import fs from 'node:fs';
+import { DELETED_SUFFIX } from './file-names.js';
 
 export interface FileDeleterLogger {
   warn(obj: object, msg?: string): void;
@@ -70,7 +71,7 @@ export class FileDeleter {
  * null when the file does not exist.
  */
 export function renameForDeletion(file: string): string | null {
-  const doomed = `${file}.deleted`;
+  const doomed = file + DELETED_SUFFIX;
   try {
     fs.renameSync(file, doomed);
   } catch (err) {

@@ -18,8 +18,10 @@ export const LOG_SUFFIX = '.log';
 export const INDEX_SUFFIX = '.index';
 export const TIME_INDEX_SUFFIX = '.timeindex';
 export const TXN_INDEX_SUFFIX = '.txnindex';
+/** Kafka's LogFileUtils.DELETED_FILE_SUFFIX: a file renamed so is garbage, removed later or at the next open. */
+export const DELETED_SUFFIX = '.deleted';
 /** Suffixes of leftovers of interrupted operations; such files are deleted when a partition is opened. */
-export const TEMP_SUFFIXES = ['.deleted', '.cleaned', '.swap', '.tmp'] as const;
+export const TEMP_SUFFIXES = [DELETED_SUFFIX, '.cleaned', '.swap', '.tmp'] as const;
 export const DELETE_DIR_SUFFIX = '-delete';
 export const STRAY_DIR_SUFFIX = '-stray';
 export const PARTITION_METADATA_FILE = 'partition.metadata';

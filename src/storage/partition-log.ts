@@ -12,7 +12,7 @@ import path from 'node:path';
 import { randomBytes } from './random.js';
 import { KafkaError } from '../../protocol/errors.js';
 import { LOG_OVERHEAD, RECORD_BATCH_OVERHEAD as HEADER_SIZE, readBatchHeader, scanBatches, setBaseOffset } from '../../protocol/record-batch.js';
-import { deletedDirName, offsetToName, parsePartitionDirName } from './file-names.js';
+import { DELETED_SUFFIX, deletedDirName, offsetToName, parsePartitionDirName } from './file-names.js';
 import { lastIndexWhere } from './binary-search.js';
 import { loadLog, type StorageLogger } from './log-loader.js';
 import { fsyncDir, fsyncDirInBackground } from './atomic-file.js';
@@ -562,7 +562,7 @@ export class PartitionLog {
       for (let i = 0; i < old.length; i++) {
         if (!old[i].isClosed) continue;
         for (const file of old[i].filePaths()) {
-          if (fs.existsSync(file + '.deleted')) fs.renameSync(file + '.deleted', file);
+          if (fs.existsSync(file + DELETED_SUFFIX)) fs.renameSync(file + DELETED_SUFFIX, file);
           // The old segment had no such file: the one there is the swap's.
           else if (progress.installing && old[i].baseOffset === baseOffset) fs.rmSync(file, { force: true });
         }

@@ -16,10 +16,10 @@ import path from 'node:path';
 import { LOG_OVERHEAD, RECORD_BATCH_OVERHEAD, readBatchHeader } from '../../../protocol/record-batch.js';
 import { parseSegmentFileName, segmentFilePath, type SegmentFileKind } from '../file-names.js';
 import { readFully } from '../segment-reader.js';
+import { renameForDeletion } from '../file-deleter.js';
 import { CLEANED_SUFFIX, SEGMENT_FILE_KINDS, cleanedFilePath } from './cleaned-segment.js';
 
 export const SWAP_SUFFIX = '.swap';
-export const DELETED_SUFFIX = '.deleted';
 
 function swapFilePath(dir: string, baseOffset: number, kind: SegmentFileKind): string {
   return segmentFilePath(dir, baseOffset, kind) + SWAP_SUFFIX;
@@ -41,13 +41,8 @@ export function cleanedToSwap(dir: string, baseOffset: number): void {
 
 /** Step 2 for one old segment's files (closed already): renamed .deleted, then removed. */
 export function deleteSegmentFiles(dir: string, baseOffset: number): void {
-  const doomed: string[] = [];
-  for (const kind of SEGMENT_FILE_KINDS) {
-    const file = segmentFilePath(dir, baseOffset, kind);
-    renameIfExists(file, file + DELETED_SUFFIX);
-    doomed.push(file + DELETED_SUFFIX);
-  }
-  for (const file of doomed) fs.rmSync(file, { force: true });
+  const doomed = SEGMENT_FILE_KINDS.map((kind) => renameForDeletion(segmentFilePath(dir, baseOffset, kind)));
+  for (const file of doomed) if (file !== null) fs.rmSync(file, { force: true });
 }
 
 /** Step 3: the .swap files of `baseOffset` take their final names (the .log last). */
