@@ -1,9 +1,14 @@
-// Every API krill speaks, by key. Handlers in src/handlers/ are checked against these ranges.
+// Every API krill speaks, by key. Handlers in src/handlers/ are checked against these ranges. The inter-broker
+// APIs of ZooKeeper mode (4-7) are defined for every broker but served only by one in a cluster.
 import type { MessageDef } from '../schema.js';
 import { Produce } from './00-produce.js';
 import { Fetch } from './01-fetch.js';
 import { ListOffsets } from './02-list-offsets.js';
 import { Metadata } from './03-metadata.js';
+import { LeaderAndIsr } from './04-leader-and-isr.js';
+import { StopReplica } from './05-stop-replica.js';
+import { UpdateMetadata } from './06-update-metadata.js';
+import { ControlledShutdown } from './07-controlled-shutdown.js';
 import { OffsetCommit } from './08-offset-commit.js';
 import { OffsetFetch } from './09-offset-fetch.js';
 import { FindCoordinator } from './10-find-coordinator.js';
@@ -45,6 +50,10 @@ export const MESSAGES = [
   Fetch,
   ListOffsets,
   Metadata,
+  LeaderAndIsr,
+  StopReplica,
+  UpdateMetadata,
+  ControlledShutdown,
   OffsetCommit,
   OffsetFetch,
   FindCoordinator,
