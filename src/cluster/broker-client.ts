@@ -1,0 +1,219 @@
+// How a krill broker calls another one: the controller sends LeaderAndIsr, UpdateMetadata and StopReplica to
+// the brokers, a broker sends ControlledShutdown to the controller. One TCP connection per peer, opened on first
+// use and again after any failure; requests are pipelined on it and matched to their responses by correlation
+// id, as Kafka's NetworkClient does (a broker answers a connection's requests in order).
+//
+// Frames are the Kafka wire format: int32 size, then the request header (v1, or v2 with tagged fields for a
+// flexible version) and body; a response is int32 size, int32 correlation id, for a flexible version an empty
+// tagged-field section (response header v1; ApiVersions always answers with v0), then the body.
+//
+// Failure handling is Kafka's too: a request that times out resets the connection (its response might still
+// come and would then answer the wrong request), failing every other request in flight; so does a response
+// that cannot be read, one larger than maxResponseBytes, or one with an unknown correlation id. Callers retry.
+
+import net from 'node:net';
+import { decodeMessage, encodeRequestFrame, isFlexible, skipTaggedFields } from '../../protocol/codec.js';
+import { MESSAGES_BY_KEY } from '../../protocol/messages/index.js';
+import { Reader } from '../../protocol/primitives.js';
+import { inRange, type MessageDef } from '../../protocol/schema.js';
+import { ReceiveBuffer } from '../server/receive-buffer.js';
+
+/**
+ * The versions a krill controller sends: the newest that Kafka 3.x's ZooKeeper-mode controller sent (at
+ * inter.broker.protocol.version 3.4+, ControllerChannelManager). All carry the broker epoch, so a request meant
+ * for an earlier incarnation of a broker is refused (LeaderAndIsr v2+, UpdateMetadata v5+, StopReplica v1+,
+ * ControlledShutdown v2+), and topic ids (LeaderAndIsr v5+, UpdateMetadata v7+); StopReplica v3+ carries each
+ * partition's leader epoch and delete flag. The last versions only add isKRaftController (false here) and, for
+ * UpdateMetadata, a tagged type field (KIP-866's migration).
+ */
+export const INTER_BROKER_VERSIONS = {
+  leaderAndIsr: 7,
+  stopReplica: 4,
+  updateMetadata: 8,
+  controlledShutdown: 3,
+} as const;
+
+export interface BrokerClientOptions {
+  host: string;
+  port: number;
+  clientId: string;
+  requestTimeoutMs: number;
+  /** Largest response accepted; a larger size prefix resets the connection. Default 100 MiB. */
+  maxResponseBytes?: number;
+  log?: { warn(o: object, m?: string): void };
+}
+
+/** Why a request failed: the caller may retry after any of them but 'invalid'. */
+export type BrokerRequestFailure = 'timeout' | 'connection' | 'protocol' | 'closed' | 'overloaded' | 'invalid';
+
+export class BrokerRequestError extends Error {
+  constructor(readonly reason: BrokerRequestFailure, message: string) {
+    super(message);
+    this.name = 'BrokerRequestError';
+  }
+}
+
+const DEFAULT_MAX_RESPONSE_BYTES = 100 * 1024 * 1024;
+/** Requests awaiting a response, per client: beyond this send() rejects, so a stalled peer cannot grow memory. */
+export const MAX_PENDING_REQUESTS = 1000;
+const API_VERSIONS_KEY = 18;
+const CONTROLLED_SHUTDOWN_KEY = 7;
+
+interface Pending {
+  def: MessageDef;
+  apiVersion: number;
+  timer: NodeJS.Timeout;
+  resolve(body: Record<string, any>): void;
+  reject(err: Error): void;
+}
+
+export class BrokerClient {
+  private readonly opts: BrokerClientOptions;
+  private readonly maxResponseBytes: number;
+  private readonly pending = new Map<number, Pending>();
+  private socket: net.Socket | null = null;
+  private nextCorrelationId = 1;
+  private closed = false;
+
+  constructor(opts: BrokerClientOptions) {
+    this.opts = opts;
+    this.maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  }
+
+  private get peer(): string {
+    return `${this.opts.host}:${this.opts.port}`;
+  }
+
+  /**
+   * Sends one request and resolves with the decoded response body. Connects on first use and again after any
+   * failure; rejects (never throws) with a BrokerRequestError on timeout, connection failure, a malformed or
+   * oversized response, an unknown API or version, too many requests in flight, or after close().
+   */
+  send(apiKey: number, apiVersion: number, body: Record<string, unknown>): Promise<Record<string, any>> {
+    return new Promise((resolve, reject) => {
+      if (this.closed) return reject(new BrokerRequestError('closed', `client for ${this.peer} is closed`));
+      if (this.pending.size >= MAX_PENDING_REQUESTS) {
+        return reject(new BrokerRequestError('overloaded', `${MAX_PENDING_REQUESTS} requests already awaiting ${this.peer}`));
+      }
+      const def = MESSAGES_BY_KEY.get(apiKey);
+      if (!def || !inRange(def.validVersions, apiVersion)) {
+        return reject(new BrokerRequestError('invalid', `no definition for API key ${apiKey} version ${apiVersion}`));
+      }
+      if (apiKey === CONTROLLED_SHUTDOWN_KEY && apiVersion === 0) {
+        // v0 goes with request header v0 (no client id), which encodeRequestFrame does not write.
+        return reject(new BrokerRequestError('invalid', 'ControlledShutdown v0 is not sent (request header v0)'));
+      }
+      const correlationId = this.takeCorrelationId();
+      let frame: Buffer;
+      try {
+        frame = encodeRequestFrame(def, { apiKey, apiVersion, correlationId, clientId: this.opts.clientId }, body);
+      } catch (err) {
+        return reject(new BrokerRequestError('invalid', `${def.name} v${apiVersion} could not be encoded: ${(err as Error).message}`));
+      }
+      const timer = setTimeout(() => this.timedOut(correlationId), this.opts.requestTimeoutMs);
+      this.pending.set(correlationId, { def, apiVersion, timer, resolve, reject });
+      // A socket still connecting queues the write until it is connected.
+      this.connection().write(frame);
+    });
+  }
+
+  /** Fails every pending request; the client does not connect again. */
+  close(): void {
+    this.closed = true;
+    this.reset(new BrokerRequestError('closed', `client for ${this.peer} closed`));
+  }
+
+  private takeCorrelationId(): number {
+    const id = this.nextCorrelationId;
+    this.nextCorrelationId = id === 0x7fffffff ? 1 : id + 1;
+    return id;
+  }
+
+  private connection(): net.Socket {
+    if (this.socket) return this.socket;
+    const socket = net.connect({ host: this.opts.host, port: this.opts.port });
+    const rx = new ReceiveBuffer(this.maxResponseBytes);
+    socket.setNoDelay(true);
+    let failure: Error | undefined;
+    socket.on('data', (chunk: Buffer) => {
+      if (this.socket === socket) this.received(rx, chunk);
+    });
+    socket.on('error', (err) => (failure = err));
+    socket.on('close', () => {
+      if (this.socket !== socket) return; // already reset: its requests were failed then
+      const why = failure ? `connection to ${this.peer} failed: ${failure.message}` : `connection to ${this.peer} closed by the peer`;
+      this.opts.log?.warn({ peer: this.peer, inFlight: this.pending.size }, why);
+      this.reset(new BrokerRequestError('connection', why));
+    });
+    this.socket = socket;
+    return socket;
+  }
+
+  private received(rx: ReceiveBuffer, chunk: Buffer): void {
+    rx.append(chunk);
+    for (;;) {
+      const head = rx.peekSize();
+      if (head && 'invalid' in head) {
+        this.protocolFailure(`response size ${head.invalid} from ${this.peer} is outside 0-${this.maxResponseBytes}`);
+        return;
+      }
+      const frame = rx.takeFrame();
+      if (!frame) break;
+      // Decoded bytes and uuid fields are views of the frame: give them memory the next reads do not reuse.
+      if (!this.answer(Buffer.from(frame))) return;
+    }
+    rx.settle();
+  }
+
+  /** Settles the request a response frame answers; false when the frame made the connection unusable. */
+  private answer(frame: Buffer): boolean {
+    if (frame.length < 4) return this.protocolFailure(`response of ${frame.length} bytes from ${this.peer} has no header`);
+    const correlationId = frame.readInt32BE(0);
+    const p = this.pending.get(correlationId);
+    if (!p) return this.protocolFailure(`response from ${this.peer} with unknown correlation id ${correlationId}`);
+    this.pending.delete(correlationId);
+    clearTimeout(p.timer);
+    let body: Record<string, any>;
+    try {
+      const r = new Reader(frame, 4);
+      if (p.def.apiKey !== API_VERSIONS_KEY && isFlexible(p.def, p.apiVersion)) skipTaggedFields(r);
+      body = decodeMessage(p.def, 'response', p.apiVersion, r);
+      if (r.remaining !== 0) throw new Error(`${r.remaining} bytes left over`);
+    } catch (err) {
+      const why = `${p.def.name} v${p.apiVersion} response from ${this.peer} is malformed: ${(err as Error).message}`;
+      p.reject(new BrokerRequestError('protocol', why));
+      return this.protocolFailure(why);
+    }
+    p.resolve(body);
+    return true;
+  }
+
+  private protocolFailure(why: string): false {
+    this.opts.log?.warn({ peer: this.peer, inFlight: this.pending.size }, why);
+    this.reset(new BrokerRequestError('protocol', why));
+    return false;
+  }
+
+  private timedOut(correlationId: number): void {
+    const p = this.pending.get(correlationId);
+    if (!p) return;
+    this.pending.delete(correlationId);
+    const why = `${p.def.name} v${p.apiVersion} to ${this.peer} timed out after ${this.opts.requestTimeoutMs} ms`;
+    p.reject(new BrokerRequestError('timeout', why));
+    this.opts.log?.warn({ peer: this.peer, inFlight: this.pending.size }, `${why}; resetting the connection`);
+    this.reset(new BrokerRequestError('connection', `connection to ${this.peer} reset: ${why}`));
+  }
+
+  /** Drops the connection and fails every request in flight on it with `err`. */
+  private reset(err: BrokerRequestError): void {
+    const socket = this.socket;
+    this.socket = null;
+    socket?.destroy();
+    const failed = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of failed) {
+      clearTimeout(p.timer);
+      p.reject(err);
+    }
+  }
+}
