@@ -110,10 +110,17 @@ export class BrokerClient {
       } catch (err) {
         return reject(new BrokerRequestError('invalid', `${def.name} v${apiVersion} could not be encoded: ${(err as Error).message}`));
       }
+      let socket: net.Socket;
+      try {
+        socket = this.connection();
+      } catch (err) {
+        // net.connect throws for a port outside 0-65535 or a bad host option, rather than emitting 'error'.
+        return reject(new BrokerRequestError('connection', `cannot connect to ${this.peer}: ${(err as Error).message}`));
+      }
       const timer = setTimeout(() => this.timedOut(correlationId), this.opts.requestTimeoutMs);
       this.pending.set(correlationId, { def, apiVersion, timer, resolve, reject });
       // A socket still connecting queues the write until it is connected.
-      this.connection().write(frame);
+      socket.write(frame);
     });
   }
 

@@ -253,6 +253,13 @@ describe('BrokerClient failures', () => {
     expect(warnings.some((w) => /ECONNREFUSED/.test(w))).toBe(true);
   });
 
+  it('rejects (does not throw) for a port that cannot be connected to at all', async () => {
+    const c = client(70_000);
+    const err = await failure(c.send(API_VERSIONS, 0, {}));
+    expect(err.reason).toBe('connection');
+    expect(err.message).toMatch(/cannot connect to 127.0.0.1:70000/);
+  });
+
   it('rejects a response whose size is above maxResponseBytes and resets the connection', async () => {
     const fake = await fakeBroker((req) => {
       const frame = Buffer.alloc(8);
