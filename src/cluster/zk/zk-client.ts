@@ -78,10 +78,17 @@ export function splitConnectString(connect: string): { servers: string; chroot: 
 }
 
 export class ZkClient {
+  /** Set on 'expired': from then on every call fails with SESSION_EXPIRED (the library says CONNECTION_LOSS). */
+  private expired = false;
+
   private constructor(
     private readonly client: ZooKeeper.Client,
     private readonly connectString: string,
-  ) {}
+  ) {
+    client.on('expired', () => {
+      this.expired = true;
+    });
+  }
 
   /**
    * A connected session. Rejects after connectionTimeoutMs when no server answered, with the connect string
@@ -135,17 +142,15 @@ export class ZkClient {
   }
 
   create(path: string, data: Buffer | null, mode: ZkCreateMode): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const cb = (err: unknown, created: string): void => (err ? reject(toZkError(err, path)) : resolve(created));
+    return this.request<string>(path, (cb) => {
       if (data === null) this.client.create(path, createMode(mode), cb);
       else this.client.create(path, data, createMode(mode), cb);
     });
   }
 
   /** Creates the node and its missing parents; a node already there is left as it is. */
-  createIfMissing(path: string, data: Buffer | null = null): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const cb = (err: unknown): void => (err ? reject(toZkError(err, path)) : resolve());
+  async createIfMissing(path: string, data: Buffer | null = null): Promise<void> {
+    await this.request<string>(path, (cb) => {
       if (data === null) this.client.mkdirp(path, cb);
       else this.client.mkdirp(path, data, cb);
     });
@@ -156,14 +161,14 @@ export class ZkClient {
     const fire = watch && once(watch);
     // Bounded: each turn means the node was created or deleted between our two reads.
     for (let attempt = 0; attempt < 10; attempt++) {
-      const read = await new Promise<ZkNodeData | null>((resolve, reject) => {
-        const cb = (err: unknown, data: Buffer, stat: ZooKeeper.Stat): void => {
-          if (isCode(err, 'NO_NODE')) resolve(null);
-          else if (err) reject(toZkError(err, path));
-          else resolve({ data: data ?? null, version: stat.version, czxid: stat.czxid.readBigInt64BE(0) });
+      const read = await this.request<ZkNodeData | null>(path, (cb) => {
+        const done = (err: unknown, data: Buffer, stat: ZooKeeper.Stat): void => {
+          if (isCode(err, 'NO_NODE')) cb(null, null);
+          else if (err) cb(err);
+          else cb(null, { data: data ?? null, version: stat.version, czxid: stat.czxid.readBigInt64BE(0) });
         };
-        if (fire) this.client.getData(path, fire, cb);
-        else this.client.getData(path, cb);
+        if (fire) this.client.getData(path, fire, done);
+        else this.client.getData(path, done);
       });
       if (read !== null || !fire) return read;
       if (!(await this.existsWatch(path, fire))) return null;
@@ -172,23 +177,17 @@ export class ZkClient {
   }
 
   setData(path: string, data: Buffer, version = ANY_VERSION): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.client.setData(path, data, version, (err, stat) => (err ? reject(toZkError(err, path)) : resolve(stat.version)));
-    });
+    return this.request<number>(path, (cb) => this.client.setData(path, data, version, (err, stat) => cb(err, stat?.version)));
   }
 
   /** The children's names; [] when there is no such node (a watch then fires on its creation). */
   async getChildren(path: string, watch?: () => void): Promise<string[]> {
     const fire = watch && once(watch);
     for (let attempt = 0; attempt < 10; attempt++) {
-      const read = await new Promise<string[] | null>((resolve, reject) => {
-        const cb = (err: unknown, children: string[]): void => {
-          if (isCode(err, 'NO_NODE')) resolve(null);
-          else if (err) reject(toZkError(err, path));
-          else resolve(children);
-        };
-        if (fire) this.client.getChildren(path, fire, cb);
-        else this.client.getChildren(path, cb);
+      const read = await this.request<string[] | null>(path, (cb) => {
+        const done = (err: unknown, children: string[]): void => (isCode(err, 'NO_NODE') ? cb(null, null) : cb(err, children));
+        if (fire) this.client.getChildren(path, fire, done);
+        else this.client.getChildren(path, done);
       });
       if (read !== null) return read;
       if (!fire || !(await this.existsWatch(path, fire))) return [];
@@ -197,9 +196,7 @@ export class ZkClient {
   }
 
   delete(path: string, version = ANY_VERSION): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.client.remove(path, version, (err) => (err ? reject(toZkError(err, path)) : resolve()));
-    });
+    return this.request<void>(path, (cb) => this.client.remove(path, version, (err) => cb(err)));
   }
 
   /** Deletes the node and everything under it; nothing when it is not there. */
@@ -217,6 +214,7 @@ export class ZkClient {
 
   /** All the operations or none. A failure is the ZkError of the failing operation, with its opIndex. */
   multi(ops: ZkOp[]): Promise<void> {
+    if (this.expired) return Promise.reject(sessionExpired(ops[0]?.path));
     const tx = this.client.transaction();
     for (const o of ops) {
       if (o.op === 'check') tx.check(o.path, o.version);
@@ -225,6 +223,9 @@ export class ZkClient {
         else tx.create(o.path, o.data, createMode(o.mode));
       } else if (o.op === 'set') tx.setData(o.path, o.data, o.version ?? ANY_VERSION);
       else tx.remove(o.path, o.version ?? ANY_VERSION);
+      // node-zookeeper-client 1.1.3's Transaction reads a version of 0 as "any" (`version || -1`), which would
+      // make a check of a znode's first version always pass: put the version back.
+      if (o.op !== 'create') (tx as unknown as { ops: { version: number }[] }).ops.at(-1)!.version = o.version ?? ANY_VERSION;
     }
     return new Promise((resolve, reject) => {
       tx.commit((err, results: unknown) => {
@@ -234,7 +235,7 @@ export class ZkClient {
         const list = Array.isArray(results) ? (results as { err?: number }[]) : [];
         const index = list.findIndex((r) => typeof r.err === 'number' && r.err !== 0 && r.err !== -2);
         const path = index >= 0 ? ops[index].path : undefined;
-        const base = toZkError(err, path);
+        const base = this.expired ? sessionExpired(path) : toZkError(err, path);
         reject(new ZkError(base.code, base.message, path, index >= 0 ? index : undefined));
       });
     });
@@ -260,8 +261,17 @@ export class ZkClient {
 
   /** Sets a watch with exists(); true when the node exists after all (created between two reads). */
   private existsWatch(path: string, fire: () => void): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      this.client.exists(path, fire, (err, stat) => (err ? reject(toZkError(err, path)) : resolve(Boolean(stat))));
+    return this.request<boolean>(path, (cb) => this.client.exists(path, fire, (err, stat) => cb(err, Boolean(stat))));
+  }
+
+  /** Runs one library call: SESSION_EXPIRED at once on a dead session, the library's errors as ZkErrors. */
+  private request<T>(path: string, start: (cb: (err: unknown, value?: T) => void) => void): Promise<T> {
+    if (this.expired) return Promise.reject(sessionExpired(path));
+    return new Promise<T>((resolve, reject) => {
+      start((err, value) => {
+        if (!err) resolve(value as T);
+        else reject(this.expired ? sessionExpired(path) : toZkError(err, path));
+      });
     });
   }
 
@@ -291,6 +301,10 @@ function closeQuietly(client: ZooKeeper.Client): void {
   } catch {
     // Already closed.
   }
+}
+
+function sessionExpired(path?: string): ZkError {
+  return new ZkError('SESSION_EXPIRED', `SESSION_EXPIRED${path === undefined ? '' : ` on ${path}`}: connect a new session`, path);
 }
 
 export function isCode(err: unknown, code: string): boolean {
