@@ -24,7 +24,8 @@ const COMMON: BuildOptions = {
   platform: 'node',
   target: 'node20',
   logLevel: 'warning',
-  external: ['@node-rs/crc32', 'snappy', 'lz4-napi', 'zstd-napi', 'fzstd'],
+  // node-zookeeper-client: loaded only in cluster mode (zookeeper.connect set), at run time.
+  external: ['@node-rs/crc32', 'snappy', 'lz4-napi', 'zstd-napi', 'fzstd', 'node-zookeeper-client'],
 };
 
 await build({

@@ -1,0 +1,180 @@
+// A standalone Apache ZooKeeper as a child process, for tests and for an embedded cluster (startCluster()):
+// Debian's package (`apt-get install zookeeper`: /usr/share/java/zookeeper.jar and its dependencies through
+// the jar's manifest) run as `ZooKeeperServerMain <port> <dataDir> <tickTime>`, which needs no config file.
+//
+// The port is a free loopback port (bind port 0, close, hand it to ZooKeeper; another process may take it in
+// between, so a server that fails to bind is started again on another). The server is ready when it answers
+// the `srvr` four-letter word, the one ZooKeeper allows by default. The child dies with this process (an
+// 'exit' hook), and stop() removes a data dir it created.
+
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+const ZOOKEEPER_JAR = '/usr/share/java/zookeeper.jar';
+/** log4j.properties for the server's own logging. */
+const ZOOKEEPER_CONF = '/etc/zookeeper/conf';
+const MAIN_CLASS = 'org.apache.zookeeper.server.ZooKeeperServerMain';
+const START_TIMEOUT_MS = 60_000;
+const BIND_ATTEMPTS = 5;
+const STDERR_TAIL_BYTES = 4096;
+
+export interface ZooKeeperServer {
+  /** The connect string, 127.0.0.1:<port>. */
+  connect: string;
+  port: number;
+  /** Stops the server (SIGTERM, then SIGKILL) and removes the data dir it created. */
+  stop(): Promise<void>;
+  /** Kills the server at once (SIGKILL), as a crash would; the data dir stays until stop(). */
+  kill(): void;
+}
+
+export interface StartZooKeeperOptions {
+  /** 0 or absent: a free loopback port. */
+  port?: number;
+  /** Absent: a temporary dir, removed by stop(). */
+  dataDir?: string;
+  /** ZooKeeper's tickTime; sessions last between 2 and 20 ticks. Default 2000, ZooKeeper's. */
+  tickTimeMs?: number;
+}
+
+/** Whether startZooKeeper can work here: Debian's zookeeper package and a java on PATH. */
+export function zookeeperInstalled(): boolean {
+  if (!fs.existsSync(ZOOKEEPER_JAR)) return false;
+  const java = spawnSync('java', ['-version'], { stdio: 'ignore' });
+  return java.error === undefined && java.status === 0;
+}
+
+export async function startZooKeeper(opts: StartZooKeeperOptions = {}): Promise<ZooKeeperServer> {
+  const ownDataDir = opts.dataDir === undefined;
+  const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'krill-zookeeper-'));
+  try {
+    for (let attempt = 1; ; attempt++) {
+      const port = opts.port || (await freeLoopbackPort());
+      try {
+        return await startOn(port, dataDir, ownDataDir, opts.tickTimeMs ?? 2000);
+      } catch (err) {
+        // Only a port we picked may have been taken meanwhile; a port the caller chose is theirs to fix.
+        if (!(err instanceof PortInUseError) || opts.port || attempt >= BIND_ATTEMPTS) throw err;
+      }
+    }
+  } catch (err) {
+    if (ownDataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+class PortInUseError extends Error {}
+
+async function startOn(port: number, dataDir: string, ownDataDir: boolean, tickTimeMs: number): Promise<ZooKeeperServer> {
+  const child = spawn(
+    'java',
+    [
+      '-Xmx128m',
+      '-XX:+UseSerialGC',
+      '-XX:TieredStopAtLevel=1',
+      // ZooKeeper's admin HTTP server would take port 8080: one per machine.
+      '-Dzookeeper.admin.enableServer=false',
+      '-Dzookeeper.root.logger=WARN,CONSOLE',
+      '-cp',
+      `${ZOOKEEPER_CONF}:${ZOOKEEPER_JAR}`,
+      MAIN_CLASS,
+      String(port),
+      dataDir,
+      String(tickTimeMs),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  const keepTail = (chunk: Buffer): void => {
+    output = (output + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
+  };
+  child.stdout!.on('data', keepTail);
+  child.stderr!.on('data', keepTail);
+  const killOnExit = (): void => {
+    child.kill('SIGKILL');
+  };
+  process.on('exit', killOnExit);
+  let spawnError: Error | null = null;
+  // A java that cannot be started emits 'error' and maybe never 'exit'.
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.once('error', (err) => {
+      spawnError = err;
+      resolve();
+    });
+  });
+  let running = true;
+  void exited.then(() => {
+    running = false;
+    process.removeListener('exit', killOnExit);
+  });
+
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    if (await answersSrvr(port)) break;
+    if (!running || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      await exited;
+      const failure = spawnError as Error | null;
+      if (/Address already in use|BindException/.test(output)) throw new PortInUseError(`port ${port} is in use`);
+      const why = failure ? failure.message : running ? `no answer within ${START_TIMEOUT_MS} ms` : 'it exited';
+      throw new Error(`ZooKeeper did not start on 127.0.0.1:${port} (${why}); its output ended with:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+
+  return {
+    connect: `127.0.0.1:${port}`,
+    port,
+    kill: () => {
+      if (running) child.kill('SIGKILL');
+    },
+    stop: async () => {
+      await stopChild(child, () => running, exited);
+      if (ownDataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function stopChild(child: ChildProcess, running: () => boolean, exited: Promise<void>): Promise<void> {
+  if (!running()) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** A loopback port nothing listened on a moment ago. */
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Whether a ZooKeeper answers `srvr` on the port (a short, bounded probe). */
+function answersSrvr(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    let reply = '';
+    const socket = net.connect({ host: '127.0.0.1', port });
+    const done = (ok: boolean): void => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.on('error', () => done(false));
+    socket.on('connect', () => socket.write('srvr'));
+    socket.on('data', (chunk) => {
+      reply += chunk.toString('utf8');
+      if (reply.length > 4096) done(/Zookeeper version/.test(reply));
+    });
+    socket.on('end', () => done(/Zookeeper version/.test(reply)));
+  });
+}
