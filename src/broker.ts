@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { Logger } from './logger.js';
 import { BrokerConfig, type Listener } from './config.js';
 import { HandlerRegistry } from './handlers/registry.js';
-import { HANDLERS } from './handlers/index.js';
+import { CLUSTER_HANDLERS, HANDLERS } from './handlers/index.js';
 import { Connection, type ConnectionHost } from './server/connection.js';
 import type { BrokerServices } from './server/request-context.js';
 import { ConnectionRegistry, normaliseAddress } from './server/connection-registry.js';
@@ -24,6 +24,7 @@ import { GroupCoordinator } from './group/coordinator.js';
 import { OFFSETS_TOPIC, OffsetsTopicStore } from './group/offsets-topic.js';
 import { ReplicaManager } from './partition/replica-manager.js';
 import { SingleBrokerCluster } from './cluster/cluster-view.js';
+import type { ZkCluster } from './cluster/zk-cluster.js';
 import { TopicAdmin } from './topics.js';
 import { ConfigAdmin } from './config-admin/config-admin.js';
 import { DynamicBrokerConfigs } from './config-admin/dynamic-broker-configs.js';
@@ -37,8 +38,10 @@ import { LogCleaner } from './storage/cleaner/log-cleaner.js';
 
 const CHECKPOINT_INTERVAL_MS = 60_000;
 
+type ZkClusterClass = typeof ZkCluster;
+
 export class Broker {
-  readonly registry = new HandlerRegistry(HANDLERS);
+  readonly registry: HandlerRegistry;
   readonly connections: ConnectionRegistry;
   private server: net.Server | null = null;
   /** Background work (the periodic checkpoint), off the request path. */
@@ -64,6 +67,8 @@ export class Broker {
   private cleanerSettings = '';
   /** What each accepted connection is given. */
   connectionHost!: ConnectionHost;
+  /** Membership of a ZooKeeper cluster (zookeeper.connect set); null for a single broker. */
+  zkCluster: ZkCluster | null = null;
 
   private constructor(
     readonly config: BrokerConfig,
@@ -73,6 +78,7 @@ export class Broker {
   ) {
     this.connections = new ConnectionRegistry({ ...Broker.connectionQuotas(config), idleMs: config.int('connections.max.idle.ms') }, log);
     this.scheduler = new Scheduler(log);
+    this.registry = new HandlerRegistry(config.zookeeperConnect === null ? HANDLERS : [...HANDLERS, ...CLUSTER_HANDLERS]);
   }
 
   /**
@@ -81,6 +87,8 @@ export class Broker {
    * the directory as it found it, and never touches the data of a broker already running on it.
    */
   static async start(config: BrokerConfig, log: Logger): Promise<Broker> {
+    // Loaded only for a cluster: a single broker never loads a ZooKeeper client.
+    const clusterClass = config.zookeeperConnect === null ? null : (await import('./cluster/zk-cluster.js')).ZkCluster;
     const dataDir = path.resolve(config.dataDir);
     fs.mkdirSync(dataDir, { recursive: true });
     const lock = await DataDirLock.acquire(dataDir);
@@ -94,8 +102,14 @@ export class Broker {
     try {
       lock.recordOwner();
       // Synchronous from the bind on, so that no connection is accepted before the logs are open.
-      broker.open();
+      broker.open(clusterClass);
+      if (broker.zkCluster) await broker.joinCluster(broker.zkCluster);
     } catch (err) {
+      await broker.zkCluster?.close();
+      if (broker.logs) {
+        broker.groups.close();
+        broker.logs.close();
+      }
       await broker.scheduler.close(); // tasks a half-opened coordinator scheduled
       await new Promise<void>((resolve) => broker.server!.close(() => resolve()));
       await lock.release();
@@ -149,8 +163,15 @@ export class Broker {
     }
   }
 
+  /** Registers in ZooKeeper (refusing to start as Kafka refuses) and takes producer id blocks from it. */
+  private async joinCluster(cluster: ZkCluster): Promise<void> {
+    await cluster.start();
+    this.clusterId = cluster.clusterId;
+    await this.producerIds.useBlockSource((size) => cluster.allocateProducerIdBlock(size));
+  }
+
   /** Opens the data dir: the dynamic broker configs, the logs (recovering them), the group coordinator, meta.properties. */
-  private open(): void {
+  private open(clusterClass: ZkClusterClass | null): void {
     const { config, log, dataDir } = this;
     // First: they change the topic defaults the logs are opened with.
     this.dynamicConfigs = new DynamicBrokerConfigs(config, dataDir, () => this.reconfigure(), log);
@@ -158,13 +179,22 @@ export class Broker {
     this.connections.setQuotas(Broker.connectionQuotas(config));
     const logs = LogManager.open({ dataDir, defaults: config.topicDefaults(), log, maxOpenFiles: config.int('krill.log.max.open.files') });
     try {
-      this.replicas = new ReplicaManager(logs, config.nodeId);
+      this.replicas = new ReplicaManager(logs, config.nodeId, clusterClass !== null);
       this.offsetsTopic = OffsetsTopicStore.open(logs, this.replicas, config.int('offsets.topic.num.partitions'));
+      this.offsetsTopic.createsTopic = clusterClass === null;
       this.groups = Broker.openGroups(config, logs, this.offsetsTopic, this.scheduler);
       this.producerIds = new ProducerIdManager(dataDir, config.nodeId);
       this.openTransactions(logs);
+      this.transactionState.createsTopic = clusterClass === null;
       const meta = readOrCreateMetaProperties(dataDir, config.nodeId);
       this.clusterId = meta.clusterId;
+      if (clusterClass) {
+        this.zkCluster = new clusterClass({
+          config, log, dataDir, logs, replicas: this.replicas,
+          meta: { clusterId: meta.clusterId, nodeId: meta.nodeId, created: meta.created !== undefined },
+          advertised: () => this.advertised,
+        });
+      }
       this.connectionHost = {
         registry: this.registry,
         services: this.services(logs),
@@ -196,9 +226,10 @@ export class Broker {
   /** The narrow services handlers are given (see RequestContext). */
   private services(logs: LogManager): BrokerServices {
     const registry = this.registry;
-    const topics = new TopicAdmin(logs, this.replicas, this.offsetsTopic, this.config, this.log);
+    const topics = new TopicAdmin(logs, this.replicas, this.offsetsTopic, this.config, this.log, this.zkCluster, this.transactionState);
     return {
-      cluster: new SingleBrokerCluster(this.clusterId, this.config.nodeId, () => this.advertised),
+      cluster: this.zkCluster ?? new SingleBrokerCluster(this.clusterId, this.config.nodeId, () => this.advertised),
+      clusterMember: this.zkCluster,
       replicas: this.replicas,
       groups: this.groups,
       topics,
@@ -292,6 +323,12 @@ export class Broker {
   }
 
   async close(): Promise<void> {
+    // In a cluster: leaderships move away first (while this broker still answers the controller), then the
+    // registration goes with the ZooKeeper session.
+    if (this.zkCluster) {
+      await this.zkCluster.controlledShutdownRequest();
+      await this.zkCluster.close();
+    }
     // No new background runs from now on; a checkpoint under way is awaited below, before the final ones.
     this.cleaner?.stop();
     const backgroundStopped = this.scheduler.close();

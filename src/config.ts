@@ -66,7 +66,17 @@ export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = configTable({
   'log.dir': { kind: 'string', default: './krill-data', doc: 'Data directory, when log.dirs is unset.' },
   'num.partitions': { kind: 'int', default: '1', min: 1, doc: 'Partitions of an auto-created topic.' },
   'auto.create.topics.enable': { kind: 'bool', default: 'true', doc: 'Create unknown topics named in Metadata.' },
-  'default.replication.factor': { kind: 'int', default: '1', min: 1, max: 1, doc: 'Single broker: must be 1.' },
+  'default.replication.factor': { kind: 'int', default: '1', min: 1, doc: 'Replicas of an auto-created topic, or of one created with replication factor -1; a single broker (no zookeeper.connect) has one.' },
+  'zookeeper.connect': { kind: 'string', default: null, doc: 'host:port[,host:port...][/chroot] of the ZooKeeper ensemble: set, the broker joins that cluster; unset, it is a cluster of one.' },
+  'zookeeper.session.timeout.ms': { kind: 'int', default: '18000', min: 1, doc: 'ZooKeeper session timeout: how long a broker that stops answering stays registered (and controller).' },
+  'zookeeper.connection.timeout.ms': { kind: 'int', default: null, min: 1, doc: 'How long start-up waits to reach ZooKeeper before giving up; unset: zookeeper.session.timeout.ms.' },
+  'broker.rack': { kind: 'string', default: null, doc: 'Rack of this broker, in Metadata and its ZooKeeper registration.' },
+  'controlled.shutdown.enable': { kind: 'bool', default: 'true', doc: 'In a cluster, ask the controller to move leadership away before stopping.' },
+  'controlled.shutdown.max.retries': { kind: 'int', default: '3', min: 1, doc: 'ControlledShutdown attempts before stopping anyway.' },
+  'controlled.shutdown.retry.backoff.ms': { kind: 'long', default: '5000', min: 0, doc: 'Wait between ControlledShutdown attempts.' },
+  'controller.socket.timeout.ms': { kind: 'int', default: '30000', min: 1, doc: 'How long the controller waits for a broker to answer its requests.' },
+  'offsets.topic.replication.factor': { kind: 'int', default: '3', min: 1, doc: 'Replicas of __consumer_offsets in a cluster: it is created once that many brokers are alive (a single broker ignores it).' },
+  'transaction.state.log.replication.factor': { kind: 'int', default: '3', min: 1, doc: 'Replicas of __transaction_state in a cluster, as offsets.topic.replication.factor (a single broker ignores it).' },
   'delete.topic.enable': { kind: 'bool', default: 'true', doc: 'Whether DeleteTopics may delete.' },
   'message.max.bytes': topicConfigDefault('max.message.bytes', 'Largest record batch accepted.'),
   'log.segment.bytes': topicConfigDefault('segment.bytes', 'Segment size before rolling.'),
@@ -204,7 +214,16 @@ export class BrokerConfig {
   /** The Kafka configs given that krill accepts but has no use for, in the order given. */
   get ignored(): string[] {
     // A name honoured since (in BROKER_CONFIGS too) is not ignored, whatever the other list still says.
-    return [...this.given].filter((name) => name in KAFKA_ONLY_CONFIGS && !(name in BROKER_CONFIGS));
+    const kraft = this.values.get('process.roles') != null;
+    return [...this.given].filter((name) => (name in KAFKA_ONLY_CONFIGS && !(name in BROKER_CONFIGS)) || (kraft && name.startsWith('zookeeper.')));
+  }
+
+  /**
+   * The ZooKeeper ensemble this broker joins, or null for a single broker. A file that declares KRaft
+   * (process.roles) keeps its leftover zookeeper.* lines without meaning, as Kafka's KRaft brokers do.
+   */
+  get zookeeperConnect(): string | null {
+    return this.values.get('process.roles') != null ? null : this.string('zookeeper.connect');
   }
 
   /** Controller listeners krill does not open. */

@@ -22,8 +22,6 @@ export const KAFKA_ONLY_CONFIGS: Readonly<Record<string, ValueRule>> = configTab
   'socket.receive.buffer.bytes': int(-1),
   'socket.listen.backlog.size': int(1),
   // Replication: one broker holds the only replica of every partition.
-  'offsets.topic.replication.factor': int(1),
-  'transaction.state.log.replication.factor': int(1),
   'transaction.state.log.min.isr': int(1),
   'share.coordinator.state.topic.replication.factor': int(1),
   'share.coordinator.state.topic.min.isr': int(1),
@@ -40,7 +38,4 @@ export const KAFKA_ONLY_CONFIGS: Readonly<Record<string, ValueRule>> = configTab
   'controller.quorum.voters': { kind: 'list' },
   'controller.quorum.bootstrap.servers': { kind: 'list' },
   'inter.broker.listener.name': text,
-  'zookeeper.connect': text,
-  'zookeeper.connection.timeout.ms': int(0),
-  'zookeeper.session.timeout.ms': int(0),
 });

@@ -1,9 +1,10 @@
 // Topic administration for Metadata (auto-create), CreateTopics, DeleteTopics, CreatePartitions,
 // AlterPartitionReassignments and FindCoordinator: Kafka's naming rules, the checks that turn a request into
 // KafkaErrors with Kafka's codes (its KRaft controller's messages), and the changes themselves (in Kafka, the
-// controller's part).
+// controller's part). On a single broker the changes are made here, at once; in a cluster they are written
+// to ZooKeeper, the controller makes them, and creation waits until this broker's metadata shows them.
 
-import { KafkaError } from '../protocol/errors.js';
+import { ErrorCode, KafkaError } from '../protocol/errors.js';
 import { ConfigError } from './config-value.js';
 import { checkTopicConfig } from './log-config.js';
 import type { BrokerConfig } from './config.js';
@@ -13,6 +14,8 @@ import type { ReplicaManager } from './partition/replica-manager.js';
 import type { Partition } from './partition/partition.js';
 import { OFFSETS_TOPIC } from './group/offsets-topic.js';
 import { TRANSACTION_STATE_TOPIC } from './txn/state-topic.js';
+import { assignReplicas } from './cluster/replica-placement.js';
+import type { ClusterTopics } from './cluster/zk-cluster.js';
 
 export type { TopicInfo };
 
@@ -46,7 +49,31 @@ export interface TopicRequest {
 /** The internal topic's own creation, with its partition count and configs (__consumer_offsets). */
 export interface InternalTopics {
   ensureTopic(): void;
+  readonly numPartitions: number;
 }
+
+/** A checked topic creation (checkNewTopic): what will be created. */
+export interface CheckedTopic {
+  partitions: number;
+  replicationFactor: number;
+  configs: Record<string, string>;
+  /** Replica lists by partition, when the request gave them. */
+  assignment: number[][] | null;
+}
+
+/** The internal topics' settings in a cluster, where the controller creates them (see ensureInternalTopic). */
+const INTERNAL_TOPIC_SETTINGS: Readonly<Record<string, { partitions: string; replicationFactor: string; configs: (c: BrokerConfig) => Record<string, string> }>> = {
+  [OFFSETS_TOPIC]: {
+    partitions: 'offsets.topic.num.partitions',
+    replicationFactor: 'offsets.topic.replication.factor',
+    configs: () => ({ 'cleanup.policy': 'compact', 'segment.bytes': '104857600' }),
+  },
+  [TRANSACTION_STATE_TOPIC]: {
+    partitions: 'transaction.state.log.num.partitions',
+    replicationFactor: 'transaction.state.log.replication.factor',
+    configs: (c) => ({ 'cleanup.policy': 'compact', 'segment.bytes': String(c.int('transaction.state.log.segment.bytes')) }),
+  },
+};
 
 export class TopicAdmin {
   constructor(
@@ -55,7 +82,15 @@ export class TopicAdmin {
     private readonly offsetsTopic: InternalTopics,
     private readonly config: BrokerConfig,
     private readonly log: Logger,
+    /** In a cluster: ZooKeeper and the controller; null on a single broker. */
+    private readonly cluster: ClusterTopics | null = null,
+    private readonly transactionStateTopic: InternalTopics | null = null,
   ) {}
+
+  /** The brokers replicas may be placed on: the live ones in a cluster, this one alone otherwise. */
+  private brokerIds(): number[] {
+    return this.cluster ? this.cluster.liveBrokerIds() : [this.replicas.localNodeId];
+  }
 
   topics(): TopicInfo[] {
     return this.logs.topics();
@@ -88,9 +123,9 @@ export class TopicAdmin {
   }
 
   /** Checks a topic creation request as Kafka's controller does; returns the effective partition count and configs. */
-  checkNewTopic(req: TopicRequest): { partitions: number; configs: Record<string, string> } {
+  checkNewTopic(req: TopicRequest, assignment: number[][] | null = null): CheckedTopic {
     validateTopicName(req.name);
-    if (this.logs.getTopic(req.name)) throw new KafkaError('TOPIC_ALREADY_EXISTS', `Topic '${req.name}' already exists.`);
+    if (this.logs.getTopic(req.name) || this.cluster?.hasTopic(req.name)) throw new KafkaError('TOPIC_ALREADY_EXISTS', `Topic '${req.name}' already exists.`);
     const collision = this.collidingTopic(req.name);
     if (collision !== undefined) throw new KafkaError('INVALID_TOPIC_EXCEPTION', `Topic '${req.name}' collides with existing topic: ${collision}`);
     const partitions = req.numPartitions === -1 ? this.config.int('num.partitions') : req.numPartitions;
@@ -102,10 +137,12 @@ export class TopicAdmin {
     }
     const rf = req.replicationFactor === -1 ? this.config.int('default.replication.factor') : req.replicationFactor;
     if (rf <= 0) throw new KafkaError('INVALID_REPLICATION_FACTOR', 'Replication factor must be larger than 0, or -1 to use the default value.');
-    if (rf > 1) {
-      throw new KafkaError('INVALID_REPLICATION_FACTOR', `Unable to replicate the partition ${rf} time(s): The target replication factor of ${rf} cannot be reached because only 1 broker(s) are registered.`);
+    const brokers = this.brokerIds().length;
+    if (rf > brokers) {
+      throw new KafkaError('INVALID_REPLICATION_FACTOR', `Unable to replicate the partition ${rf} time(s): The target replication factor of ${rf} cannot be reached because only ${brokers} broker(s) are registered.`);
     }
-    return { partitions, configs: this.checkTopicConfigs(req.configs) };
+    for (const replicas of assignment ?? []) this.checkManualAssignment(replicas, assignment![0].length);
+    return { partitions, replicationFactor: rf, configs: this.checkTopicConfigs(req.configs), assignment };
   }
 
   /**
@@ -131,30 +168,92 @@ export class TopicAdmin {
     return configs;
   }
 
-  /** Replaces a topic's overrides (checked by checkTopicConfigs); applied to Produce and its logs at once, and persisted. */
+  /**
+   * Replaces a topic's overrides (checked by checkTopicConfigs); applied to Produce and its logs at once, and
+   * persisted. In a cluster also written to ZooKeeper (with a change notification), from where every other
+   * broker applies them; a failure of that write is logged.
+   */
   alterTopicConfigs(name: string, overrides: Record<string, string>): TopicInfo {
+    this.cluster?.setTopicConfigs(name, overrides).catch((err) => {
+      this.log.warn({ topic: name, err: (err as Error).message }, 'could not write the topic configs to ZooKeeper: other brokers keep the old ones');
+    });
     return this.logs.setTopicConfigs(name, overrides);
   }
 
-  /** Creates a checked topic (see checkNewTopic). */
-  createTopic(name: string, partitions: number, configs: Record<string, string>): TopicInfo {
-    return this.logs.createTopic(name, partitions, configs);
+  /**
+   * Creates a checked topic (see checkNewTopic); returns its id. In a cluster, resolves once this broker's
+   * metadata names a leader for every partition (REQUEST_TIMED_OUT after `timeoutMs`: still under way).
+   */
+  async createTopic(name: string, checked: CheckedTopic, timeoutMs: number): Promise<Buffer> {
+    if (!this.cluster) return this.logs.createTopic(name, checked.partitions, checked.configs).topicId;
+    const assignment = checked.assignment ?? assignReplicas(this.brokerIds(), checked.partitions, checked.replicationFactor);
+    return this.cluster.createTopic(name, assignment, checked.configs, timeoutMs);
   }
 
-  /** Creates a topic named in Metadata when auto.create.topics.enable allows it. */
+  /**
+   * Creates a topic named in Metadata when auto.create.topics.enable allows it. In a cluster the creation is
+   * started and LEADER_NOT_AVAILABLE thrown, as Kafka answers until the controller has made it.
+   */
   autoCreateTopic(name: string): void {
     if (name === OFFSETS_TOPIC) {
-      this.offsetsTopic.ensureTopic(); // internal: its own partition count and configs
+      this.ensureOffsetsTopic(); // internal: its own partition count and configs
       return;
     }
-    const { partitions, configs } = this.checkNewTopic({ name, numPartitions: -1, replicationFactor: -1, configs: {} });
-    this.logs.createTopic(name, partitions, configs);
-    this.log.info({ topic: name, partitions }, 'auto-created topic');
+    // Known to the cluster, not yet to this broker: the controller's word is on its way.
+    if (this.cluster?.hasTopic(name)) throw new KafkaError('LEADER_NOT_AVAILABLE', `Topic '${name}' is being created.`);
+    const checked = this.checkNewTopic({ name, numPartitions: -1, replicationFactor: -1, configs: {} });
+    if (!this.cluster) {
+      this.logs.createTopic(name, checked.partitions, checked.configs);
+      this.log.info({ topic: name, partitions: checked.partitions }, 'auto-created topic');
+      return;
+    }
+    this.startCreation(name, checked);
+    throw new KafkaError('LEADER_NOT_AVAILABLE', `Topic '${name}' is being created.`);
+  }
+
+  /** A creation nobody waits for (auto-creation, internal topics): its failure is logged, not answered. */
+  private startCreation(name: string, checked: CheckedTopic): void {
+    this.createTopic(name, checked, 0).then(
+      () => this.log.info({ topic: name, partitions: checked.partitions }, 'auto-created topic'),
+      (err) => {
+        const code = err instanceof KafkaError ? err.code : -1;
+        if (code === ErrorCode.REQUEST_TIMED_OUT) this.log.info({ topic: name, partitions: checked.partitions }, 'auto-creating topic');
+        else if (code !== ErrorCode.TOPIC_ALREADY_EXISTS) this.log.warn({ topic: name, err: (err as Error).message }, 'auto-creation failed');
+      },
+    );
   }
 
   /** Creates __consumer_offsets if missing, as Kafka does on the first FindCoordinator for a group. */
   ensureOffsetsTopic(): void {
-    this.offsetsTopic.ensureTopic();
+    this.ensureInternalTopic(OFFSETS_TOPIC, this.offsetsTopic);
+  }
+
+  /** Creates __transaction_state if missing, as Kafka does on the first FindCoordinator for a transactional id. */
+  ensureTransactionStateTopic(): void {
+    if (this.transactionStateTopic) this.ensureInternalTopic(TRANSACTION_STATE_TOPIC, this.transactionStateTopic);
+  }
+
+  /**
+   * A single broker creates the internal topic itself. In a cluster, as in Kafka, it is created through the
+   * controller once as many brokers are alive as its replication factor asks; until it exists
+   * COORDINATOR_NOT_AVAILABLE is thrown, and clients retry.
+   */
+  private ensureInternalTopic(name: string, store: InternalTopics): void {
+    if (!this.cluster || this.logs.getTopic(name)) {
+      store.ensureTopic();
+      return;
+    }
+    const settings = INTERNAL_TOPIC_SETTINGS[name];
+    const rf = this.config.int(settings.replicationFactor);
+    const live = this.brokerIds().length;
+    if (live < rf) {
+      throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `${name} needs ${rf} live broker(s) (${settings.replicationFactor}), and ${live} are alive.`);
+    }
+    if (!this.cluster.hasTopic(name)) {
+      const partitions = this.config.int(settings.partitions);
+      this.startCreation(name, { partitions, replicationFactor: rf, configs: settings.configs(this.config), assignment: null });
+    }
+    throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `${name} is being created.`);
   }
 
   /**
@@ -183,26 +282,40 @@ export class TopicAdmin {
       if (assignments.length !== additional) {
         throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Attempted to add ${additional} additional partition(s), but only ${assignments.length} assignment(s) were specified.`);
       }
-      // Every partition of a krill topic has one replica: this broker.
-      for (const replicas of assignments) this.checkManualAssignment(replicas, 1);
+      for (const replicas of assignments) this.checkManualAssignment(replicas, this.replicationFactorOf(name));
     }
     return topic;
   }
 
-  /** Grows a checked topic (see checkNewPartitions) to `count` partitions. */
-  addPartitions(topic: TopicInfo, count: number): TopicInfo {
-    return this.logs.addPartitions(topic.name, count);
+  /** The topic's replication factor: its first partition's replica count in a cluster, 1 on a single broker. */
+  private replicationFactorOf(name: string): number {
+    return this.cluster?.replicationFactor(name) ?? 1;
+  }
+
+  /**
+   * Grows a checked topic (see checkNewPartitions) to `count` partitions, the new ones on `assignments` or
+   * placed as Kafka places them. In a cluster, resolves once this broker's metadata has their leaders.
+   */
+  async addPartitions(topic: TopicInfo, count: number, assignments: number[][] | null, timeoutMs: number): Promise<void> {
+    if (!this.cluster) {
+      this.logs.addPartitions(topic.name, count);
+      return;
+    }
+    const placed = assignments ?? assignReplicas(this.brokerIds(), count - topic.partitions, this.replicationFactorOf(topic.name), topic.partitions);
+    await this.cluster.addPartitions(topic.name, placed, timeoutMs);
   }
 
   /**
    * Kafka's validateManualPartitionAssignment: a non-empty list of registered brokers, each once, and as many
-   * as the topic's replication factor when one is given. The only registered broker is this one.
+   * as the topic's replication factor when one is given. The registered brokers are the live ones (this one
+   * alone on a single broker).
    */
   checkManualAssignment(replicas: readonly number[], replicationFactor?: number): void {
     if (replicas.length === 0) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', 'The manual partition assignment includes an empty replica list.');
     const sorted = [...replicas].sort((a, b) => a - b);
+    const registered = this.brokerIds();
     sorted.forEach((brokerId, i) => {
-      if (brokerId !== this.replicas.localNodeId) {
+      if (!registered.includes(brokerId)) {
         throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `The manual partition assignment includes broker ${brokerId}, but no such broker is registered.`);
       }
       if (i > 0 && sorted[i - 1] === brokerId) {
@@ -226,10 +339,17 @@ export class TopicAdmin {
     this.checkManualAssignment(replicas);
   }
 
-  /** Deletes a topic and its data, answering the requests that wait on its partitions. */
-  deleteTopic(topic: TopicInfo): void {
+  /**
+   * Deletes a topic and its data, answering the requests that wait on its partitions. In a cluster, marks it
+   * for deletion and resolves once this broker's metadata no longer has it.
+   */
+  async deleteTopic(topic: TopicInfo, timeoutMs: number): Promise<void> {
     if (!this.config.bool('delete.topic.enable')) throw new KafkaError('TOPIC_DELETION_DISABLED', 'Topic deletion is disabled.');
     if (topic.name.startsWith('__')) throw new KafkaError('INVALID_TOPIC_EXCEPTION', `Internal topic ${topic.name} cannot be deleted.`);
+    if (this.cluster) {
+      await this.cluster.deleteTopic(topic.name, timeoutMs);
+      return;
+    }
     const partitions: Partition[] = [];
     for (let p = 0; p < topic.partitions; p++) {
       const partition = this.replicas.partition(topic.name, p);

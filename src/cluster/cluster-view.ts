@@ -1,6 +1,7 @@
 // What a broker knows of its cluster: its id, the cluster's, which broker is the controller and where
 // clients reach each broker (Metadata, DescribeCluster, FindCoordinator). Kafka keeps this in its
-// MetadataCache, fed by the controller; a single krill is its own cluster and controller.
+// MetadataCache, fed by the controller (cluster/metadata-cache.ts); a single krill is its own cluster and
+// controller.
 
 export interface BrokerEndpoint {
   nodeId: number;
@@ -17,6 +18,20 @@ export interface ClusterView {
   brokers(): BrokerEndpoint[];
   /** This broker's advertised endpoint. */
   localEndpoint(): BrokerEndpoint;
+  /**
+   * In a cluster, a partition as the controller last described it (leader, replicas, ISR); undefined on a
+   * single broker, whose partitions describe themselves.
+   */
+  partitionMetadata(topic: string, partition: number): PartitionMetadata | undefined;
+}
+
+/** A partition as Metadata describes it. leaderId -1: no leader (offline, or not elected yet). */
+export interface PartitionMetadata {
+  leaderId: number;
+  leaderEpoch: number;
+  replicas: readonly number[];
+  isr: readonly number[];
+  offlineReplicas: readonly number[];
 }
 
 /** The cluster of one broker: itself, the controller too. */
@@ -39,5 +54,9 @@ export class SingleBrokerCluster implements ClusterView {
 
   brokers(): BrokerEndpoint[] {
     return [this.localEndpoint()];
+  }
+
+  partitionMetadata(): undefined {
+    return undefined;
   }
 }

@@ -15,11 +15,22 @@ import { replayLog } from '../storage/log-replay.js';
 export const OFFSETS_TOPIC = '__consumer_offsets';
 
 export class OffsetsTopicStore implements CoordinatorStore {
+  /**
+   * In a cluster the topic is created through the controller (TopicAdmin.ensureOffsetsTopic), never by a
+   * broker on its own: it then only appears here, once the controller has told this broker of it.
+   */
+  createsTopic = true;
+
   constructor(
     private readonly logs: LogManager,
     private readonly replicas: ReplicaManager,
-    readonly numPartitions: number,
+    private readonly configuredPartitions: number,
   ) {}
+
+  /** The topic's partition count once it exists (in a cluster, the one it was created with), else the configured one. */
+  get numPartitions(): number {
+    return this.logs.getTopic(OFFSETS_TOPIC)?.partitions ?? this.configuredPartitions;
+  }
 
   /**
    * An existing topic keeps its partition count. A missing one is created on the first write, not here:
@@ -37,6 +48,7 @@ export class OffsetsTopicStore implements CoordinatorStore {
   /** Creates the topic, as Kafka does on the first FindCoordinator, a Metadata request for it, or a write. */
   ensureTopic(): void {
     if (!this.logs.getTopic(OFFSETS_TOPIC)) {
+      if (!this.createsTopic) throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `${OFFSETS_TOPIC} does not exist yet`);
       this.logs.createTopic(OFFSETS_TOPIC, this.numPartitions, { 'cleanup.policy': 'compact', 'segment.bytes': '104857600' });
     }
   }

@@ -69,9 +69,11 @@ export default defineHandler({
       const cfg = topic ? topicAppendConfig(topic.logConfig) : null;
       const partitionResponses: PartitionResponse[] = [];
       for (const p of t.partitionData) {
-        const partition = topic && cfg ? replicas.partition(t.name, p.index) : undefined;
-        if (!partition || !cfg) {
-          partitionResponses.push(partitionResult(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.'));
+        const partition = topic && cfg ? replicas.leaderPartition(t.name, p.index) : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+        if (typeof partition === 'number' || !cfg) {
+          partitionResponses.push(partition === ErrorCode.NOT_LEADER_OR_FOLLOWER
+            ? partitionResult(p.index, partition, 'This server is not the leader of this topic-partition.')
+            : partitionResult(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.'));
           continue;
         }
         const txnError = verifyTransactional(transactions, req.transactionalId, t.name, p.index, p.records, apiVersion);

@@ -34,8 +34,9 @@ function resolveTargets(replicas: ReplicaManager, topics: TopicAdmin, req: Fetch
   for (const t of req.topics) {
     const topic = byId ? topics.getTopicById(t.topicId) : topics.getTopic(t.topic);
     for (const p of t.partitions) {
-      const replica = topic ? replicas.partition(topic.name, p.partition) : undefined;
-      const errorCode = replica ? ErrorCode.NONE : byId && !topic ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+      const found = topic ? replicas.leaderPartition(topic.name, p.partition) : undefined;
+      const replica = typeof found === 'object' ? found : undefined;
+      const errorCode = replica ? ErrorCode.NONE : byId && !topic ? ErrorCode.UNKNOWN_TOPIC_ID : typeof found === 'number' ? found : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
       targets.push({ topic: t, partition: p, replica, errorCode });
     }
   }

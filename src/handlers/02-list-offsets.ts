@@ -40,8 +40,8 @@ export default defineHandler({
       topics: req.topics.map((t) => ({
         name: t.name,
         partitions: t.partitions.map((p): PartitionResponse => {
-          const partition = replicas.partition(t.name, p.partitionIndex);
-          if (!partition) return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, timestamp: -1, offset: -1, leaderEpoch: -1 };
+          const partition = replicas.leaderPartition(t.name, p.partitionIndex);
+          if (typeof partition === 'number') return { partitionIndex: p.partitionIndex, errorCode: partition, timestamp: -1, offset: -1, leaderEpoch: -1 };
           const base = { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE, timestamp: -1, offset: -1, leaderEpoch: partition.leaderEpoch };
           try {
             return { ...base, ...lookup(partition, p.timestamp, req.isolationLevel === 1) };

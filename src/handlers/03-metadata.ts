@@ -1,6 +1,8 @@
 // Metadata: v0-12.
-// Behaviour: each partition's leader, epoch, replicas and ISR are the replica manager's (today this broker
-// leads every partition alone), the brokers and controller the cluster view's.
+// Behaviour: each partition's leader, epoch, replicas and ISR are the cluster's metadata (what the controller
+// last sent) in a cluster, LEADER_NOT_AVAILABLE for a partition without a live leader; on a single broker the
+// replica manager's (it leads every partition alone). The brokers and controller are the cluster view's.
+// In a cluster auto-creation goes through the controller, and the first answer is LEADER_NOT_AVAILABLE.
 // A null topic list (v1+) or an empty one (v0) means every topic. Unknown topics are created when
 // auto.create.topics.enable is on and the request allows it (allowAutoTopicCreation, v4+);
 // Kafka answers that first request with LEADER_NOT_AVAILABLE while creation completes, but krill
@@ -13,18 +15,32 @@ import { defineHandler } from './registry.js';
 import { AUTHORIZED_OPERATIONS_OMITTED, ZERO_UUID } from '../../protocol/sentinels.js';
 import { validateTopicName } from '../topics.js';
 import type { ReplicaManager } from '../partition/replica-manager.js';
+import type { ClusterView } from '../cluster/cluster-view.js';
 import type { TopicInfo } from '../topics.js';
 import type { MetadataResponse } from '../../protocol/messages/03-metadata.js';
 
 type TopicResponse = MetadataResponse['topics'][number];
 
-function describeTopic(replicas: ReplicaManager, topic: TopicInfo): TopicResponse {
+function describeTopic(cluster: ClusterView, replicas: ReplicaManager, topic: TopicInfo): TopicResponse {
   return {
     errorCode: ErrorCode.NONE,
     name: topic.name,
     topicId: topic.topicId,
     isInternal: topic.name.startsWith('__'),
     partitions: Array.from({ length: topic.partitions }, (_, p): TopicResponse['partitions'][number] => {
+      const described = cluster.partitionMetadata(topic.name, p);
+      if (described) {
+        return {
+          // No live leader: clients wait and ask again, as with Kafka.
+          errorCode: described.leaderId < 0 ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE,
+          partitionIndex: p,
+          leaderId: described.leaderId,
+          leaderEpoch: described.leaderEpoch,
+          replicaNodes: described.replicas,
+          isrNodes: described.isr,
+          offlineReplicas: described.offlineReplicas,
+        };
+      }
       const partition = replicas.partition(topic.name, p);
       if (!partition) {
         return { errorCode: ErrorCode.LEADER_NOT_AVAILABLE, partitionIndex: p, leaderId: -1, leaderEpoch: -1, replicaNodes: [], isrNodes: [], offlineReplicas: [] };
@@ -57,12 +73,12 @@ export default defineHandler({
     const allowCreate = config.bool('auto.create.topics.enable') && req.allowAutoTopicCreation !== false;
     const topics: TopicResponse[] = [];
     if (all) {
-      for (const t of admin.topics()) topics.push(describeTopic(replicas, t));
+      for (const t of admin.topics()) topics.push(describeTopic(cluster, replicas, t));
     } else {
       for (const t of requested!) {
         if (t.name === null || t.name === undefined) {
           const found = admin.getTopicById(t.topicId);
-          topics.push(found ? describeTopic(replicas, found) : errorTopic(null, t.topicId, ErrorCode.UNKNOWN_TOPIC_ID));
+          topics.push(found ? describeTopic(cluster, replicas, found) : errorTopic(null, t.topicId, ErrorCode.UNKNOWN_TOPIC_ID));
           continue;
         }
         try {
@@ -73,7 +89,7 @@ export default defineHandler({
             found = admin.getTopic(t.name);
           }
           if (!found) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION');
-          topics.push(describeTopic(replicas, found));
+          topics.push(describeTopic(cluster, replicas, found));
         } catch (err) {
           topics.push(errorTopic(t.name, ZERO_UUID, asKafkaError(err).code));
         }

@@ -1,14 +1,20 @@
 // FindCoordinator: v0-6.
-// Behaviour: on a single broker every group's (keyType 0) and every transactional id's (keyType 1)
-// coordinator is this broker; the first lookup creates __consumer_offsets or __transaction_state, as in
-// Kafka. Other key types are INVALID_REQUEST.
+// Behaviour: a group's (keyType 0) coordinator is the leader of its __consumer_offsets partition, a
+// transactional id's (keyType 1) the leader of its __transaction_state partition: this broker on a single
+// broker, the leader the cluster's metadata names in a cluster (COORDINATOR_NOT_AVAILABLE while the
+// partition has none). The first lookup creates the topic, as in Kafka; in a cluster once as many brokers
+// are alive as its replication factor, answering COORDINATOR_NOT_AVAILABLE until it exists. Other key types
+// are INVALID_REQUEST.
 // Version notes: v4+ batches several keys per request (KIP-699); earlier versions carry one key.
 // librdkafka only enables LZ4 for brokers that advertise this API, so it matters beyond groups.
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
 import type { ClusterView } from '../cluster/cluster-view.js';
 import type { TopicAdmin } from '../topics.js';
-import type { TransactionStateTopic } from '../txn/state-topic.js';
+import { TRANSACTION_STATE_TOPIC, partitionForTransactionalId } from '../txn/state-topic.js';
+import { OFFSETS_TOPIC } from '../group/offsets-topic.js';
+import { partitionForGroup } from '../group/records.js';
+import { asKafkaError } from './error-result.js';
 import type { FindCoordinatorResponse } from '../../protocol/messages/10-find-coordinator.js';
 import type { ElementOf } from '../../protocol/schema.js';
 
@@ -19,25 +25,46 @@ type Location = Omit<Coordinator, 'key'>;
 const GROUP = 0;
 const TRANSACTION = 1;
 
-function locate(cluster: ClusterView, topics: TopicAdmin, transactionState: TransactionStateTopic, keyType: number): Location {
-  if (keyType === GROUP) topics.ensureOffsetsTopic(); // as Kafka creates __consumer_offsets on the first lookup
-  else if (keyType === TRANSACTION) transactionState.ensureTopic();
-  else return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unknown coordinator type ${keyType}`, nodeId: -1, host: '', port: -1 };
-  const { nodeId, host, port } = cluster.localEndpoint();
-  return { errorCode: ErrorCode.NONE, errorMessage: null, nodeId, host, port };
+const unavailable = (errorCode: number, errorMessage: string): Location => ({ errorCode, errorMessage, nodeId: -1, host: '', port: -1 });
+
+function locate(cluster: ClusterView, topics: TopicAdmin, key: string, keyType: number): Location {
+  let topic: string;
+  let partition: number;
+  try {
+    // As Kafka creates __consumer_offsets / __transaction_state on the first lookup.
+    if (keyType === GROUP) {
+      topics.ensureOffsetsTopic();
+      topic = OFFSETS_TOPIC;
+      partition = partitionForGroup(key, topics.getTopic(OFFSETS_TOPIC)!.partitions);
+    } else if (keyType === TRANSACTION) {
+      topics.ensureTransactionStateTopic();
+      topic = TRANSACTION_STATE_TOPIC;
+      partition = partitionForTransactionalId(key, topics.getTopic(TRANSACTION_STATE_TOPIC)!.partitions);
+    } else {
+      return unavailable(ErrorCode.INVALID_REQUEST, `Unknown coordinator type ${keyType}`);
+    }
+  } catch (err) {
+    const { code, message } = asKafkaError(err);
+    return unavailable(code, message);
+  }
+  // A single broker coordinates everything; in a cluster the partition's leader does.
+  const leader = cluster.partitionMetadata(topic, partition)?.leaderId ?? cluster.localNodeId;
+  const endpoint = cluster.brokers().find((b) => b.nodeId === leader);
+  if (!endpoint) return unavailable(ErrorCode.COORDINATOR_NOT_AVAILABLE, `The coordinator's partition ${topic}-${partition} has no leader.`);
+  return { errorCode: ErrorCode.NONE, errorMessage: null, nodeId: endpoint.nodeId, host: endpoint.host, port: endpoint.port };
 }
 
 export default defineHandler({
   apiKey: 10,
   minVersion: 0,
   maxVersion: 6,
-  handle({ cluster, topics, transactionState, apiVersion }, req): FindCoordinatorResponse {
+  handle({ cluster, topics, apiVersion }, req): FindCoordinatorResponse {
     if (apiVersion >= 4) {
       return {
         throttleTimeMs: 0,
-        coordinators: req.coordinatorKeys.map((key): Coordinator => ({ key, ...locate(cluster, topics, transactionState, req.keyType) })),
+        coordinators: req.coordinatorKeys.map((key): Coordinator => ({ key, ...locate(cluster, topics, key, req.keyType) })),
       };
     }
-    return { throttleTimeMs: 0, ...locate(cluster, topics, transactionState, req.keyType) };
+    return { throttleTimeMs: 0, ...locate(cluster, topics, req.key, req.keyType) };
   },
 });

@@ -16,7 +16,8 @@ import { describeTopicConfigs } from '../config-admin/describe.js';
 type TopicResult = CreateTopicsResponse['topics'][number];
 type TopicConfig = ElementOf<TopicResult['configs']>;
 
-function checkAssignments(nodeId: number, t: CreateTopicsRequest['topics'][number]): number | null {
+/** The request's replica assignment, by partition, or null; its replicas are checked by TopicAdmin.checkNewTopic. */
+function checkAssignments(t: CreateTopicsRequest['topics'][number]): number[][] | null {
   if (!t.assignments?.length) return null;
   if (t.numPartitions !== -1 || t.replicationFactor !== -1) {
     throw new KafkaError('INVALID_REQUEST', 'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.');
@@ -25,14 +26,11 @@ function checkAssignments(nodeId: number, t: CreateTopicsRequest['topics'][numbe
   for (const a of t.assignments) {
     if (seen.has(a.partitionIndex)) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Duplicate partition ${a.partitionIndex} in the assignment.`);
     seen.add(a.partitionIndex);
-    if (a.brokerIds.length !== 1 || a.brokerIds[0] !== nodeId) {
-      throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Partition ${a.partitionIndex} must be assigned to broker ${nodeId} alone.`);
-    }
   }
   for (let p = 0; p < seen.size; p++) {
     if (!seen.has(p)) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', 'Partitions must be numbered from 0 without gaps.');
   }
-  return seen.size;
+  return [...t.assignments].sort((a, b) => a.partitionIndex - b.partitionIndex).map((a) => [...a.brokerIds]);
 }
 
 /** The new topic's configs as DescribeConfigs would list them (the same sources), without synonyms. */
@@ -45,38 +43,37 @@ export default defineHandler({
   apiKey: 19,
   minVersion: 2,
   maxVersion: 7,
-  handle({ cluster, topics: admin, config, log }, req): CreateTopicsResponse {
+  async handle({ topics: admin, config, log }, req): Promise<CreateTopicsResponse> {
     const counts = new Map<string, number>();
     for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
-    const topics = req.topics.map((t) => {
+    const topics = await Promise.all(req.topics.map(async (t) => {
       const result: TopicResult = {
         name: t.name, topicId: ZERO_UUID, errorCode: ErrorCode.NONE, errorMessage: null,
         numPartitions: -1, replicationFactor: -1, configs: null,
       };
       try {
         if (counts.get(t.name)! > 1) throw new KafkaError('INVALID_REQUEST', `Create topics request from client contains a duplicate topic: ${t.name}`);
-        const assigned = checkAssignments(cluster.localNodeId, t);
+        const assigned = checkAssignments(t);
         const configs: Record<string, string | null> = {};
         for (const c of t.configs) configs[c.name] = c.value;
         const checked = admin.checkNewTopic({
           name: t.name,
-          numPartitions: assigned ?? t.numPartitions,
-          replicationFactor: assigned !== null ? 1 : t.replicationFactor,
+          numPartitions: assigned?.length ?? t.numPartitions,
+          replicationFactor: assigned !== null ? assigned[0].length : t.replicationFactor,
           configs,
-        });
+        }, assigned);
         if (!req.validateOnly) {
-          const created = admin.createTopic(t.name, checked.partitions, checked.configs);
-          result.topicId = created.topicId;
-          log.info({ topic: t.name, partitions: checked.partitions, configs: checked.configs }, 'created topic');
+          result.topicId = await admin.createTopic(t.name, checked, req.timeoutMs);
+          log.info({ topic: t.name, partitions: checked.partitions, replicationFactor: checked.replicationFactor, configs: checked.configs }, 'created topic');
         }
         result.numPartitions = checked.partitions;
-        result.replicationFactor = 1;
+        result.replicationFactor = checked.replicationFactor;
         result.configs = describeConfigs(config, checked.configs);
       } catch (err) {
         Object.assign(result, errorResult(err));
       }
       return result;
-    });
+    }));
     return { throttleTimeMs: 0, topics };
   },
 });

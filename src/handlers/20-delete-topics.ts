@@ -1,5 +1,7 @@
 // DeleteTopics: v1-6.
-// Behaviour: removes the topic at once; as Kafka, each partition directory is renamed <dir>.<id>-delete
+// Behaviour: in a cluster, marks the topic for deletion in ZooKeeper and waits (up to the request's
+// timeoutMs, then REQUEST_TIMED_OUT) until the controller has had every broker delete it. On a single
+// broker: removes the topic at once; as Kafka, each partition directory is renamed <dir>.<id>-delete
 // (so the name is free for a new topic right away) and removed in the background after
 // log.segment.delete.delay.ms (storage/file-deleter.ts). delete.topic.enable=false answers
 // TOPIC_DELETION_DISABLED. Internal topics (names starting with "__") cannot be deleted.
@@ -14,22 +16,22 @@ export default defineHandler({
   apiKey: 20,
   minVersion: 1,
   maxVersion: 6,
-  handle({ topics: admin, apiVersion, log }, req): DeleteTopicsResponse {
+  async handle({ topics: admin, apiVersion, log }, req): Promise<DeleteTopicsResponse> {
     const wanted: { name: string | null; topicId: Buffer }[] =
       apiVersion >= 6 ? req.topics : req.topicNames.map((name) => ({ name, topicId: ZERO_UUID }));
-    const responses = wanted.map((w) => {
+    const responses = await Promise.all(wanted.map(async (w) => {
       const byId = w.name === null || w.name === undefined;
       const topic = byId ? admin.getTopicById(w.topicId) : admin.getTopic(w.name!);
       const result: DeleteTopicsResponse['responses'][number] = { name: topic?.name ?? w.name, topicId: topic?.topicId ?? w.topicId, errorCode: ErrorCode.NONE, errorMessage: null };
       try {
         if (!topic) throw byId ? new KafkaError('UNKNOWN_TOPIC_ID') : new KafkaError('UNKNOWN_TOPIC_OR_PARTITION');
-        admin.deleteTopic(topic);
+        await admin.deleteTopic(topic, req.timeoutMs);
         log.info({ topic: topic.name }, 'deleted topic');
       } catch (err) {
         Object.assign(result, errorResult(err));
       }
       return result;
-    });
+    }));
     return { throttleTimeMs: 0, responses };
   },
 });

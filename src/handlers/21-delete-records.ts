@@ -33,8 +33,8 @@ export default defineHandler({
         partitions: t.partitions.map((p): PartitionResult => {
           const failed = (errorCode: number): PartitionResult => ({ partitionIndex: p.partitionIndex, lowWatermark: -1, errorCode });
           if (INTERNAL_TOPICS.has(t.name)) return failed(ErrorCode.INVALID_TOPIC_EXCEPTION);
-          const partition = replicas.partition(t.name, p.partitionIndex);
-          if (!partition) return failed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+          const partition = replicas.leaderPartition(t.name, p.partitionIndex);
+          if (typeof partition === 'number') return failed(partition);
           try {
             const before = partition.logStartOffset;
             const lowWatermark = replicas.deleteRecords(partition, Number(p.offset));

@@ -32,8 +32,8 @@ export default defineHandler({
       topics: req.topics.map((t) => ({
         topic: t.topic,
         partitions: t.partitions.map((p): EpochEndOffset => {
-          const partition = replicas.partition(t.topic, p.partition);
-          if (!partition) return failed(p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+          const partition = replicas.leaderPartition(t.topic, p.partition);
+          if (typeof partition === 'number') return failed(p.partition, partition);
           const fenced = partition.checkLeaderEpoch(p.currentLeaderEpoch);
           if (fenced) return failed(p.partition, ErrorCode[fenced]);
           return { errorCode: ErrorCode.NONE, partition: p.partition, ...partition.endOffsetForEpoch(p.leaderEpoch) };

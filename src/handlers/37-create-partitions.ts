@@ -18,7 +18,7 @@ export default defineHandler({
   apiKey: 37,
   minVersion: 0,
   maxVersion: 3,
-  handle({ topics: admin, log }, req): CreatePartitionsResponse {
+  async handle({ topics: admin, log }, req): Promise<CreatePartitionsResponse> {
     const counts = new Map<string, number>();
     for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
     const answered = new Set<string>();
@@ -29,9 +29,10 @@ export default defineHandler({
       const result: TopicResult = { name: t.name, errorCode: ErrorCode.NONE, errorMessage: null };
       try {
         if (counts.get(t.name)! > 1) throw new KafkaError('INVALID_REQUEST', 'Duplicate topic name.');
-        const topic = admin.checkNewPartitions(t.name, t.count, t.assignments?.map((a) => a.brokerIds) ?? null);
+        const assignments = t.assignments?.map((a) => a.brokerIds) ?? null;
+        const topic = admin.checkNewPartitions(t.name, t.count, assignments);
         if (!req.validateOnly) {
-          admin.addPartitions(topic, t.count);
+          await admin.addPartitions(topic, t.count, assignments, req.timeoutMs);
           log.info({ topic: t.name, from: topic.partitions, to: t.count }, 'added partitions');
         }
       } catch (err) {

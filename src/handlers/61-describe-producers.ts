@@ -19,9 +19,10 @@ export default defineHandler({
       topics: req.topics.map((t): TopicResult => ({
         name: t.name,
         partitions: t.partitionIndexes.map((index) => {
-          const partition = replicas.partition(t.name, index);
-          if (!partition) {
-            return { partitionIndex: index, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: 'This server does not host this topic-partition.', activeProducers: [] };
+          const partition = replicas.leaderPartition(t.name, index);
+          if (typeof partition === 'number') {
+            const errorMessage = partition === ErrorCode.NOT_LEADER_OR_FOLLOWER ? 'This server is not the leader of this topic-partition.' : 'This server does not host this topic-partition.';
+            return { partitionIndex: index, errorCode: partition, errorMessage, activeProducers: [] };
           }
           return {
             partitionIndex: index,

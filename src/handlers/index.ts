@@ -36,6 +36,10 @@ import describeCluster from './60-describe-cluster.js';
 import describeProducers from './61-describe-producers.js';
 import describeTransactions from './65-describe-transactions.js';
 import listTransactions from './66-list-transactions.js';
+import leaderAndIsr from './04-leader-and-isr.js';
+import stopReplica from './05-stop-replica.js';
+import updateMetadata from './06-update-metadata.js';
+import controlledShutdown from './07-controlled-shutdown.js';
 
 export const HANDLERS: readonly Handler[] = [
   produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator, joinGroup, heartbeat, leaveGroup,
@@ -44,3 +48,6 @@ export const HANDLERS: readonly Handler[] = [
   describeLogDirs, createPartitions, deleteGroups, incrementalAlterConfigs, alterPartitionReassignments,
   listPartitionReassignments, offsetDelete, describeCluster, describeProducers, describeTransactions, listTransactions,
 ];
+
+/** The inter-broker APIs of the ZooKeeper era, served (and advertised) only by brokers of a cluster. */
+export const CLUSTER_HANDLERS: readonly Handler[] = [leaderAndIsr, stopReplica, updateMetadata, controlledShutdown];

@@ -44,19 +44,49 @@ export const INITIAL_LEADER_EPOCH = 0;
 export const UNDEFINED_EPOCH = -1;
 export const UNDEFINED_EPOCH_OFFSET = -1;
 
-export class Partition {
-  readonly leaderEpoch = INITIAL_LEADER_EPOCH;
-  readonly replicas: readonly number[];
-  readonly isr: readonly number[];
+/** What the controller said of a partition (LeaderAndIsr): its leader, in which epoch, its replicas and ISR. */
+export interface LeaderState {
+  leaderId: number;
+  leaderEpoch: number;
+  replicas: readonly number[];
+  isr: readonly number[];
+}
 
+export class Partition {
+  leaderId: number;
+  leaderEpoch = INITIAL_LEADER_EPOCH;
+  replicas: readonly number[];
+  isr: readonly number[];
+
+  /**
+   * A single broker leads from the start (`leaderId` is itself); in a cluster a partition is led by nobody
+   * (-1) until the controller's LeaderAndIsr names its leader (setLeaderState).
+   */
   constructor(
     readonly topic: string,
     readonly index: number,
     readonly log: PartitionLog,
-    readonly leaderId: number,
+    readonly localNodeId: number,
+    leaderId = localNodeId,
   ) {
-    this.replicas = [leaderId];
-    this.isr = [leaderId];
+    this.leaderId = leaderId;
+    this.replicas = leaderId === -1 ? [] : [leaderId];
+    this.isr = this.replicas;
+  }
+
+  /** Whether this broker leads the partition: only then does it take produce and serve fetches. */
+  get isLeader(): boolean {
+    return this.leaderId === this.localNodeId;
+  }
+
+  /** The controller's word (LeaderAndIsr); an older leader epoch than the one held is ignored. Returns whether applied. */
+  setLeaderState(state: LeaderState): boolean {
+    if (state.leaderEpoch < this.leaderEpoch && this.leaderId !== -1) return false;
+    this.leaderId = state.leaderId;
+    this.leaderEpoch = state.leaderEpoch;
+    this.replicas = [...state.replicas];
+    this.isr = [...state.isr];
+    return true;
   }
 
   /** Offset below which records are committed (replicated to the ISR): consumers read up to here. */

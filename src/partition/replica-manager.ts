@@ -1,8 +1,9 @@
 // Kafka's ReplicaManager: the one way handlers and coordinators reach partitions. It hands out Partition
 // objects over the log manager's logs, appends to leaders (validating as Kafka's LogValidator does) and
 // wakes the requests waiting in its fetch purgatory when a partition changes (appends, and the log start
-// offset moved by DeleteRecords or retention). Later: acks=all waits,
-// followers' fetches and the ISR, and becoming leader or follower on the controller's word.
+// offset moved by DeleteRecords or retention). In a cluster it knows which partitions this broker leads
+// (the controller's LeaderAndIsr, see Partition.setLeaderState). Later: acks=all waits, followers' fetches
+// and the ISR.
 
 import type { BatchInfo } from '../../protocol/record-batch.js';
 import type { LogManager } from '../storage/log-manager.js';
@@ -10,7 +11,7 @@ import type { PartitionLog } from '../storage/partition-log.js';
 import { DelayedOperationPurgatory, awaitDelayed } from '../purgatory.js';
 import { validateRecords, type TopicAppendConfig } from '../log-validator.js';
 import { Partition } from './partition.js';
-import { KafkaError } from '../../protocol/errors.js';
+import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { deleteOldSegments } from '../storage/retention.js';
 
 export interface AppendResult {
@@ -24,21 +25,38 @@ export class ReplicaManager {
   readonly fetchPurgatory = new DelayedOperationPurgatory<Partition>('Fetch');
   private readonly partitions = new WeakMap<PartitionLog, Partition>();
 
+  /**
+   * `clustered`: this broker is one of several, and leads a partition only once the controller says so
+   * (LeaderAndIsr); a single broker leads every partition it has.
+   */
   constructor(
     private readonly logs: LogManager,
     readonly localNodeId: number,
+    readonly clustered = false,
   ) {}
 
-  /** The partition, if this broker has it. */
+  /** The partition, if this broker has it (whoever leads it). */
   partition(topic: string, index: number): Partition | undefined {
     const log = this.logs.partition(topic, index);
     if (!log) return undefined;
     let p = this.partitions.get(log);
     if (!p) {
-      p = new Partition(topic, index, log, this.localNodeId);
+      p = new Partition(topic, index, log, this.localNodeId, this.clustered ? -1 : this.localNodeId);
       this.partitions.set(log, p);
     }
     return p;
+  }
+
+  /**
+   * The partition when this broker leads it, for the requests only a leader serves (Produce, Fetch from a
+   * consumer, ListOffsets, DeleteRecords, ...); otherwise the error code Kafka's getPartitionOrError gives:
+   * NOT_LEADER_OR_FOLLOWER for a partition another broker leads (or none does), which makes clients refresh
+   * their metadata, UNKNOWN_TOPIC_OR_PARTITION for one that does not exist.
+   */
+  leaderPartition(topic: string, index: number): Partition | number {
+    const partition = this.partition(topic, index);
+    if (!partition) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    return partition.isLeader ? partition : ErrorCode.NOT_LEADER_OR_FOLLOWER;
   }
 
   /**

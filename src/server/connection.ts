@@ -9,6 +9,7 @@
 // client id, correlation id, duration), is logged, as Kafka's request logger does; whether to is decided
 // once per connection, so other levels pay nothing per request.
 
+import { checkCoordinator } from '../cluster/coordinator-guard.js';
 import net, { type Socket } from 'node:net';
 import { ReceiveBuffer } from './receive-buffer.js';
 import { normaliseAddress, type TrackedConnection } from './connection-registry.js';
@@ -239,9 +240,9 @@ export class Connection implements TrackedConnection {
       return false;
     }
     const slot = this.enqueue(header.correlationId);
-    const { cluster, replicas, groups, topics, configs, producerIds, transactions, transactionState, config, apiVersions } = this.host.services;
+    const { cluster, replicas, groups, topics, configs, producerIds, transactions, transactionState, config, clusterMember, apiVersions } = this.host.services;
     const ctx: RequestContext = {
-      cluster, replicas, groups, topics, configs, producerIds, transactions, transactionState, config, apiVersions,
+      cluster, replicas, groups, topics, configs, producerIds, transactions, transactionState, config, clusterMember, apiVersions,
       header, apiVersion: version, log: this.log, signal: this.abort.signal,
       clientAddress: this.socket.remoteAddress ?? '',
       closeConnection: (reason: string) => {
@@ -250,6 +251,7 @@ export class Connection implements TrackedConnection {
     };
     let result: Message | null | Promise<Message | null>;
     try {
+      if (clusterMember) checkCoordinator(header.apiKey, request, clusterMember);
       result = handler.handle(ctx, request);
     } catch (err) {
       this.onHandlerError(slot, handler, version, header, request, err);

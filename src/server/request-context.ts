@@ -12,6 +12,7 @@ import type { ConfigAdmin } from '../config-admin/config-admin.js';
 import type { ProducerIdManager } from '../cluster/producer-id-manager.js';
 import type { TransactionCoordinator } from '../txn/coordinator.js';
 import type { TransactionStateTopic } from '../txn/state-topic.js';
+import type { ZkCluster } from '../cluster/zk-cluster.js';
 
 export interface ApiVersionRange {
   apiKey: number;
@@ -36,6 +37,8 @@ export interface BrokerServices {
   readonly transactions: TransactionCoordinator;
   readonly transactionState: TransactionStateTopic;
   readonly config: BrokerConfig;
+  /** This broker's part in a ZooKeeper cluster (the controller's requests); null on a single broker. */
+  readonly clusterMember: ZkCluster | null;
   /** The APIs and versions this broker serves (ApiVersions). */
   apiVersions(): ApiVersionRange[];
 }

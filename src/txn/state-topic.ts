@@ -22,12 +22,20 @@ export function partitionForTransactionalId(transactionalId: string, partitions:
 }
 
 export class TransactionStateTopic {
+  /** As OffsetsTopicStore.createsTopic: false in a cluster, where the controller creates the topic. */
+  createsTopic = true;
+
   constructor(
     private readonly logs: LogManager,
     private readonly replicas: ReplicaManager,
-    readonly numPartitions: number,
-    private readonly segmentBytes: number,
+    private readonly configuredPartitions: number,
+    readonly segmentBytes: number,
   ) {}
+
+  /** The topic's partition count once it exists, else the configured one. */
+  get numPartitions(): number {
+    return this.logs.getTopic(TRANSACTION_STATE_TOPIC)?.partitions ?? this.configuredPartitions;
+  }
 
   static open(logs: LogManager, replicas: ReplicaManager, numPartitions: number, segmentBytes: number): TransactionStateTopic {
     const existing = logs.getTopic(TRANSACTION_STATE_TOPIC);
@@ -37,6 +45,7 @@ export class TransactionStateTopic {
   /** Created on the first FindCoordinator for a transactional id, as Kafka does. */
   ensureTopic(): void {
     if (!this.logs.getTopic(TRANSACTION_STATE_TOPIC)) {
+      if (!this.createsTopic) throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `${TRANSACTION_STATE_TOPIC} does not exist yet`);
       this.logs.createTopic(TRANSACTION_STATE_TOPIC, this.numPartitions, { 'cleanup.policy': 'compact', 'segment.bytes': String(this.segmentBytes) });
     }
   }

@@ -1,0 +1,536 @@
+// The controller, as in Kafka's ZooKeeper mode (KafkaController): one broker of the cluster, the one whose
+// ephemeral /controller znode exists, keeps the cluster's state and changes it. Every broker runs this
+// object; it acts only between onElected() and resign().
+//
+// What it does, each change an event handled one at a time in arrival order (Kafka's ControllerEventManager):
+// - elected: reads the live brokers, topics, assignments and partition states from ZooKeeper (watching each),
+//   finishes what a previous controller left half-done (partitions without a state, leaders that are gone),
+//   and sends every live broker the whole metadata (UpdateMetadata) and its replicas' roles (LeaderAndIsr);
+// - broker change (/brokers/ids): a broker gone loses its leaderships to another live ISR member, or the
+//   partition goes offline (leader -1) keeping its last ISR member; a broker back (or new) gets the metadata
+//   and its roles, and offline partitions whose ISR it is in are led by it again;
+// - topic change (/brokers/topics, a topic's assignment): new partitions get their first leader (the first
+//   live replica of the assignment) and state znode;
+// - topic deletion (/admin/delete_topics): every broker deletes the partitions (StopReplica with delete), the
+//   metadata drops them (leader -2), then the znodes go;
+// - ControlledShutdown from a broker that is stopping: its leaderships move to other live ISR members first.
+// Every write to a partition's state znode is fenced by /controller_epoch's version: a controller that lost
+// the election without knowing it (a long pause) fails its writes and resigns. Every request it sends
+// carries its epoch and the target broker's epoch, so brokers ignore a stale controller.
+//
+// Until replication (issue 13) a partition's ISR is its leader alone: followers hold no copy yet, so no
+// other replica may take over without losing acknowledged records.
+
+import type { Logger } from '../logger.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { BrokerClient, INTER_BROKER_VERSIONS } from './broker-client.js';
+import { ControllerMovedError, type BrokerInfo, type KafkaZk, type PartitionLeadership } from './zk/kafka-zk.js';
+import { controlledShutdownLeader, isrWithout, offlinePartitionLeader } from './leader-election.js';
+import { LEADER_DURING_DELETE } from './metadata-cache.js';
+import { randomKafkaUuid } from '../storage/meta-properties.js';
+
+const API_LEADER_AND_ISR = 4;
+const API_STOP_REPLICA = 5;
+const API_UPDATE_METADATA = 6;
+/** Attempts at delivering one request to a live broker (it may be starting, or briefly unreachable). */
+const SEND_ATTEMPTS = 5;
+const SEND_RETRY_MS = 200;
+
+interface PartitionState extends PartitionLeadership {
+  zkVersion: number;
+}
+
+interface TopicState {
+  topicId: Buffer;
+  /** Partition index → replica broker ids, in preference order. */
+  assignment: Map<number, number[]>;
+}
+
+export interface ControllerOptions {
+  zk: KafkaZk;
+  brokerId: number;
+  log: Logger;
+  /** controller.socket.timeout.ms. */
+  requestTimeoutMs: number;
+}
+
+export interface ControlledShutdownResult {
+  errorCode: number;
+  remainingPartitions: { topicName: string; partitionIndex: number }[];
+}
+
+const partitionKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+
+export class Controller {
+  private active = false;
+  epoch = -1;
+  private epochZkVersion = -1;
+  private events: Promise<void> = Promise.resolve();
+  private live = new Map<number, BrokerInfo>();
+  private readonly topics = new Map<string, TopicState>();
+  private readonly states = new Map<string, PartitionState>();
+  private readonly shuttingDown = new Set<number>();
+  private readonly channels = new Map<number, { client: BrokerClient; epoch: number }>();
+  private readonly zk: KafkaZk;
+  private readonly log: Logger;
+
+  constructor(private readonly options: ControllerOptions) {
+    this.zk = options.zk;
+    this.log = options.log.child({ component: 'controller' });
+  }
+
+  get isActive(): boolean {
+    return this.active;
+  }
+
+  /** This broker has just created /controller with this epoch: take over. */
+  onElected(epoch: number, epochZkVersion: number): Promise<void> {
+    this.active = true;
+    this.epoch = epoch;
+    this.epochZkVersion = epochZkVersion;
+    this.log.info({ epoch }, 'elected controller');
+    return this.enqueue('failover', () => this.failover());
+  }
+
+  /** Another broker is (or may be) the controller now, or this broker is stopping: stop acting. */
+  resign(): void {
+    if (!this.active) return;
+    this.active = false;
+    this.log.info({ epoch: this.epoch }, 'resigned as controller');
+    for (const { client } of this.channels.values()) client.close();
+    this.channels.clear();
+    this.live.clear();
+    this.topics.clear();
+    this.states.clear();
+    this.shuttingDown.clear();
+  }
+
+  /** Runs `fn` after the events before it; a failure is logged (a fenced write resigns). */
+  private enqueue<T>(name: string, fn: () => Promise<T>): Promise<T | undefined> {
+    const run = this.events.then(async () => {
+      if (!this.active) return undefined;
+      try {
+        return await fn();
+      } catch (err) {
+        if (err instanceof ControllerMovedError) {
+          this.log.warn({ event: name }, 'another broker became controller: resigning');
+          this.resign();
+        } else if (this.active) {
+          this.log.error({ event: name, err }, 'controller event failed');
+        }
+        return undefined;
+      }
+    });
+    this.events = run.then(() => undefined);
+    return run;
+  }
+
+  // --- events ----------------------------------------------------------------------------------------
+
+  private async failover(): Promise<void> {
+    this.live = new Map((await this.zk.getBrokers(() => void this.enqueue('broker-change', () => this.onBrokerChange()))).map((b) => [b.id, b]));
+    const names = await this.zk.getTopics(() => void this.enqueue('topic-change', () => this.onTopicChange()));
+    for (const name of names) await this.loadTopic(name);
+    // Partitions a previous controller did not get to, and leaders that died while nobody was controller.
+    const changed: string[] = [];
+    for (const [name, topic] of this.topics) {
+      changed.push(...(await this.initializePartitions(name, topic, [...topic.assignment.keys()])));
+    }
+    changed.push(...(await this.electOffline()));
+    for (const id of this.live.keys()) this.openChannel(id);
+    await this.sendUpdateMetadata([...this.live.keys()], this.allPartitions());
+    for (const id of this.live.keys()) await this.sendLeaderAndIsr(id, this.partitionsWithReplica(id), false);
+    void changed;
+    await this.onTopicDeletion();
+  }
+
+  private async loadTopic(name: string): Promise<TopicState | undefined> {
+    const assignment = await this.zk.getTopicAssignment(name, () => void this.enqueue('partition-change', () => this.onPartitionChange(name)));
+    if (!assignment) return undefined;
+    let topicId = assignment.topicId;
+    if (!topicId) {
+      // Written by a tool that predates topic ids (KIP-516): the controller gives it one, as Kafka's does.
+      topicId = Buffer.from(randomKafkaUuid().bytes);
+      await this.zk.setTopicAssignment(name, topicId, assignment.partitions, assignment.version);
+    }
+    const topic: TopicState = { topicId, assignment: assignment.partitions };
+    this.topics.set(name, topic);
+    for (const [p, state] of await this.zk.getPartitionStates(name)) this.states.set(partitionKey(name, p), state);
+    return topic;
+  }
+
+  private async onBrokerChange(): Promise<void> {
+    const current = new Map((await this.zk.getBrokers(() => void this.enqueue('broker-change', () => this.onBrokerChange()))).map((b) => [b.id, b]));
+    // A broker whose epoch changed restarted in between: gone, then back.
+    const dead = [...this.live.keys()].filter((id) => current.get(id)?.epoch !== this.live.get(id)!.epoch);
+    const added = [...current.keys()].filter((id) => this.live.get(id)?.epoch !== current.get(id)!.epoch);
+    if (dead.length === 0 && added.length === 0) return;
+    this.log.info({ dead, added, live: [...current.keys()] }, 'brokers changed');
+    for (const id of dead) {
+      this.live.delete(id);
+      this.shuttingDown.delete(id);
+      this.closeChannel(id);
+    }
+    for (const id of added) {
+      this.live.set(id, current.get(id)!);
+      this.openChannel(id);
+    }
+    const changed = new Set<string>();
+    for (const id of dead) for (const key of await this.onBrokerGone(id)) changed.add(key);
+    // New brokers may make unplaced partitions placeable and offline ones electable.
+    for (const [name, topic] of this.topics) {
+      for (const key of await this.initializePartitions(name, topic, [...topic.assignment.keys()])) changed.add(key);
+    }
+    for (const key of await this.electOffline()) changed.add(key);
+    // New brokers need the whole picture; the others the new broker list and what changed.
+    if (added.length > 0) await this.sendUpdateMetadata(added, this.allPartitions());
+    const others = [...this.live.keys()].filter((id) => !added.includes(id));
+    await this.sendUpdateMetadata(others, [...changed]);
+    for (const id of added) await this.sendLeaderAndIsr(id, this.partitionsWithReplica(id), false);
+    await this.sendLeaderAndIsrFor([...changed], added);
+  }
+
+  /** A broker is gone: it leads nothing and leaves the ISRs it was in (keeping a last member). */
+  private async onBrokerGone(id: number): Promise<string[]> {
+    const changed: string[] = [];
+    for (const [key, state] of this.states) {
+      const [topic, p] = splitKey(key);
+      const replicas = this.topics.get(topic)?.assignment.get(p) ?? [];
+      if (!replicas.includes(id)) continue;
+      let next: PartitionLeadership | null = null;
+      if (state.leader === id) {
+        const isr = isrWithout(state.isr, id);
+        const leader = offlinePartitionLeader(replicas, isr.filter((r) => r !== id), (b) => this.live.has(b));
+        next = { ...state, leader, isr: leader === -1 ? isr : isr.filter((r) => r !== id), leaderEpoch: state.leaderEpoch + 1, controllerEpoch: this.epoch };
+      } else if (state.isr.includes(id)) {
+        next = { ...state, isr: isrWithout(state.isr, id), leaderEpoch: state.leaderEpoch + 1, controllerEpoch: this.epoch };
+      }
+      if (next && (await this.writeState(topic, p, state, next))) changed.push(key);
+    }
+    return changed;
+  }
+
+  /** Partitions without a leader whose ISR has a live member get it as leader. */
+  private async electOffline(): Promise<string[]> {
+    const changed: string[] = [];
+    for (const [key, state] of this.states) {
+      if (state.leader !== -1 && this.live.has(state.leader)) continue;
+      const [topic, p] = splitKey(key);
+      const replicas = this.topics.get(topic)?.assignment.get(p) ?? [];
+      const leader = offlinePartitionLeader(replicas, state.isr, (b) => this.live.has(b) && !this.shuttingDown.has(b));
+      if (leader === -1) continue;
+      const isr = state.isr.filter((r) => this.live.has(r));
+      const next = { ...state, leader, isr, leaderEpoch: state.leaderEpoch + 1, controllerEpoch: this.epoch };
+      if (await this.writeState(topic, p, state, next)) changed.push(key);
+    }
+    return changed;
+  }
+
+  private async onTopicChange(): Promise<void> {
+    const names = new Set(await this.zk.getTopics(() => void this.enqueue('topic-change', () => this.onTopicChange())));
+    const created: string[] = [];
+    for (const name of names) {
+      if (this.topics.has(name)) continue;
+      const topic = await this.loadTopic(name);
+      if (!topic) continue;
+      this.log.info({ topic: name, partitions: topic.assignment.size }, 'new topic');
+      created.push(...(await this.initializePartitions(name, topic, [...topic.assignment.keys()])));
+    }
+    // Znodes removed behind the controller's back: forget the topic.
+    for (const name of [...this.topics.keys()]) if (!names.has(name)) this.forgetTopic(name);
+    await this.announce(created, true);
+  }
+
+  private async onPartitionChange(name: string): Promise<void> {
+    const topic = this.topics.get(name);
+    if (!topic) return;
+    const assignment = await this.zk.getTopicAssignment(name, () => void this.enqueue('partition-change', () => this.onPartitionChange(name)));
+    if (!assignment) return;
+    const added = [...assignment.partitions.keys()].filter((p) => !topic.assignment.has(p));
+    for (const p of added) topic.assignment.set(p, assignment.partitions.get(p)!);
+    if (added.length === 0) return;
+    this.log.info({ topic: name, partitions: added }, 'new partitions');
+    await this.announce(await this.initializePartitions(name, topic, added), true);
+  }
+
+  private async onTopicDeletion(): Promise<void> {
+    const marked = await this.zk.getTopicDeletions(() => void this.enqueue('topic-deletion', () => this.onTopicDeletion()));
+    for (const name of marked) {
+      const topic = this.topics.get(name);
+      if (topic) {
+        this.log.info({ topic: name }, 'deleting topic');
+        const partitions = [...topic.assignment.keys()].sort((a, b) => a - b);
+        const live = [...this.live.keys()];
+        // Every broker keeps a log for every partition (see ZkCluster): all of them delete theirs.
+        await Promise.all(live.map((id) => this.send(id, API_STOP_REPLICA, INTER_BROKER_VERSIONS.stopReplica, {
+          controllerId: this.options.brokerId,
+          controllerEpoch: this.epoch,
+          brokerEpoch: this.live.get(id)?.epoch ?? -1,
+          deletePartitions: true,
+          topicStates: [{ topicName: name, partitionStates: partitions.map((p) => ({ partitionIndex: p, leaderEpoch: -2, deletePartition: true })) }],
+        })));
+        await this.sendUpdateMetadataRaw(live, [{ topicName: name, topicId: topic.topicId, partitionStates: partitions.map((p) => ({
+          partitionIndex: p, controllerEpoch: this.epoch, leader: LEADER_DURING_DELETE, leaderEpoch: 0, isr: [], zkVersion: 0, replicas: [], offlineReplicas: [],
+        })) }]);
+        this.forgetTopic(name);
+      }
+      await this.zk.deleteTopicZNodes(name, this.epochZkVersion);
+    }
+  }
+
+  /**
+   * ControlledShutdown from broker `id`: moves its leaderships to other live ISR members and takes it out
+   * of the ISRs, then answers with the partitions it still leads that another ISR member could have taken.
+   */
+  async controlledShutdown(id: number, brokerEpoch: number): Promise<ControlledShutdownResult> {
+    const result = await this.enqueue('controlled-shutdown', async (): Promise<ControlledShutdownResult> => {
+      const broker = this.live.get(id);
+      if (!broker) return { errorCode: ErrorCode.BROKER_NOT_AVAILABLE, remainingPartitions: [] };
+      if (brokerEpoch !== -1 && brokerEpoch < broker.epoch) return { errorCode: ErrorCode.STALE_BROKER_EPOCH, remainingPartitions: [] };
+      this.shuttingDown.add(id);
+      const changed: string[] = [];
+      const stopped: string[] = [];
+      for (const [key, state] of this.states) {
+        const [topic, p] = splitKey(key);
+        const replicas = this.topics.get(topic)?.assignment.get(p) ?? [];
+        if (!replicas.includes(id) || replicas.length < 2) continue;
+        if (state.leader === id) {
+          const leader = controlledShutdownLeader(replicas, state.isr, (b) => this.live.has(b), this.shuttingDown);
+          if (leader === -1) continue;
+          const next = { ...state, leader, isr: state.isr.filter((r) => r !== id), leaderEpoch: state.leaderEpoch + 1, controllerEpoch: this.epoch };
+          if (await this.writeState(topic, p, state, next)) changed.push(key);
+        } else if (state.isr.includes(id)) {
+          const next = { ...state, isr: isrWithout(state.isr, id), leaderEpoch: state.leaderEpoch + 1, controllerEpoch: this.epoch };
+          if (await this.writeState(topic, p, state, next)) changed.push(key);
+          stopped.push(key);
+        }
+      }
+      await this.announce(changed, false);
+      if (stopped.length > 0) await this.sendStopReplica(id, stopped);
+      const remainingPartitions: ControlledShutdownResult['remainingPartitions'] = [];
+      for (const [key, state] of this.states) {
+        if (state.leader !== id || !state.isr.some((r) => r !== id && this.live.has(r))) continue;
+        const [topicName, partitionIndex] = splitKey(key);
+        remainingPartitions.push({ topicName, partitionIndex });
+      }
+      this.log.info({ broker: id, moved: changed.length, remaining: remainingPartitions.length }, 'controlled shutdown');
+      return { errorCode: ErrorCode.NONE, remainingPartitions };
+    });
+    return result ?? { errorCode: ErrorCode.NOT_CONTROLLER, remainingPartitions: [] };
+  }
+
+  // --- state changes -----------------------------------------------------------------------------------
+
+  /**
+   * First leaders of partitions that have no state znode yet: the first live replica of the assignment,
+   * alone in the ISR (see the file comment). Partitions with no live replica wait for one.
+   */
+  private async initializePartitions(name: string, topic: TopicState, partitions: number[]): Promise<string[]> {
+    const fresh = new Map<number, PartitionLeadership>();
+    for (const p of partitions) {
+      if (this.states.has(partitionKey(name, p))) continue;
+      const leader = (topic.assignment.get(p) ?? []).find((b) => this.live.has(b)) ?? -1;
+      if (leader === -1) continue;
+      fresh.set(p, { leader, leaderEpoch: 0, isr: [leader], controllerEpoch: this.epoch });
+    }
+    if (fresh.size === 0) return [];
+    await this.zk.createPartitionStates(name, fresh, this.epochZkVersion);
+    const keys: string[] = [];
+    for (const [p, s] of fresh) {
+      this.states.set(partitionKey(name, p), { ...s, zkVersion: 0 });
+      keys.push(partitionKey(name, p));
+    }
+    return keys;
+  }
+
+  /** Writes a partition's new state (fenced); false when the znode moved on (it is re-read). */
+  private async writeState(topic: string, p: number, current: PartitionState, next: PartitionLeadership): Promise<boolean> {
+    try {
+      const zkVersion = await this.zk.updatePartitionState(topic, p, next, current.zkVersion, this.epochZkVersion);
+      this.states.set(partitionKey(topic, p), { leader: next.leader, leaderEpoch: next.leaderEpoch, isr: [...next.isr], controllerEpoch: next.controllerEpoch, zkVersion });
+      return true;
+    } catch (err) {
+      if (err instanceof ControllerMovedError) throw err;
+      this.log.warn({ topic, partition: p, err: (err as Error).message }, 'partition state changed under the controller; re-reading it');
+      const fresh = (await this.zk.getPartitionStates(topic)).get(p);
+      if (fresh) this.states.set(partitionKey(topic, p), fresh);
+      return false;
+    }
+  }
+
+  private forgetTopic(name: string): void {
+    const topic = this.topics.get(name);
+    if (!topic) return;
+    for (const p of topic.assignment.keys()) this.states.delete(partitionKey(name, p));
+    this.topics.delete(name);
+  }
+
+  // --- requests to brokers ------------------------------------------------------------------------------
+
+  /** Tells the replicas of `keys` their roles, and every live broker the new metadata. */
+  private async announce(keys: string[], isNew: boolean): Promise<void> {
+    if (keys.length === 0) return;
+    await this.sendLeaderAndIsrFor(keys, [], isNew);
+    await this.sendUpdateMetadata([...this.live.keys()], keys);
+  }
+
+  private async sendLeaderAndIsrFor(keys: string[], except: number[], isNew = false): Promise<void> {
+    const byBroker = new Map<number, string[]>();
+    for (const key of keys) {
+      const [topic, p] = splitKey(key);
+      for (const r of this.topics.get(topic)?.assignment.get(p) ?? []) {
+        if (!this.live.has(r) || except.includes(r)) continue;
+        const list = byBroker.get(r) ?? [];
+        list.push(key);
+        byBroker.set(r, list);
+      }
+    }
+    await Promise.all([...byBroker].map(([id, list]) => this.sendLeaderAndIsr(id, list, isNew)));
+  }
+
+  private partitionsWithReplica(id: number): string[] {
+    return [...this.states.keys()].filter((key) => {
+      const [topic, p] = splitKey(key);
+      return this.topics.get(topic)?.assignment.get(p)?.includes(id);
+    });
+  }
+
+  private allPartitions(): string[] {
+    return [...this.states.keys()];
+  }
+
+  /** Groups partition keys by topic, in a stable order. */
+  private byTopic(keys: string[]): Map<string, number[]> {
+    const grouped = new Map<string, number[]>();
+    for (const key of keys.sort()) {
+      const [topic, p] = splitKey(key);
+      const list = grouped.get(topic) ?? [];
+      list.push(p);
+      grouped.set(topic, list);
+    }
+    return grouped;
+  }
+
+  private async sendLeaderAndIsr(id: number, keys: string[], isNew: boolean): Promise<void> {
+    const topicStates = [];
+    for (const [topicName, partitions] of this.byTopic(keys)) {
+      const topic = this.topics.get(topicName);
+      if (!topic) continue;
+      topicStates.push({
+        topicName,
+        topicId: topic.topicId,
+        partitionStates: partitions.map((p) => {
+          const s = this.states.get(partitionKey(topicName, p))!;
+          return {
+            partitionIndex: p, controllerEpoch: s.controllerEpoch, leader: s.leader, leaderEpoch: s.leaderEpoch, isr: s.isr,
+            partitionEpoch: s.zkVersion, replicas: topic.assignment.get(p) ?? [], addingReplicas: [], removingReplicas: [], isNew, leaderRecoveryState: 0,
+          };
+        }),
+      });
+    }
+    const leaders = new Set<number>();
+    for (const key of keys) leaders.add(this.states.get(key)!.leader);
+    await this.send(id, API_LEADER_AND_ISR, INTER_BROKER_VERSIONS.leaderAndIsr, {
+      controllerId: this.options.brokerId,
+      isKRaftController: false,
+      controllerEpoch: this.epoch,
+      brokerEpoch: this.live.get(id)?.epoch ?? -1,
+      type: keys.length === this.partitionsWithReplica(id).length ? 1 : 0,
+      topicStates,
+      liveLeaders: [...leaders].filter((l) => this.live.has(l)).map((l) => ({ brokerId: l, hostName: this.live.get(l)!.host, port: this.live.get(l)!.port })),
+    });
+  }
+
+  private async sendUpdateMetadata(to: number[], keys: string[]): Promise<void> {
+    const topicStates = [];
+    for (const [topicName, partitions] of this.byTopic(keys)) {
+      const topic = this.topics.get(topicName);
+      if (!topic) continue;
+      topicStates.push({
+        topicName,
+        topicId: topic.topicId,
+        partitionStates: partitions.map((p) => {
+          const s = this.states.get(partitionKey(topicName, p))!;
+          const replicas = topic.assignment.get(p) ?? [];
+          return {
+            partitionIndex: p, controllerEpoch: s.controllerEpoch, leader: s.leader, leaderEpoch: s.leaderEpoch, isr: s.isr,
+            zkVersion: s.zkVersion, replicas, offlineReplicas: replicas.filter((r) => !this.live.has(r)),
+          };
+        }),
+      });
+    }
+    await this.sendUpdateMetadataRaw(to, topicStates);
+  }
+
+  private async sendUpdateMetadataRaw(to: number[], topicStates: unknown[]): Promise<void> {
+    const liveBrokers = [...this.live.values()].sort((a, b) => a.id - b.id).map((b) => ({
+      id: b.id,
+      endpoints: [{ port: b.port, host: b.host, listener: 'PLAINTEXT', securityProtocol: 0 }],
+      rack: b.rack,
+    }));
+    await Promise.all(to.map((id) => this.send(id, API_UPDATE_METADATA, INTER_BROKER_VERSIONS.updateMetadata, {
+      controllerId: this.options.brokerId,
+      isKRaftController: false,
+      controllerEpoch: this.epoch,
+      brokerEpoch: this.live.get(id)?.epoch ?? -1,
+      topicStates,
+      liveBrokers,
+    })));
+  }
+
+  private async sendStopReplica(id: number, keys: string[]): Promise<void> {
+    await this.send(id, API_STOP_REPLICA, INTER_BROKER_VERSIONS.stopReplica, {
+      controllerId: this.options.brokerId,
+      controllerEpoch: this.epoch,
+      brokerEpoch: this.live.get(id)?.epoch ?? -1,
+      deletePartitions: false,
+      topicStates: [...this.byTopic(keys)].map(([topicName, partitions]) => ({
+        topicName,
+        partitionStates: partitions.map((p) => ({ partitionIndex: p, leaderEpoch: this.states.get(partitionKey(topicName, p))?.leaderEpoch ?? -1, deletePartition: false })),
+      })),
+    });
+  }
+
+  private openChannel(id: number): void {
+    const broker = this.live.get(id)!;
+    const existing = this.channels.get(id);
+    if (existing?.epoch === broker.epoch) return;
+    existing?.client.close();
+    this.channels.set(id, {
+      epoch: broker.epoch,
+      client: new BrokerClient({ host: broker.host, port: broker.port, clientId: `krill-controller-${this.options.brokerId}`, requestTimeoutMs: this.options.requestTimeoutMs, log: this.log }),
+    });
+  }
+
+  private closeChannel(id: number): void {
+    this.channels.get(id)?.client.close();
+    this.channels.delete(id);
+  }
+
+  /**
+   * One request to a live broker, retried a few times (it may still be binding its port); given up when the
+   * broker goes, or after the attempts (logged: the broker catches up at the next change it is sent).
+   */
+  private async send(id: number, apiKey: number, version: number, body: Record<string, unknown>): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const channel = this.channels.get(id);
+      if (!channel || !this.active) return;
+      try {
+        const response = await channel.client.send(apiKey, version, body);
+        if (response.errorCode) this.log.warn({ broker: id, apiKey, errorCode: response.errorCode }, 'broker refused a controller request');
+        return;
+      } catch (err) {
+        if (attempt >= SEND_ATTEMPTS) {
+          this.log.warn({ broker: id, apiKey, err: (err as Error).message }, 'could not reach broker');
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, SEND_RETRY_MS * attempt));
+      }
+    }
+  }
+}
+
+function splitKey(key: string): [string, number] {
+  const at = key.lastIndexOf('\u0000');
+  return [key.slice(0, at), Number(key.slice(at + 1))];
+}

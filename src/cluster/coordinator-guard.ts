@@ -1,0 +1,50 @@
+// In a cluster, a group's coordinator is the leader of the group's __consumer_offsets partition, and a
+// transactional id's the leader of its __transaction_state partition (FindCoordinator names it). A request
+// for a group or transactional id that this broker does not coordinate is refused with NOT_COORDINATOR, so
+// the client looks its coordinator up again, as Kafka's coordinators answer. One table says where each
+// coordinator API carries its keys, rather than a check in every handler.
+import { KafkaError } from '../../protocol/errors.js';
+import type { Message } from '../../protocol/codec.js';
+
+interface CoordinatorKeys {
+  groups?: readonly string[];
+  transactionalIds?: readonly string[];
+}
+
+const one = (id: string | null | undefined): string[] => (id === null || id === undefined ? [] : [id]);
+
+/** API key → the group ids and transactional ids a request of it names. */
+const KEYS: ReadonlyMap<number, (req: Message) => CoordinatorKeys> = new Map<number, (req: Message) => CoordinatorKeys>([
+  [8, (r) => ({ groups: one(r.groupId) })], // OffsetCommit
+  [9, (r) => ({ groups: r.groups ? r.groups.map((g: { groupId: string }) => g.groupId) : one(r.groupId) })], // OffsetFetch (v8+ batches groups)
+  [11, (r) => ({ groups: one(r.groupId) })], // JoinGroup
+  [12, (r) => ({ groups: one(r.groupId) })], // Heartbeat
+  [13, (r) => ({ groups: one(r.groupId) })], // LeaveGroup
+  [14, (r) => ({ groups: one(r.groupId) })], // SyncGroup
+  [15, (r) => ({ groups: r.groups ?? [] })], // DescribeGroups
+  [22, (r) => ({ transactionalIds: one(r.transactionalId) })], // InitProducerId (none: an idempotent producer, any broker)
+  [24, (r) => ({ transactionalIds: r.transactions ? r.transactions.map((t: { transactionalId: string }) => t.transactionalId) : one(r.v3AndBelowTransactionalId) })], // AddPartitionsToTxn
+  [25, (r) => ({ transactionalIds: one(r.transactionalId) })], // AddOffsetsToTxn
+  [26, (r) => ({ transactionalIds: one(r.transactionalId) })], // EndTxn
+  [28, (r) => ({ groups: one(r.groupId) })], // TxnOffsetCommit: the group's coordinator writes the offsets
+  [42, (r) => ({ groups: r.groupsNames ?? [] })], // DeleteGroups
+  [47, (r) => ({ groups: one(r.groupId) })], // OffsetDelete
+]);
+
+export interface CoordinatorOwnership {
+  coordinatesGroup(groupId: string): boolean;
+  coordinatesTransactionalId(transactionalId: string): boolean;
+}
+
+/** Throws NOT_COORDINATOR when a coordinator request names a key this broker does not coordinate. */
+export function checkCoordinator(apiKey: number, request: Message, owner: CoordinatorOwnership): void {
+  const keysOf = KEYS.get(apiKey);
+  if (!keysOf) return;
+  const { groups = [], transactionalIds = [] } = keysOf(request);
+  for (const g of groups) {
+    if (!owner.coordinatesGroup(g)) throw new KafkaError('NOT_COORDINATOR', `This broker is not the coordinator of group ${g}.`);
+  }
+  for (const t of transactionalIds) {
+    if (!owner.coordinatesTransactionalId(t)) throw new KafkaError('NOT_COORDINATOR', `This broker is not the coordinator of transactional id ${t}.`);
+  }
+}

@@ -1,0 +1,458 @@
+// A broker's membership of a ZooKeeper-coordinated cluster (zookeeper.connect set), as a Kafka 2.8-3.x
+// broker in ZooKeeper mode: its session, its registration under /brokers/ids, its candidacy for controller,
+// and how it applies what the controller tells it. Loaded only in that mode (Broker.start imports it lazily),
+// so a single broker never loads a ZooKeeper client.
+//
+// - Start: connect (giving up after zookeeper.connection.timeout.ms), create Kafka's persistent paths, agree
+//   on the cluster id (/cluster/id against meta.properties: a data dir of another cluster refuses to
+//   start), register (an id already registered refuses to start), then run for controller.
+// - The session expires (ZooKeeper lost for longer than zookeeper.session.timeout.ms): the controller role
+//   is dropped at once, and the broker reconnects, registers again and runs again, with backoff, until it
+//   can. Its logs are untouched meanwhile: losing ZooKeeper never loses data.
+// - From the controller: UpdateMetadata fills the metadata cache; LeaderAndIsr makes this broker leader of
+//   some partitions (Produce and Fetch are served only then) and not of others; StopReplica with delete
+//   removes a deleted topic's logs. Requests from an older controller epoch, or for an older registration
+//   of this broker (its epoch, the registration znode's czxid), are refused as Kafka refuses them.
+// - Every broker keeps a log directory for every partition of every topic, created when the controller first
+//   names the topic (configs read from /config/topics): those it does not replicate stay empty. This keeps
+//   one topic list per data dir, whatever the placement; DescribeLogDirs lists only the replicas it holds.
+
+import type { Logger } from '../logger.js';
+import type { BrokerConfig } from '../config.js';
+import type { LogManager } from '../storage/log-manager.js';
+import type { ReplicaManager } from '../partition/replica-manager.js';
+import type { BrokerEndpoint, ClusterView, PartitionMetadata } from './cluster-view.js';
+import type { CoordinatorOwnership } from './coordinator-guard.js';
+import { ErrorCode, KafkaError } from '../../protocol/errors.js';
+import { MetadataCache, LEADER_DURING_DELETE, type TopicStateUpdate } from './metadata-cache.js';
+import { Controller, type ControlledShutdownResult } from './controller.js';
+import { ZkClient, ZkError } from './zk/zk-client.js';
+import { KafkaZk } from './zk/kafka-zk.js';
+import { BrokerClient, INTER_BROKER_VERSIONS } from './broker-client.js';
+import { randomKafkaUuid, writeMetaProperties } from '../storage/meta-properties.js';
+import { OFFSETS_TOPIC } from '../group/offsets-topic.js';
+import { partitionForGroup } from '../group/records.js';
+import { TRANSACTION_STATE_TOPIC, partitionForTransactionalId } from '../txn/state-topic.js';
+
+const API_CONTROLLED_SHUTDOWN = 7;
+const REJOIN_BACKOFF_MS = 1000;
+
+export interface ZkClusterOptions {
+  config: BrokerConfig;
+  log: Logger;
+  dataDir: string;
+  logs: LogManager;
+  replicas: ReplicaManager;
+  /** meta.properties as read (or just created) at start. */
+  meta: { clusterId: string; nodeId: number; created: boolean };
+  advertised: () => { host: string; port: number };
+}
+
+/** The topic changes TopicAdmin makes in a cluster: through ZooKeeper and the controller. */
+export interface ClusterTopics {
+  liveBrokerIds(): number[];
+  /** Whether the cluster has the topic (its metadata names it). */
+  hasTopic(name: string): boolean;
+  /** The topic's replica count (its first partition's), or undefined when unknown. */
+  replicationFactor(name: string): number | undefined;
+  createTopic(name: string, assignment: number[][], configs: Record<string, string>, timeoutMs: number): Promise<Buffer>;
+  deleteTopic(name: string, timeoutMs: number): Promise<void>;
+  addPartitions(name: string, assignment: number[][], timeoutMs: number): Promise<void>;
+  setTopicConfigs(name: string, configs: Record<string, string>): Promise<void>;
+}
+
+export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopics {
+  readonly cache = new MetadataCache();
+  clusterId: string;
+  brokerEpoch = -1;
+  private zk: KafkaZk | null = null;
+  private controller: Controller | null = null;
+  private closing = false;
+  /** Controller requests are applied one after the other (creating a topic reads ZooKeeper first). */
+  private applying: Promise<unknown> = Promise.resolve();
+  private readonly log: Logger;
+  /** The config change notifications already applied (their sequence numbers). */
+  private lastConfigChange = -1;
+
+  constructor(private readonly options: ZkClusterOptions) {
+    this.clusterId = options.meta.clusterId;
+    this.log = options.log.child({ component: 'cluster' });
+  }
+
+  get localNodeId(): number {
+    return this.options.config.nodeId;
+  }
+
+  get controllerId(): number {
+    return this.cache.controllerId;
+  }
+
+  localEndpoint(): BrokerEndpoint {
+    const { host, port } = this.options.advertised();
+    return { nodeId: this.localNodeId, host, port, rack: this.options.config.string('broker.rack') };
+  }
+
+  brokers(): BrokerEndpoint[] {
+    return this.cache.brokers();
+  }
+
+  partitionMetadata(topic: string, partition: number): PartitionMetadata | undefined {
+    return this.cache.partition(topic, partition);
+  }
+
+  liveBrokerIds(): number[] {
+    return this.cache.liveBrokerIds();
+  }
+
+  hasTopic(name: string): boolean {
+    return this.cache.topic(name) !== undefined;
+  }
+
+  replicationFactor(name: string): number | undefined {
+    return this.cache.topic(name)?.partitions.get(0)?.replicas.length;
+  }
+
+  /** Connects, agrees on the cluster id, registers and runs for controller. Throws when the broker must not start. */
+  async start(): Promise<void> {
+    const { config } = this.options;
+    const connect = config.zookeeperConnect!;
+    const sessionTimeoutMs = config.int('zookeeper.session.timeout.ms');
+    const connectionTimeoutMs = config.string('zookeeper.connection.timeout.ms') === null ? sessionTimeoutMs : config.int('zookeeper.connection.timeout.ms');
+    const client = await ZkClient.connect({ connect, sessionTimeoutMs, connectionTimeoutMs, log: this.log });
+    try {
+      const zk = new KafkaZk(client);
+      await zk.ensurePersistentPaths();
+      await this.agreeOnClusterId(zk);
+      await this.register(zk);
+    } catch (err) {
+      await client.close();
+      throw err;
+    }
+  }
+
+  /** /cluster/id is the cluster's: a new data dir takes it, an old one of another cluster refuses to start. */
+  private async agreeOnClusterId(zk: KafkaZk): Promise<void> {
+    const { meta, dataDir } = this.options;
+    const clusterId = await zk.getOrCreateClusterId(meta.clusterId);
+    if (clusterId === meta.clusterId) return;
+    if (!meta.created) {
+      throw new Error(`The Cluster ID ${clusterId} doesn't match stored clusterId ${meta.clusterId} in meta.properties. The broker is trying to join the wrong cluster. Configured zookeeper.connect may be wrong.`);
+    }
+    writeMetaProperties(dataDir, { clusterId, nodeId: meta.nodeId });
+    this.clusterId = clusterId;
+  }
+
+  private async register(zk: KafkaZk): Promise<void> {
+    const { host, port } = this.options.advertised();
+    try {
+      this.brokerEpoch = await zk.registerBroker({ id: this.localNodeId, host, port, rack: this.options.config.string('broker.rack') });
+    } catch (err) {
+      if (err instanceof ZkError && err.code === 'NODE_EXISTS') {
+        throw new Error(`Error while creating ephemeral at /brokers/ids/${this.localNodeId}, node already exists: broker.id ${this.localNodeId} is registered by another broker (NODE_EXISTS)`);
+      }
+      throw err;
+    }
+    this.zk = zk;
+    this.controller = new Controller({ zk, brokerId: this.localNodeId, log: this.log, requestTimeoutMs: this.options.config.int('controller.socket.timeout.ms') });
+    zk.zk.on('expired', () => this.onSessionExpired(zk));
+    this.log.info({ brokerId: this.localNodeId, brokerEpoch: this.brokerEpoch }, 'registered in ZooKeeper');
+    await this.elect(zk);
+    await this.watchConfigChanges(zk);
+  }
+
+  /** Runs for controller now, and again whenever /controller changes. */
+  private async elect(zk: KafkaZk): Promise<void> {
+    if (this.closing || this.zk !== zk) return;
+    const again = () => void this.elect(zk).catch((err) => this.log.warn({ err: (err as Error).message }, 'controller election failed'));
+    const current = await zk.getControllerId(again);
+    if (current !== null) {
+      if (current !== this.localNodeId) this.controller?.resign();
+      return;
+    }
+    const won = await zk.tryCreateController(this.localNodeId);
+    if (won) await this.controller?.onElected(won.epoch, won.epochZkVersion);
+  }
+
+  private onSessionExpired(zk: KafkaZk): void {
+    if (this.zk !== zk) return;
+    this.log.warn('ZooKeeper session expired: rejoining');
+    this.controller?.resign();
+    this.zk = null;
+    void zk.zk.close();
+    void this.rejoin();
+  }
+
+  private async rejoin(): Promise<void> {
+    while (!this.closing) {
+      try {
+        await this.start();
+        return;
+      } catch (err) {
+        this.log.warn({ err: (err as Error).message }, 'could not rejoin the cluster yet');
+        await new Promise((resolve) => setTimeout(resolve, REJOIN_BACKOFF_MS));
+      }
+    }
+  }
+
+  private requireZk(): KafkaZk {
+    if (!this.zk) throw new KafkaError('NOT_CONTROLLER', 'This broker is not connected to ZooKeeper right now.');
+    return this.zk;
+  }
+
+  // --- topic configs changed on any broker -------------------------------------------------------------
+
+  /** Kafka's config change notifications: a topic's configs changed through one broker apply on all. */
+  private async watchConfigChanges(zk: KafkaZk): Promise<void> {
+    if (this.closing || this.zk !== zk) return;
+    const names = await zk.getConfigChanges(() => void this.watchConfigChanges(zk).catch((err) => this.log.warn({ err: (err as Error).message }, 'reading config changes failed')));
+    const sequence = (n: string) => Number(n.slice(n.lastIndexOf('_') + 1));
+    const pending = names.filter((n) => sequence(n) > this.lastConfigChange).sort((a, b) => sequence(a) - sequence(b));
+    for (const name of pending) {
+      this.lastConfigChange = sequence(name);
+      const change = await zk.readConfigChange(name);
+      if (change?.entityType !== 'topics' || !this.options.logs.getTopic(change.entityName)) continue;
+      const configs = await zk.getTopicConfig(change.entityName);
+      this.options.logs.setTopicConfigs(change.entityName, configs);
+    }
+  }
+
+  // --- the controller's requests ----------------------------------------------------------------------
+
+  /** STALE_CONTROLLER_EPOCH / STALE_BROKER_EPOCH as Kafka checks them, or null. */
+  private staleness(controllerEpoch: number, brokerEpoch: number): number | null {
+    if (controllerEpoch < this.cache.controllerEpoch) return ErrorCode.STALE_CONTROLLER_EPOCH;
+    if (brokerEpoch !== -1 && brokerEpoch < this.brokerEpoch) return ErrorCode.STALE_BROKER_EPOCH;
+    return null;
+  }
+
+  private serially<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.applying.then(fn);
+    this.applying = run.catch(() => undefined);
+    return run;
+  }
+
+  /** UpdateMetadata: local logs for topics new to this broker, then the cache. Returns the error code. */
+  applyUpdateMetadata(req: {
+    controllerId: number; controllerEpoch: number; brokerEpoch: number;
+    topicStates: TopicStateUpdate[];
+    liveBrokers: { id: number; endpoints: { host: string; port: number }[]; rack: string | null }[];
+  }): Promise<number> {
+    return this.serially(async () => {
+      const stale = this.staleness(req.controllerEpoch, req.brokerEpoch);
+      if (stale !== null) return stale;
+      for (const t of req.topicStates) {
+        if (t.partitionStates.some((p) => p.leader === LEADER_DURING_DELETE)) continue;
+        await this.ensureLocalTopic(t.topicName, t.topicId, Math.max(...t.partitionStates.map((p) => p.partitionIndex)) + 1);
+      }
+      const brokers = req.liveBrokers.map((b): BrokerEndpoint => ({ nodeId: b.id, host: b.endpoints[0]?.host ?? '', port: b.endpoints[0]?.port ?? -1, rack: b.rack }));
+      this.cache.update(req.controllerId, req.controllerEpoch, brokers, req.topicStates);
+      return ErrorCode.NONE;
+    });
+  }
+
+  /** LeaderAndIsr: this broker's role for each partition named. Returns the top-level and per-partition codes. */
+  applyLeaderAndIsr(req: {
+    controllerEpoch: number; brokerEpoch: number;
+    topicStates: { topicName: string; topicId: Buffer; partitionStates: { partitionIndex: number; leader: number; leaderEpoch: number; isr: number[]; replicas: number[] }[] }[];
+  }): Promise<{ errorCode: number; partitions: { topicName: string; topicId: Buffer; partitionIndex: number; errorCode: number }[] }> {
+    return this.serially(async () => {
+      const stale = this.staleness(req.controllerEpoch, req.brokerEpoch);
+      if (stale !== null) return { errorCode: stale, partitions: [] };
+      const partitions = [];
+      for (const t of req.topicStates) {
+        await this.ensureLocalTopic(t.topicName, t.topicId, Math.max(...t.partitionStates.map((p) => p.partitionIndex)) + 1);
+        for (const p of t.partitionStates) {
+          const partition = this.options.replicas.partition(t.topicName, p.partitionIndex);
+          let errorCode: number = ErrorCode.NONE;
+          if (!partition) errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+          else if (!partition.setLeaderState({ leaderId: p.leader, leaderEpoch: p.leaderEpoch, replicas: p.replicas, isr: p.isr })) errorCode = ErrorCode.STALE_CONTROLLER_EPOCH;
+          else this.options.replicas.fetchPurgatory.completeAll(partition); // readers waiting on a partition that changed hands
+          partitions.push({ topicName: t.topicName, topicId: t.topicId, partitionIndex: p.partitionIndex, errorCode });
+        }
+      }
+      return { errorCode: ErrorCode.NONE, partitions };
+    });
+  }
+
+  /** StopReplica: not a leader any more of these; with delete, a deleted topic's logs go. */
+  applyStopReplica(req: {
+    controllerEpoch: number; brokerEpoch: number;
+    topicStates: { topicName: string; partitionStates: { partitionIndex: number; deletePartition: boolean }[] }[];
+  }): Promise<{ errorCode: number; partitions: { topicName: string; partitionIndex: number; errorCode: number }[] }> {
+    return this.serially(async () => {
+      const stale = this.staleness(req.controllerEpoch, req.brokerEpoch);
+      if (stale !== null) return { errorCode: stale, partitions: [] };
+      const { logs, replicas } = this.options;
+      const partitions = [];
+      for (const t of req.topicStates) {
+        const removed = [];
+        for (const p of t.partitionStates) {
+          const partition = replicas.partition(t.topicName, p.partitionIndex);
+          if (partition) {
+            partition.setLeaderState({ leaderId: -1, leaderEpoch: partition.leaderEpoch, replicas: partition.replicas, isr: partition.isr });
+            removed.push(partition);
+          }
+          partitions.push({ topicName: t.topicName, partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE });
+        }
+        // The controller deletes a topic by asking every broker to delete all its partitions.
+        if (t.partitionStates.some((p) => p.deletePartition) && logs.getTopic(t.topicName)) {
+          try {
+            logs.deleteTopic(t.topicName);
+            this.log.info({ topic: t.topicName }, 'deleted topic on the controller\'s request');
+          } finally {
+            replicas.partitionsRemoved(removed);
+          }
+        } else {
+          for (const partition of removed) replicas.fetchPurgatory.completeAll(partition);
+        }
+      }
+      return { errorCode: ErrorCode.NONE, partitions };
+    });
+  }
+
+  /** ControlledShutdown, answered by the controller. */
+  controlledShutdown(brokerId: number, brokerEpoch: number): Promise<ControlledShutdownResult> {
+    if (!this.controller?.isActive) return Promise.resolve({ errorCode: ErrorCode.NOT_CONTROLLER, remainingPartitions: [] });
+    return this.controller.controlledShutdown(brokerId, brokerEpoch);
+  }
+
+  /**
+   * The topic's local logs, as the cluster has it: created (configs from ZooKeeper) when missing, grown when
+   * it has more partitions, replaced when the local one is a namesake deleted while this broker was away.
+   */
+  private async ensureLocalTopic(name: string, topicId: Buffer, partitions: number): Promise<void> {
+    const { logs, replicas } = this.options;
+    let local = logs.getTopic(name);
+    if (local && !local.topicId.equals(topicId)) {
+      this.log.warn({ topic: name }, 'the local topic is an older one of the same name, deleted while this broker was away: deleting it');
+      const old = Array.from({ length: local.partitions }, (_, p) => replicas.partition(name, p)).filter((p) => p !== undefined);
+      try {
+        logs.deleteTopic(name);
+      } finally {
+        replicas.partitionsRemoved(old);
+      }
+      local = undefined;
+    }
+    if (!local) {
+      const configs = this.zk ? await this.zk.getTopicConfig(name) : {};
+      if (logs.getTopic(name)) return;
+      logs.createTopic(name, partitions, configs, topicId);
+      this.log.info({ topic: name, partitions }, 'created topic logs');
+    } else if (local.partitions < partitions) {
+      logs.addPartitions(name, partitions);
+    }
+  }
+
+  // --- coordinators -------------------------------------------------------------------------------------
+
+  coordinatesGroup(groupId: string): boolean {
+    const topic = this.options.logs.getTopic(OFFSETS_TOPIC);
+    return !!topic && !!this.options.replicas.partition(OFFSETS_TOPIC, partitionForGroup(groupId, topic.partitions))?.isLeader;
+  }
+
+  coordinatesTransactionalId(transactionalId: string): boolean {
+    const topic = this.options.logs.getTopic(TRANSACTION_STATE_TOPIC);
+    return !!topic && !!this.options.replicas.partition(TRANSACTION_STATE_TOPIC, partitionForTransactionalId(transactionalId, topic.partitions))?.isLeader;
+  }
+
+  // --- topic administration -----------------------------------------------------------------------------
+
+  /**
+   * Writes a new topic to ZooKeeper (the controller takes it from there) and waits until this broker's
+   * metadata names a leader for each of its partitions. REQUEST_TIMED_OUT when that takes longer than
+   * `timeoutMs` (the topic is still being created, as in Kafka).
+   */
+  async createTopic(name: string, assignment: number[][], configs: Record<string, string>, timeoutMs: number): Promise<Buffer> {
+    const zk = this.requireZk();
+    const topicId = Buffer.from(randomKafkaUuid().bytes);
+    try {
+      await zk.createTopic(name, topicId, new Map(assignment.map((replicas, p) => [p, replicas])), configs);
+    } catch (err) {
+      if (err instanceof ZkError && err.code === 'NODE_EXISTS') throw new KafkaError('TOPIC_ALREADY_EXISTS', `Topic '${name}' already exists.`);
+      throw err;
+    }
+    await this.awaitLeaders(name, assignment.length, timeoutMs, `Topic '${name}' is being created`);
+    return topicId;
+  }
+
+  async addPartitions(name: string, assignment: number[][], timeoutMs: number): Promise<void> {
+    const zk = this.requireZk();
+    const current = await zk.getTopicAssignment(name);
+    if (!current) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Topic '${name}' does not exist.`);
+    const partitions = new Map(current.partitions);
+    const first = partitions.size;
+    assignment.forEach((replicas, i) => partitions.set(first + i, replicas));
+    try {
+      await zk.setTopicAssignment(name, current.topicId ?? Buffer.from(randomKafkaUuid().bytes), partitions, current.version);
+    } catch (err) {
+      if (err instanceof ZkError && err.code === 'BAD_VERSION') throw new KafkaError('REASSIGNMENT_IN_PROGRESS', `Topic '${name}' changed meanwhile; try again.`);
+      throw err;
+    }
+    await this.awaitLeaders(name, partitions.size, timeoutMs, `Partitions of '${name}' are being created`);
+  }
+
+  async deleteTopic(name: string, timeoutMs: number): Promise<void> {
+    await this.requireZk().markTopicForDeletion(name);
+    const gone = await this.cache.waitFor(() => !this.cache.topic(name), timeoutMs);
+    if (!gone) throw new KafkaError('REQUEST_TIMED_OUT', `Topic '${name}' is being deleted.`);
+  }
+
+  /** A block of producer ids no other broker of the cluster hands out (ProducerIdManager). */
+  allocateProducerIdBlock(size: number): Promise<{ start: number; end: number }> {
+    return this.requireZk().allocateProducerIdBlock(this.localNodeId, size);
+  }
+
+  async setTopicConfigs(name: string, configs: Record<string, string>): Promise<void> {
+    await this.requireZk().setTopicConfig(name, configs);
+  }
+
+  private async awaitLeaders(name: string, count: number, timeoutMs: number, pending: string): Promise<void> {
+    const ready = () => {
+      for (let p = 0; p < count; p++) if ((this.cache.partition(name, p)?.leaderId ?? -1) < 0) return false;
+      return !!this.options.logs.getTopic(name);
+    };
+    if (!(await this.cache.waitFor(ready, timeoutMs))) throw new KafkaError('REQUEST_TIMED_OUT', `${pending}: its partitions have no leader yet.`);
+  }
+
+  // --- stopping -----------------------------------------------------------------------------------------
+
+  /**
+   * Kafka's controlled shutdown: asks the controller to move this broker's leaderships away, up to
+   * controlled.shutdown.max.retries times while it answers with partitions it could not move yet.
+   */
+  async controlledShutdownRequest(): Promise<void> {
+    const { config } = this.options;
+    if (!config.bool('controlled.shutdown.enable') || !this.zk) return;
+    const retries = config.int('controlled.shutdown.max.retries');
+    const backoffMs = config.int('controlled.shutdown.retry.backoff.ms');
+    for (let attempt = 1; attempt <= retries; attempt++) {
+      const controller = this.cache.broker(this.cache.controllerId);
+      if (controller) {
+        const client = new BrokerClient({ host: controller.host, port: controller.port, clientId: `krill-broker-${this.localNodeId}`, requestTimeoutMs: config.int('controller.socket.timeout.ms'), log: this.log });
+        try {
+          const response = await client.send(API_CONTROLLED_SHUTDOWN, INTER_BROKER_VERSIONS.controlledShutdown, { brokerId: this.localNodeId, brokerEpoch: this.brokerEpoch });
+          if (response.errorCode === ErrorCode.NONE && response.remainingPartitions.length === 0) {
+            this.log.info('controlled shutdown complete');
+            return;
+          }
+          this.log.warn({ errorCode: response.errorCode, remaining: response.remainingPartitions.length }, 'controlled shutdown incomplete');
+        } catch (err) {
+          this.log.warn({ err: (err as Error).message }, 'controlled shutdown request failed');
+        } finally {
+          client.close();
+        }
+      }
+      if (attempt < retries) await new Promise((resolve) => setTimeout(resolve, backoffMs));
+    }
+    this.log.warn('stopping without a complete controlled shutdown');
+  }
+
+  /** Leaves the cluster: the controller role and the registration go with the session. */
+  async close(): Promise<void> {
+    this.closing = true;
+    this.controller?.resign();
+    const zk = this.zk;
+    this.zk = null;
+    await zk?.zk.close();
+  }
+}
