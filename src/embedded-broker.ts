@@ -1,0 +1,63 @@
+// The embedded API's broker: start a real broker inside a test suite.
+//   const broker = await startBroker({ port: 0 });
+//   ... new Kafka({ brokers: [broker.bootstrap] }) ...
+//   await broker.close();
+// With no dataDir the broker lives in a fresh temporary folder that close() removes.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Broker } from './broker.js';
+import { BrokerConfig, ConfigError, type ConfigValue } from './config.js';
+import { createLogger } from './logger.js';
+
+export interface StartOptions {
+  host?: string;
+  /** 0 picks a free port. Default 9092. */
+  port?: number;
+  dataDir?: string;
+  /** Kafka broker configs by their Kafka names, e.g. { 'num.partitions': 3 }. */
+  config?: Record<string, ConfigValue>;
+  /** pino level; default 'warn' when embedded. */
+  logLevel?: string;
+}
+
+export interface RunningBroker {
+  bootstrap: string;
+  host: string;
+  port: number;
+  dataDir: string;
+  clusterId: string;
+  close(): Promise<void>;
+}
+
+export async function startBroker(options: StartOptions = {}): Promise<RunningBroker> {
+  if (options.port !== undefined && !(Number.isInteger(options.port) && options.port >= 0 && options.port <= 65535)) {
+    throw new ConfigError(`port: ${options.port} is not a port number (0-65535)`);
+  }
+  const config = new BrokerConfig(options.config);
+  config.setListenerAddress(options.host, options.port);
+  const log = createLogger(options.logLevel ?? 'warn');
+  config.warnIgnored(log);
+  const temporary = options.dataDir === undefined && options.config?.['log.dirs'] === undefined && options.config?.['log.dir'] === undefined;
+  const dataDir = temporary ? fs.mkdtempSync(path.join(os.tmpdir(), 'krill-')) : (options.dataDir ?? config.dataDir);
+  config.set('log.dirs', dataDir);
+  const broker = await Broker.start(config, log).catch((err) => {
+    if (temporary) fs.rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  });
+  let closing: Promise<void> | null = null;
+  return {
+    bootstrap: `${broker.advertised.host}:${broker.listener.port}`,
+    host: broker.listener.host,
+    port: broker.listener.port,
+    dataDir: broker.dataDir,
+    clusterId: broker.clusterId,
+    close() {
+      closing ??= broker.close().finally(() => {
+        if (temporary) fs.rmSync(dataDir, { recursive: true, force: true });
+      });
+      return closing;
+    },
+  };
+}
