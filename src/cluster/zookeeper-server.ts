@@ -16,6 +16,8 @@ import path from 'node:path';
 const ZOOKEEPER_JAR = '/usr/share/java/zookeeper.jar';
 /** log4j.properties for the server's own logging. */
 const ZOOKEEPER_CONF = '/etc/zookeeper/conf';
+/** A logging backend for the server's errors (on stderr); without one SLF4J drops them all. */
+const SLF4J_SIMPLE_JAR = '/usr/share/java/slf4j-simple.jar';
 const MAIN_CLASS = 'org.apache.zookeeper.server.ZooKeeperServerMain';
 const START_TIMEOUT_MS = 60_000;
 const BIND_ATTEMPTS = 5;
@@ -77,9 +79,9 @@ async function startOn(port: number, dataDir: string, ownDataDir: boolean, tickT
       '-XX:TieredStopAtLevel=1',
       // ZooKeeper's admin HTTP server would take port 8080: one per machine.
       '-Dzookeeper.admin.enableServer=false',
-      '-Dzookeeper.root.logger=WARN,CONSOLE',
+      '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn',
       '-cp',
-      `${ZOOKEEPER_CONF}:${ZOOKEEPER_JAR}`,
+      [ZOOKEEPER_CONF, ZOOKEEPER_JAR, ...(fs.existsSync(SLF4J_SIMPLE_JAR) ? [SLF4J_SIMPLE_JAR] : [])].join(':'),
       MAIN_CLASS,
       String(port),
       dataDir,
@@ -119,7 +121,10 @@ async function startOn(port: number, dataDir: string, ownDataDir: boolean, tickT
       child.kill('SIGKILL');
       await exited;
       const failure = spawnError as Error | null;
-      if (/Address already in use|BindException/.test(output)) throw new PortInUseError(`port ${port} is in use`);
+      // Whether or not its log said so: a server that exited while something else listens on its port.
+      if (/Address already in use|BindException/.test(output) || (await answersSrvr(port, true))) {
+        throw new PortInUseError(`port ${port} is in use`);
+      }
       const why = failure ? failure.message : running ? `no answer within ${START_TIMEOUT_MS} ms` : 'it exited';
       throw new Error(`ZooKeeper did not start on 127.0.0.1:${port} (${why}); its output ended with:\n${output}`);
     }
@@ -159,8 +164,8 @@ function freeLoopbackPort(): Promise<number> {
   });
 }
 
-/** Whether a ZooKeeper answers `srvr` on the port (a short, bounded probe). */
-function answersSrvr(port: number): Promise<boolean> {
+/** Whether a ZooKeeper answers `srvr` on the port (a short, bounded probe); with `anyListener`, whether anything accepts. */
+function answersSrvr(port: number, anyListener = false): Promise<boolean> {
   return new Promise((resolve) => {
     let reply = '';
     const socket = net.connect({ host: '127.0.0.1', port });
@@ -170,7 +175,7 @@ function answersSrvr(port: number): Promise<boolean> {
     };
     socket.setTimeout(1000, () => done(false));
     socket.on('error', () => done(false));
-    socket.on('connect', () => socket.write('srvr'));
+    socket.on('connect', () => (anyListener ? done(true) : socket.write('srvr')));
     socket.on('data', (chunk) => {
       reply += chunk.toString('utf8');
       if (reply.length > 4096) done(/Zookeeper version/.test(reply));

@@ -80,6 +80,8 @@ export function splitConnectString(connect: string): { servers: string; chroot: 
 export class ZkClient {
   /** Set on 'expired': from then on every call fails with SESSION_EXPIRED (the library says CONNECTION_LOSS). */
   private expired = false;
+  /** Set by close(): the disconnection that follows is ours, not news. */
+  private closing = false;
 
   private constructor(
     private readonly client: ZooKeeper.Client,
@@ -122,7 +124,9 @@ export class ZkClient {
         clearTimeout(timer);
         const zk = new ZkClient(client, connect);
         opts.log.info({ connect, sessionId: zk.sessionId() }, 'connected to ZooKeeper');
-        client.on('disconnected', () => opts.log.warn({ connect }, 'ZooKeeper connection lost'));
+        client.on('disconnected', () => {
+          if (!zk.closing) opts.log.warn({ connect }, 'ZooKeeper connection lost');
+        });
         client.on('expired', () => opts.log.warn({ connect, sessionId: zk.sessionId() }, 'ZooKeeper session expired'));
         resolve(zk);
       };
@@ -243,6 +247,7 @@ export class ZkClient {
 
   /** Ends the session: its ephemeral nodes go at once. */
   close(): Promise<void> {
+    this.closing = true;
     return new Promise((resolve) => {
       const state = this.client.getState();
       if (state === lib().State.EXPIRED || state === lib().State.DISCONNECTED) {
