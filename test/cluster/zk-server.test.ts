@@ -4,10 +4,14 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { startZooKeeper, zookeeperInstalled } from '../../src/cluster/zookeeper-server.js';
 import { ZkClient } from '../../src/cluster/zk/zk-client.js';
 import { quietLog, waitFor } from './zk-helpers.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -54,6 +58,35 @@ describe.skipIf(!zookeeperInstalled())('startZooKeeper', () => {
       await expect(startZooKeeper({ port })).rejects.toThrow(`port ${port} is in use`);
     } finally {
       await new Promise<void>((r) => taken.close(() => r()));
+    }
+  }, 120_000);
+
+  it('dies with the process that started it, even one killed with SIGKILL', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'krill-zk-parent-'));
+    try {
+      const script = path.join(dir, 'start.ts');
+      const moduleUrl = new URL('../../src/cluster/zookeeper-server.ts', import.meta.url).href;
+      fs.writeFileSync(
+        script,
+        `import { startZooKeeper } from ${JSON.stringify(moduleUrl)};\n` +
+          `const zk = await startZooKeeper({ dataDir: ${JSON.stringify(dir)} });\n` +
+          'console.log(`port ${zk.port}`);\nsetInterval(() => {}, 1000);\n',
+      );
+      const parent = spawn(path.join(ROOT, 'node_modules', '.bin', 'vite-node'), [script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+      const port = await new Promise<number>((resolve, reject) => {
+        let out = '';
+        parent.stdout.on('data', (c: Buffer) => {
+          out += c.toString();
+          const m = /port (\d+)/.exec(out);
+          if (m) resolve(Number(m[1]));
+        });
+        parent.on('exit', () => reject(new Error(`the parent exited early: ${out}`)));
+      });
+      expect(await accepts(port)).toBe(true);
+      parent.kill('SIGKILL');
+      await waitFor(async () => !(await accepts(port)), 'the orphaned ZooKeeper to stop');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);
 });
