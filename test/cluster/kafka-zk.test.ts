@@ -45,6 +45,8 @@ describe.skipIf(!zookeeperInstalled())('KafkaZk', () => {
     expect(duplicate).toBeInstanceOf(ZkError);
     expect(duplicate).toMatchObject({ code: 'NODE_EXISTS' });
     expect((duplicate as Error).message).toContain('broker id 2 is already registered');
+    // The same session registering again (a retry after a lost answer) is no conflict.
+    expect(await a.registerBroker({ id: 2, host: 'h2.example', port: 9093, rack: null })).toBe(epoch);
 
     const epochB = await b.registerBroker({ id: 1, host: 'h1', port: 9092, rack: 'r1' });
     expect(epochB).toBeGreaterThan(epoch);
