@@ -17,6 +17,9 @@ describe.skipIf(!zookeeperInstalled())('ZkClient', () => {
     expect(read?.data?.toString()).toBe('one');
     expect(read?.version).toBe(0);
     expect(typeof read?.czxid).toBe('bigint');
+    expect(read?.ephemeralOwner).toBeNull();
+    await c.create('/mine', null, 'ephemeral');
+    expect((await c.getData('/mine'))?.ephemeralOwner).toBe(c.sessionId());
     expect(await c.setData('/a', Buffer.from('two'), 0)).toBe(1);
     await expect(c.setData('/a', Buffer.from('three'), 0)).rejects.toMatchObject({ code: 'BAD_VERSION', path: '/a' });
     await expect(c.create('/a', null, 'persistent')).rejects.toMatchObject({ code: 'NODE_EXISTS' });

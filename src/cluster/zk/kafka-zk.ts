@@ -9,7 +9,7 @@
 // Reads that list many znodes (brokers, partition states) skip a malformed entry with a warning, so one bad
 // znode cannot hide the others; reads of one znode throw MalformedZNodeError naming it.
 
-import { isCode, ZkError, type ZkClient, type ZkOp } from './zk-client.js';
+import { childPath, isCode, ZkError, type ZkClient, type ZkOp } from './zk-client.js';
 import {
   brokerPath,
   CONFIG_CHANGE_PREFIX,
@@ -106,19 +106,24 @@ export class KafkaZk {
     }
   }
 
-  /** Registers the broker (ephemeral, gone with the session); returns its broker epoch. */
+  /**
+   * Registers the broker (ephemeral, gone with the session); returns its broker epoch. A registration this
+   * session already made (a retry after a lost answer) is accepted, as Kafka's checked ephemeral create does.
+   */
   async registerBroker(b: { id: number; host: string; port: number; rack: string | null }): Promise<number> {
     const path = brokerPath(b.id);
+    let existed = false;
     try {
       await this.zk.create(path, encodeBrokerRegistration(b, Date.now()), 'ephemeral');
     } catch (err) {
-      if (isCode(err, 'NODE_EXISTS')) {
-        throw new ZkError('NODE_EXISTS', `broker id ${b.id} is already registered in ZooKeeper (${path}): another broker uses it`, path);
-      }
-      throw err;
+      if (!isCode(err, 'NODE_EXISTS')) throw err;
+      existed = true;
     }
     const node = await this.zk.getData(path);
     if (!node) throw new ZkError('NO_NODE', `${path} disappeared right after it was registered`, path);
+    if (existed && node.ephemeralOwner !== this.zk.sessionId()) {
+      throw new ZkError('NODE_EXISTS', `broker id ${b.id} is already registered in ZooKeeper (${path}): another broker uses it`, path);
+    }
     return Number(node.czxid);
   }
 
@@ -382,7 +387,7 @@ export class KafkaZk {
 
   private async fencedDeleteRecursive(path: string, controllerEpochZkVersion: number): Promise<void> {
     for (const child of await this.zk.getChildren(path)) {
-      await this.fencedDeleteRecursive(`${path}/${child}`, controllerEpochZkVersion);
+      await this.fencedDeleteRecursive(childPath(path, child), controllerEpochZkVersion);
     }
     try {
       await this.fencedMulti(controllerEpochZkVersion, [{ op: 'delete', path }]);

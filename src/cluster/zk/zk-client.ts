@@ -64,6 +64,8 @@ export interface ZkNodeData {
   version: number;
   /** The zxid of the transaction that created the node (Kafka's broker epoch for /brokers/ids/<id>). */
   czxid: bigint;
+  /** For an ephemeral node, the owning session as sessionId() prints it; null for a persistent one. */
+  ephemeralOwner: string | null;
 }
 
 /** Any version: ZooKeeper's -1. */
@@ -80,6 +82,8 @@ export function splitConnectString(connect: string): { servers: string; chroot: 
 export class ZkClient {
   /** Set on 'expired': from then on every call fails with SESSION_EXPIRED (the library says CONNECTION_LOSS). */
   private expired = false;
+  /** Set by close(): the disconnection that follows is ours, not news. */
+  private closing = false;
 
   private constructor(
     private readonly client: ZooKeeper.Client,
@@ -122,7 +126,9 @@ export class ZkClient {
         clearTimeout(timer);
         const zk = new ZkClient(client, connect);
         opts.log.info({ connect, sessionId: zk.sessionId() }, 'connected to ZooKeeper');
-        client.on('disconnected', () => opts.log.warn({ connect }, 'ZooKeeper connection lost'));
+        client.on('disconnected', () => {
+          if (!zk.closing) opts.log.warn({ connect }, 'ZooKeeper connection lost');
+        });
         client.on('expired', () => opts.log.warn({ connect, sessionId: zk.sessionId() }, 'ZooKeeper session expired'));
         resolve(zk);
       };
@@ -133,7 +139,7 @@ export class ZkClient {
 
   /** The session id, as ZooKeeper's tools print it (0x...). */
   sessionId(): string {
-    return `0x${this.client.getSessionId().toString('hex').replace(/^0+(?=.)/, '')}`;
+    return `0x${this.client.getSessionId().readBigUInt64BE(0).toString(16)}`;
   }
 
   /** 'expired' is final: see the file comment. */
@@ -165,7 +171,15 @@ export class ZkClient {
         const done = (err: unknown, data: Buffer, stat: ZooKeeper.Stat): void => {
           if (isCode(err, 'NO_NODE')) cb(null, null);
           else if (err) cb(err);
-          else cb(null, { data: data ?? null, version: stat.version, czxid: stat.czxid.readBigInt64BE(0) });
+          else {
+            const owner = stat.ephemeralOwner.readBigUInt64BE(0);
+            cb(null, {
+              data: data ?? null,
+              version: stat.version,
+              czxid: stat.czxid.readBigInt64BE(0),
+              ephemeralOwner: owner === 0n ? null : `0x${owner.toString(16)}`,
+            });
+          }
         };
         if (fire) this.client.getData(path, fire, done);
         else this.client.getData(path, done);
@@ -201,7 +215,7 @@ export class ZkClient {
 
   /** Deletes the node and everything under it; nothing when it is not there. */
   async deleteRecursive(path: string): Promise<void> {
-    for (const child of await this.getChildren(path)) await this.deleteRecursive(`${path}/${child}`);
+    for (const child of await this.getChildren(path)) await this.deleteRecursive(childPath(path, child));
     try {
       await this.delete(path);
     } catch (err) {
@@ -243,6 +257,7 @@ export class ZkClient {
 
   /** Ends the session: its ephemeral nodes go at once. */
   close(): Promise<void> {
+    this.closing = true;
     return new Promise((resolve) => {
       const state = this.client.getState();
       if (state === lib().State.EXPIRED || state === lib().State.DISCONNECTED) {
@@ -278,6 +293,10 @@ export class ZkClient {
   toString(): string {
     return `ZkClient(${this.connectString})`;
   }
+}
+
+export function childPath(parent: string, child: string): string {
+  return parent === '/' ? `/${child}` : `${parent}/${child}`;
 }
 
 function createMode(mode: ZkCreateMode): number {
