@@ -36,6 +36,9 @@ import { TRANSACTION_STATE_TOPIC, partitionForTransactionalId } from '../txn/sta
 
 const API_CONTROLLED_SHUTDOWN = 7;
 const REJOIN_BACKOFF_MS = 1000;
+/** A stopping broker whose controller moved asks ZooKeeper again, this often and this many times. */
+const CONTROLLER_LOOKUP_MS = 100;
+const MAX_CONTROLLER_LOOKUPS = 50;
 
 export interface ZkClusterOptions {
   config: BrokerConfig;
@@ -417,34 +420,55 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
   // --- stopping -----------------------------------------------------------------------------------------
 
   /**
-   * Kafka's controlled shutdown: asks the controller to move this broker's leaderships away, up to
-   * controlled.shutdown.max.retries times while it answers with partitions it could not move yet.
+   * Kafka's controlled shutdown: asks the controller (as ZooKeeper names it now) to move this broker's
+   * leaderships away, up to controlled.shutdown.max.retries times, waiting controlled.shutdown.retry.backoff.ms
+   * while it answers with partitions it could not move yet. A controller that changed or went away meanwhile
+   * (NOT_CONTROLLER, a refused connection: other brokers may be stopping too) is looked up again at once.
    */
   async controlledShutdownRequest(): Promise<void> {
     const { config } = this.options;
-    if (!config.bool('controlled.shutdown.enable') || !this.zk) return;
+    const zk = this.zk;
+    if (!config.bool('controlled.shutdown.enable') || !zk) return;
     const retries = config.int('controlled.shutdown.max.retries');
     const backoffMs = config.int('controlled.shutdown.retry.backoff.ms');
-    for (let attempt = 1; attempt <= retries; attempt++) {
-      const controller = this.cache.broker(this.cache.controllerId);
-      if (controller) {
-        const client = new BrokerClient({ host: controller.host, port: controller.port, clientId: `krill-broker-${this.localNodeId}`, requestTimeoutMs: config.int('controller.socket.timeout.ms'), log: this.log });
-        try {
-          const response = await client.send(API_CONTROLLED_SHUTDOWN, INTER_BROKER_VERSIONS.controlledShutdown, { brokerId: this.localNodeId, brokerEpoch: this.brokerEpoch });
-          if (response.errorCode === ErrorCode.NONE && response.remainingPartitions.length === 0) {
-            this.log.info('controlled shutdown complete');
-            return;
-          }
-          this.log.warn({ errorCode: response.errorCode, remaining: response.remainingPartitions.length }, 'controlled shutdown incomplete');
-        } catch (err) {
-          this.log.warn({ err: (err as Error).message }, 'controlled shutdown request failed');
-        } finally {
-          client.close();
-        }
+    let lookups = 0;
+    for (let attempt = 1; attempt <= retries; ) {
+      let outcome: 'done' | 'incomplete' | 'moved';
+      try {
+        outcome = await this.sendControlledShutdown(zk);
+      } catch (err) {
+        this.log.warn({ err: (err as Error).message }, 'controlled shutdown request failed');
+        outcome = 'moved';
       }
-      if (attempt < retries) await new Promise((resolve) => setTimeout(resolve, backoffMs));
+      if (outcome === 'done') return;
+      if (outcome === 'moved' && ++lookups <= MAX_CONTROLLER_LOOKUPS) {
+        await new Promise((resolve) => setTimeout(resolve, CONTROLLER_LOOKUP_MS));
+        continue;
+      }
+      if (++attempt <= retries) await new Promise((resolve) => setTimeout(resolve, backoffMs));
     }
     this.log.warn('stopping without a complete controlled shutdown');
+  }
+
+  /** One ControlledShutdown to the current controller: done, incomplete (partitions remain), or moved (no controller to ask). */
+  private async sendControlledShutdown(zk: KafkaZk): Promise<'done' | 'incomplete' | 'moved'> {
+    const controllerId = await zk.getControllerId();
+    const controller = controllerId === null ? undefined : (await zk.getBrokers()).find((b) => b.id === controllerId);
+    if (!controller) return 'moved';
+    const { config } = this.options;
+    const client = new BrokerClient({ host: controller.host, port: controller.port, clientId: `krill-broker-${this.localNodeId}`, requestTimeoutMs: config.int('controller.socket.timeout.ms'), log: this.log });
+    try {
+      const response = await client.send(API_CONTROLLED_SHUTDOWN, INTER_BROKER_VERSIONS.controlledShutdown, { brokerId: this.localNodeId, brokerEpoch: this.brokerEpoch });
+      if (response.errorCode === ErrorCode.NONE && response.remainingPartitions.length === 0) {
+        this.log.info('controlled shutdown complete');
+        return 'done';
+      }
+      if (response.errorCode === ErrorCode.NOT_CONTROLLER) return 'moved';
+      this.log.warn({ errorCode: response.errorCode, remaining: response.remainingPartitions.length }, 'controlled shutdown incomplete');
+      return 'incomplete';
+    } finally {
+      client.close();
+    }
   }
 
   /** Leaves the cluster: the controller role and the registration go with the session. */
