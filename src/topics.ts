@@ -337,6 +337,12 @@ export class TopicAdmin {
     if (!this.replicas.partition(name, partition)) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Unable to find partition ${name}:${partition}.`);
     if (replicas === null) throw new KafkaError('NO_REASSIGNMENT_IN_PROGRESS', 'No partition reassignment is in progress.');
     this.checkManualAssignment(replicas);
+    // In a cluster only the current replicas are a reassignment with nothing to move: moving data between
+    // brokers comes with replication.
+    const current = this.cluster ? (this.cluster.partitionMetadata(name, partition)?.replicas ?? []) : [this.replicas.localNodeId];
+    if (replicas.length !== current.length || replicas.some((r, i) => r !== current[i])) {
+      throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Moving ${name}-${partition} from [${current.join(', ')}] to [${replicas.join(', ')}] needs replication between brokers, which krill does not do yet.`);
+    }
   }
 
   /**

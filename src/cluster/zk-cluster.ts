@@ -58,6 +58,8 @@ export interface ClusterTopics {
   hasTopic(name: string): boolean;
   /** The topic's replica count (its first partition's), or undefined when unknown. */
   replicationFactor(name: string): number | undefined;
+  /** A partition as the cluster's metadata has it. */
+  partitionMetadata(topic: string, partition: number): PartitionMetadata | undefined;
   createTopic(name: string, assignment: number[][], configs: Record<string, string>, timeoutMs: number): Promise<Buffer>;
   deleteTopic(name: string, timeoutMs: number): Promise<void>;
   addPartitions(name: string, assignment: number[][], timeoutMs: number): Promise<void>;

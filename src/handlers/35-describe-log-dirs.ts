@@ -51,7 +51,8 @@ export default defineHandler({
       const partitions: PartitionResult[] = [];
       for (const index of indexes) {
         const partition = replicas.partition(name, index);
-        if (partition) partitions.push({ partitionIndex: index, partitionSize: partition.log.size, offsetLag: 0, isFutureKey: false });
+        // A replica this broker holds (in a cluster it keeps empty directories of the others: see zk-cluster.ts).
+        if (partition?.replicas.includes(replicas.localNodeId)) partitions.push({ partitionIndex: index, partitionSize: partition.log.size, offsetLag: 0, isFutureKey: false });
       }
       if (partitions.length > 0) topics.push({ name, partitions });
     }

@@ -12,12 +12,13 @@ export default defineHandler({
   apiKey: 65,
   minVersion: 0,
   maxVersion: 0,
-  handle({ transactions }, req): DescribeTransactionsResponse {
+  handle({ transactions, clusterMember }, req): DescribeTransactionsResponse {
     return {
       throttleTimeMs: 0,
       transactionStates: req.transactionalIds.map((transactionalId): State => {
         const none = { transactionalId, transactionState: '', transactionTimeoutMs: 0, transactionStartTimeMs: -1, producerId: -1, producerEpoch: -1, topics: [] };
         if (!transactionalId) return { ...none, errorCode: ErrorCode.INVALID_REQUEST };
+        if (clusterMember && !clusterMember.coordinatesTransactionalId(transactionalId)) return { ...none, errorCode: ErrorCode.NOT_COORDINATOR };
         const meta = transactions.get(transactionalId);
         if (!meta || meta.state === 'Dead') return { ...none, errorCode: ErrorCode.TRANSACTIONAL_ID_NOT_FOUND };
         return {

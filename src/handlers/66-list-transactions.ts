@@ -1,5 +1,6 @@
 // ListTransactions: v0-1 (KIP-664, KIP-994).
-// Behaviour: the transactional ids the coordinator knows (Dead ones excluded), filtered by state names
+// Behaviour: the transactional ids this broker coordinates (Dead ones excluded; in a cluster those of the
+// __transaction_state partitions it leads), filtered by state names
 // (unknown names are echoed in unknownStateFilters and match nothing), by producer id, and (v1) by having
 // been open longer than durationFilter ms. Empty filters match everything.
 import { ErrorCode } from '../../protocol/errors.js';
@@ -11,12 +12,12 @@ export default defineHandler({
   apiKey: 66,
   minVersion: 0,
   maxVersion: 1,
-  handle({ transactions }, req): ListTransactionsResponse {
+  handle({ transactions, clusterMember }, req): ListTransactionsResponse {
     const known = req.stateFilters.filter((s) => s in TXN_STATE_IDS);
     const unknownStateFilters = req.stateFilters.filter((s) => !(s in TXN_STATE_IDS));
     const now = Date.now();
     const transactionStates = transactions.all()
-      .filter((m) => m.state !== 'Dead')
+      .filter((m) => m.state !== 'Dead' && (!clusterMember || clusterMember.coordinatesTransactionalId(m.transactionalId)))
       .filter((m) => req.stateFilters.length === 0 || known.includes(m.state))
       .filter((m) => req.producerIdFilters.length === 0 || req.producerIdFilters.includes(m.producerId))
       .filter((m) => req.durationFilter < 0 || now - m.startTimestamp > req.durationFilter)
