@@ -92,8 +92,10 @@ export class TopicAdmin {
     return this.cluster ? this.cluster.liveBrokerIds() : [this.replicas.localNodeId];
   }
 
+  /** Every topic; in a cluster those its metadata names (a local one may still be on its way in or out). */
   topics(): TopicInfo[] {
-    return this.logs.topics();
+    const local = this.logs.topics();
+    return this.cluster ? local.filter((t) => this.cluster!.hasTopic(t.name)) : local;
   }
 
   /** The absolute path of the one log directory every partition lives in (DescribeLogDirs). */

@@ -35,6 +35,9 @@ const API_UPDATE_METADATA = 6;
 /** Attempts at delivering one request to a live broker (it may be starting, or briefly unreachable). */
 const SEND_ATTEMPTS = 5;
 const SEND_RETRY_MS = 200;
+/** UpdateMetadata's type (KIP-866): part of the metadata, or all of it. */
+const UPDATE_INCREMENTAL = 1;
+export const UPDATE_FULL = 2;
 
 interface PartitionState extends PartitionLeadership {
   zkVersion: number;
@@ -441,6 +444,7 @@ export class Controller {
     });
   }
 
+  /** UpdateMetadata of `keys`; with every partition, marked as Kafka's full snapshot (type 2). */
   private async sendUpdateMetadata(to: number[], keys: string[]): Promise<void> {
     const topicStates = [];
     for (const [topicName, partitions] of this.byTopic(keys)) {
@@ -459,10 +463,10 @@ export class Controller {
         }),
       });
     }
-    await this.sendUpdateMetadataRaw(to, topicStates);
+    await this.sendUpdateMetadataRaw(to, topicStates, keys.length === this.states.size ? UPDATE_FULL : UPDATE_INCREMENTAL);
   }
 
-  private async sendUpdateMetadataRaw(to: number[], topicStates: unknown[]): Promise<void> {
+  private async sendUpdateMetadataRaw(to: number[], topicStates: unknown[], type = UPDATE_INCREMENTAL): Promise<void> {
     const liveBrokers = [...this.live.values()].sort((a, b) => a.id - b.id).map((b) => ({
       id: b.id,
       endpoints: [{ port: b.port, host: b.host, listener: 'PLAINTEXT', securityProtocol: 0 }],
@@ -473,6 +477,7 @@ export class Controller {
       isKRaftController: false,
       controllerEpoch: this.epoch,
       brokerEpoch: this.live.get(id)?.epoch ?? -1,
+      type,
       topicStates,
       liveBrokers,
     })));

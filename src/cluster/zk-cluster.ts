@@ -16,6 +16,8 @@
 // - Every broker keeps a log directory for every partition of every topic, created when the controller first
 //   names the topic (configs read from /config/topics): those it does not replicate stay empty. This keeps
 //   one topic list per data dir, whatever the placement; DescribeLogDirs lists only the replicas it holds.
+//   A local topic the cluster does not have (deleted while this broker was away, or older than its joining)
+//   is set aside as stray directories, never deleted.
 
 import type { Logger } from '../logger.js';
 import type { BrokerConfig } from '../config.js';
@@ -25,7 +27,7 @@ import type { BrokerEndpoint, ClusterView, PartitionMetadata } from './cluster-v
 import type { CoordinatorOwnership } from './coordinator-guard.js';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { MetadataCache, LEADER_DURING_DELETE, type TopicStateUpdate } from './metadata-cache.js';
-import { Controller, type ControlledShutdownResult } from './controller.js';
+import { Controller, UPDATE_FULL, type ControlledShutdownResult } from './controller.js';
 import { ZkClient, ZkError } from './zk/zk-client.js';
 import { KafkaZk } from './zk/kafka-zk.js';
 import { BrokerClient, INTER_BROKER_VERSIONS } from './broker-client.js';
@@ -238,7 +240,7 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
 
   /** UpdateMetadata: local logs for topics new to this broker, then the cache. Returns the error code. */
   applyUpdateMetadata(req: {
-    controllerId: number; controllerEpoch: number; brokerEpoch: number;
+    controllerId: number; controllerEpoch: number; brokerEpoch: number; type: number;
     topicStates: TopicStateUpdate[];
     liveBrokers: { id: number; endpoints: { host: string; port: number }[]; rack: string | null }[];
   }): Promise<number> {
@@ -246,9 +248,10 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       const stale = this.staleness(req.controllerEpoch, req.brokerEpoch);
       if (stale !== null) return stale;
       for (const t of req.topicStates) {
-        if (t.partitionStates.some((p) => p.leader === LEADER_DURING_DELETE)) continue;
+        if (t.partitionStates.length === 0 || t.partitionStates.some((p) => p.leader === LEADER_DURING_DELETE)) continue;
         await this.ensureLocalTopic(t.topicName, t.topicId, Math.max(...t.partitionStates.map((p) => p.partitionIndex)) + 1);
       }
+      if (req.type === UPDATE_FULL) this.setStrayTopicsAside(new Set(req.topicStates.map((t) => t.topicName)));
       const brokers = req.liveBrokers.map((b): BrokerEndpoint => ({ nodeId: b.id, host: b.endpoints[0]?.host ?? '', port: b.endpoints[0]?.port ?? -1, rack: b.rack }));
       this.cache.update(req.controllerId, req.controllerEpoch, brokers, req.topicStates);
       return ErrorCode.NONE;
@@ -265,6 +268,7 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       if (stale !== null) return { errorCode: stale, partitions: [] };
       const partitions = [];
       for (const t of req.topicStates) {
+        if (t.partitionStates.length === 0) continue;
         await this.ensureLocalTopic(t.topicName, t.topicId, Math.max(...t.partitionStates.map((p) => p.partitionIndex)) + 1);
         for (const p of t.partitionStates) {
           const partition = this.options.replicas.partition(t.topicName, p.partitionIndex);
@@ -322,20 +326,36 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
   }
 
   /**
+   * A full metadata snapshot (sent when this broker joins, or a controller takes over) names every topic of
+   * the cluster. A local topic it lacks was deleted while this broker was away, or was created before this
+   * data dir joined the cluster: either way its directories are set aside as strays (kept on disk, named in
+   * a warning, for an operator to remove), never deleted, since nothing here proves which.
+   */
+  private setStrayTopicsAside(cluster: ReadonlySet<string>): void {
+    for (const topic of this.options.logs.topics()) {
+      if (!cluster.has(topic.name)) this.setLocalTopicAside(topic.name, topic.partitions, 'the cluster has no such topic');
+    }
+  }
+
+  private setLocalTopicAside(name: string, partitions: number, why: string): void {
+    const { logs, replicas } = this.options;
+    const old = Array.from({ length: partitions }, (_, p) => replicas.partition(name, p)).filter((p) => p !== undefined);
+    try {
+      logs.setTopicAside(name, why);
+    } finally {
+      replicas.partitionsRemoved(old);
+    }
+  }
+
+  /**
    * The topic's local logs, as the cluster has it: created (configs from ZooKeeper) when missing, grown when
    * it has more partitions, replaced when the local one is a namesake deleted while this broker was away.
    */
   private async ensureLocalTopic(name: string, topicId: Buffer, partitions: number): Promise<void> {
-    const { logs, replicas } = this.options;
+    const { logs } = this.options;
     let local = logs.getTopic(name);
     if (local && !local.topicId.equals(topicId)) {
-      this.log.warn({ topic: name }, 'the local topic is an older one of the same name, deleted while this broker was away: deleting it');
-      const old = Array.from({ length: local.partitions }, (_, p) => replicas.partition(name, p)).filter((p) => p !== undefined);
-      try {
-        logs.deleteTopic(name);
-      } finally {
-        replicas.partitionsRemoved(old);
-      }
+      this.setLocalTopicAside(name, local.partitions, 'the cluster\'s topic of this name has another topic id');
       local = undefined;
     }
     if (!local) {

@@ -46,7 +46,7 @@ function describeTopic(cluster: ClusterView, replicas: ReplicaManager, topic: To
         return { errorCode: ErrorCode.LEADER_NOT_AVAILABLE, partitionIndex: p, leaderId: -1, leaderEpoch: -1, replicaNodes: [], isrNodes: [], offlineReplicas: [] };
       }
       return {
-        errorCode: ErrorCode.NONE,
+        errorCode: partition.leaderId < 0 ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE,
         partitionIndex: p,
         leaderId: partition.leaderId,
         leaderEpoch: partition.leaderEpoch,

@@ -334,6 +334,24 @@ export class LogManager {
     for (const listener of this.topicDeletedListeners) listener(name);
   }
 
+  /**
+   * Takes a topic out of this manager without deleting its data: its logs are closed and their directories
+   * renamed aside as strays (kept on disk for an operator to look at or remove), so the name is free.
+   */
+  setTopicAside(name: string, why: string): void {
+    this.ensureOpen();
+    const state = this.byName.get(name);
+    if (!state) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Topic '${name}' does not exist.`);
+    this.byName.delete(name);
+    this.byId.delete(state.info.topicId.toString('hex'));
+    this.writeTopicsFile();
+    for (const log of state.logs) {
+      log.close();
+      this.setAside(log.dir, why);
+    }
+    for (const listener of this.topicDeletedListeners) listener(name);
+  }
+
   /** Calls `listener` with the name of each topic deleted from now on; returns its removal. */
   onTopicDeleted(listener: (topic: string) => void): () => void {
     this.topicDeletedListeners.add(listener);
