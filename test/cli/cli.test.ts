@@ -231,7 +231,7 @@ console.log(JSON.stringify({
     });
     const r = JSON.parse(out.trim());
     expect(r.entry.endsWith('/dist/krill.mjs')).toBe(true);
-    expect(r.exports).toEqual(['BrokerConfig', 'ConfigError', 'DataDirError', 'DataDirLockedError', 'startBroker']);
+    expect(r.exports).toEqual(['BrokerConfig', 'ConfigError', 'DataDirError', 'DataDirLockedError', 'startBroker', 'startCluster', 'startZooKeeper', 'zookeeperInstalled']);
     expect(r).toMatchObject({ existed: true, removed: true, correlationId: 7 });
     expect(r.bootstrap).toMatch(/^127\.0\.0\.1:\d+$/);
   });
