@@ -10,7 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type BuildOptions } from 'esbuild';
+import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { encodeRequestFrame } from '../../protocol/codec.js';
 import { MESSAGES_BY_KEY } from '../../protocol/messages/index.js';
 
@@ -18,7 +18,29 @@ const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 const BUNDLE = path.join(DIST, 'krill-cli.cjs');
 const LOADER = path.join(DIST, 'src', 'bin', 'krill.cjs');
 
-/** Both bundles: Node 20, everything inlined but the native codecs, which are loaded lazily. */
+/**
+ * The cluster code (src/cluster/zk-cluster.ts and what only it uses: the controller, the ZooKeeper client,
+ * the inter-broker client) is a bundle of its own, dist/krill-cluster.cjs, which the broker imports only when
+ * zookeeper.connect is set: a single broker neither loads nor parses it, so its start stays as lean as before
+ * clusters existed. The few modules both bundles hold are duplicated; the one whose identity matters across
+ * them, KafkaError, is recognised by a brand (protocol/errors.ts).
+ */
+const CLUSTER_BUNDLE = 'krill-cluster.cjs';
+const clusterApart: Plugin = {
+  name: 'cluster-apart',
+  setup(b) {
+    // The broker's `await import('./cluster/zk-cluster.js')` becomes a module that requires the cluster bundle
+    // when it is first imported (a require: the CLI runs in a vm.Script, where import() is not available).
+    b.onResolve({ filter: /[\\/]cluster[\\/]zk-cluster\.js$/ }, () => ({ path: 'zk-cluster', namespace: 'cluster-apart' }));
+    b.onLoad({ filter: /.*/, namespace: 'cluster-apart' }, () => ({
+      contents: `export const { ZkCluster } = require('./${CLUSTER_BUNDLE}');`,
+      loader: 'js',
+    }));
+    b.onResolve({ filter: new RegExp(`^\\./${CLUSTER_BUNDLE.replace('.', '\\.')}$`) }, (args) => ({ path: args.path, external: true }));
+  },
+};
+
+/** The bundles: Node 20, everything inlined but the native codecs, which are loaded lazily. */
 const COMMON: BuildOptions = {
   bundle: true,
   platform: 'node',
@@ -30,9 +52,19 @@ const COMMON: BuildOptions = {
 
 await build({
   ...COMMON,
+  entryPoints: [path.join(DIST, 'src', 'cluster', 'zk-cluster.js')],
+  outfile: path.join(DIST, CLUSTER_BUNDLE),
+  format: 'cjs',
+  define: { 'import.meta.url': '__krillUrl' },
+  banner: { js: "const __krillUrl = require('node:url').pathToFileURL(__filename).href;" },
+});
+
+await build({
+  ...COMMON,
   entryPoints: [path.join(DIST, 'src', 'cli.js')],
   outfile: BUNDLE,
   format: 'cjs',
+  plugins: [clusterApart],
   // The sources are ES modules that find their files through import.meta.url.
   define: { 'import.meta.url': '__krillUrl' },
   banner: { js: "const __krillUrl = require('node:url').pathToFileURL(__filename).href;" },
@@ -46,6 +78,7 @@ await build({
   entryPoints: [path.join(DIST, 'src', 'index.js')],
   outfile: path.join(DIST, 'krill.mjs'),
   format: 'esm',
+  plugins: [clusterApart],
   // Bundled CommonJS dependencies (pino) and lazily loaded natives call require().
   banner: { js: "import { createRequire as __krillRequire } from 'node:module'; const require = __krillRequire(import.meta.url);" },
 });
