@@ -453,12 +453,18 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     if (!config.bool('controlled.shutdown.enable') || !zk) return;
     const retries = config.int('controlled.shutdown.max.retries');
     const backoffMs = config.int('controlled.shutdown.retry.backoff.ms');
+    // ZooKeeper unreachable for a session's length: the session is over, and with it the registration.
+    const boundMs = config.int('zookeeper.session.timeout.ms');
     let lookups = 0;
     for (let attempt = 1; attempt <= retries; ) {
       let outcome: 'done' | 'incomplete' | 'moved';
       try {
-        outcome = await this.sendControlledShutdown(zk);
+        outcome = await withTimeout(this.sendControlledShutdown(zk), boundMs);
       } catch (err) {
+        if (err instanceof TimeoutError) {
+          this.log.warn('stopping without a controlled shutdown: ZooKeeper or the controller did not answer');
+          return;
+        }
         this.log.warn({ err: (err as Error).message }, 'controlled shutdown request failed');
         outcome = 'moved';
       }
@@ -501,4 +507,15 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     this.zk = null;
     await zk?.zk.close();
   }
+}
+
+class TimeoutError extends Error {}
+
+/** `promise`, or a TimeoutError after `ms` (the promise is left to settle on its own). */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TimeoutError(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
