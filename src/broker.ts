@@ -31,8 +31,7 @@ import { DynamicBrokerConfigs } from './config-admin/dynamic-broker-configs.js';
 import { ProducerIdManager } from './cluster/producer-id-manager.js';
 import { TransactionCoordinator } from './txn/coordinator.js';
 import { TransactionStateTopic } from './txn/state-topic.js';
-import { buildMarkerBatch } from '../protocol/control-record.js';
-import { scanBatches } from '../protocol/record-batch.js';
+import { writeTxnMarker } from './txn/markers.js';
 import { Scheduler } from './scheduler.js';
 import { LogCleaner } from './storage/cleaner/log-cleaner.js';
 
@@ -252,11 +251,12 @@ export class Broker {
       forget: (transactionalId) => state.forget(transactionalId),
       writeMarker: (topic, p, producerId, producerEpoch, commit) => {
         const partition = replicas.partition(topic, p);
-        if (!partition) return;
-        const buf = buildMarkerBatch(producerId, producerEpoch, { commit, coordinatorEpoch: 0 });
-        replicas.appendValidated(partition, buf, scanBatches(buf, { fromClient: false }));
-        // The group coordinator's transactional offsets in that partition become visible, or go.
-        if (topic === OFFSETS_TOPIC) this.groups.completeTxnOffsets(producerId, commit, p);
+        if (!partition) return true;
+        const marker = { producerId, producerEpoch, commit, coordinatorEpoch: 0 };
+        // In a cluster, a partition another broker leads gets its marker from that broker.
+        if (this.zkCluster && !partition.isLeader) return this.zkCluster.sendTxnMarker(topic, p, marker, () => this.transactions.retryPrepared());
+        writeTxnMarker(replicas, this.groups, partition, marker);
+        return true;
       },
       partitionExists: (topic, p) => replicas.partition(topic, p) !== undefined,
       now: () => Date.now(),

@@ -25,6 +25,7 @@ import type { LogManager } from '../storage/log-manager.js';
 import type { ReplicaManager } from '../partition/replica-manager.js';
 import type { BrokerEndpoint, ClusterView, PartitionMetadata } from './cluster-view.js';
 import type { CoordinatorOwnership } from './coordinator-guard.js';
+import type { TxnMarker } from '../txn/markers.js';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { MetadataCache, LEADER_DURING_DELETE, type TopicStateUpdate } from './metadata-cache.js';
 import { Controller, UPDATE_FULL, type ControlledShutdownResult } from './controller.js';
@@ -38,6 +39,10 @@ import { TRANSACTION_STATE_TOPIC, partitionForTransactionalId } from '../txn/sta
 
 const API_CONTROLLED_SHUTDOWN = 7;
 const REJOIN_BACKOFF_MS = 1000;
+const API_WRITE_TXN_MARKERS = 27;
+const WRITE_TXN_MARKERS_VERSION = 1;
+/** Markers on their way to other brokers at once; more wait for the coordinator's next retry. */
+const MAX_MARKERS_IN_FLIGHT = 10_000;
 /** A stopping broker whose controller moved asks ZooKeeper again, this often and this many times. */
 const CONTROLLER_LOOKUP_MS = 100;
 const MAX_CONTROLLER_LOOKUPS = 50;
@@ -80,6 +85,10 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
   private readonly log: Logger;
   /** The config change notifications already applied (their sequence numbers). */
   private lastConfigChange = -1;
+  /** Transaction markers sent to other brokers: written there (until the coordinator takes note), or on their way. */
+  private readonly markersWritten = new Set<string>();
+  private readonly markersInFlight = new Set<string>();
+  private readonly markerClients = new Map<string, BrokerClient>();
 
   constructor(private readonly options: ZkClusterOptions) {
     this.clusterId = options.meta.clusterId;
@@ -439,6 +448,55 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     if (!(await this.cache.waitFor(ready, timeoutMs))) throw new KafkaError('REQUEST_TIMED_OUT', `${pending}: its partitions have no leader yet.`);
   }
 
+  // --- transaction markers for partitions other brokers lead ------------------------------------------------
+
+  /**
+   * The transaction coordinator's marker for a partition another broker leads (Kafka's WriteTxnMarkers).
+   * True once that leader has written it; false while it is on its way (or has no leader yet): the
+   * coordinator keeps the transaction prepared and asks again, and `delivered` is called when the leader
+   * answers, so that it does at once.
+   */
+  sendTxnMarker(topic: string, partition: number, marker: TxnMarker, delivered: () => void): boolean {
+    const key = `${marker.producerId}/${marker.producerEpoch}/${marker.commit}/${topic}/${partition}`;
+    if (this.markersWritten.delete(key)) return true;
+    if (this.markersInFlight.has(key)) return false;
+    const leader = this.cache.partition(topic, partition)?.leaderId ?? -1;
+    const endpoint = this.cache.broker(leader);
+    if (!endpoint || this.markersInFlight.size >= MAX_MARKERS_IN_FLIGHT) return false;
+    this.markersInFlight.add(key);
+    const client = this.markerClient(endpoint);
+    client.send(API_WRITE_TXN_MARKERS, WRITE_TXN_MARKERS_VERSION, {
+      markers: [{
+        producerId: marker.producerId,
+        producerEpoch: marker.producerEpoch,
+        transactionResult: marker.commit,
+        topics: [{ name: topic, partitionIndexes: [partition] }],
+        coordinatorEpoch: marker.coordinatorEpoch,
+      }],
+    }).then((response) => {
+      const errorCode = response.markers?.[0]?.topics?.[0]?.partitions?.[0]?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR;
+      if (errorCode !== ErrorCode.NONE) {
+        this.log.warn({ topic, partition, leader, errorCode }, 'the leader did not write a transaction marker; retrying later');
+        return;
+      }
+      this.markersWritten.add(key);
+      delivered();
+    }, (err) => {
+      this.log.warn({ topic, partition, leader, err: (err as Error).message }, 'could not send a transaction marker; retrying later');
+    }).finally(() => this.markersInFlight.delete(key));
+    return false;
+  }
+
+  private markerClient(endpoint: BrokerEndpoint): BrokerClient {
+    const key = `${endpoint.nodeId}/${endpoint.host}:${endpoint.port}`;
+    let client = this.markerClients.get(key);
+    if (!client) {
+      client = new BrokerClient({ host: endpoint.host, port: endpoint.port, clientId: `krill-txn-${this.localNodeId}`, requestTimeoutMs: this.options.config.int('controller.socket.timeout.ms'), log: this.log });
+      this.markerClients.set(key, client);
+    }
+    return client;
+  }
+
   // --- stopping -----------------------------------------------------------------------------------------
 
   /**
@@ -503,6 +561,8 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
   async close(): Promise<void> {
     this.closing = true;
     this.controller?.resign();
+    for (const client of this.markerClients.values()) client.close();
+    this.markerClients.clear();
     const zk = this.zk;
     this.zk = null;
     await zk?.zk.close();

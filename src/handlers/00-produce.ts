@@ -1,11 +1,13 @@
 // Produce: advertised v0-11, served v3-11.
 // Like Kafka 4.0 (KIP-896), v0-2 stay advertised because older librdkafka refuses a broker whose Produce
 // minimum is above 0 (KAFKA-18659), and are answered with UNSUPPORTED_VERSION on every partition.
-// Behaviour: acks 0 (no response), 1 and -1 (this broker is the whole ISR); batches are validated and
+// Behaviour: only the partition's leader takes records (NOT_LEADER_OR_FOLLOWER elsewhere, in a cluster);
+// acks 0 (no response), 1 and -1 (the leader is the whole ISR); batches are validated and
 // appended as bytes (see log-validator.ts). A topic that does not exist is UNKNOWN_TOPIC_OR_PARTITION:
 // clients create topics through Metadata, as with Kafka.
 // Idempotent producers' sequences and epochs are checked by the partition's producer state; a transactional
-// batch must belong to its producer's open transaction on the partition (KIP-890 part 1, verifyTransactional).
+// batch must belong to its producer's open transaction on the partition (KIP-890 part 1, verifyTransactional)
+// when this broker is the transaction's coordinator (always, on a single broker).
 // A batch refused for some of its records (no key on a compacted topic, a timestamp out of the topic's
 // bounds) lists them in recordErrors (v8+, KIP-467), with the log start offset, as Kafka's ReplicaManager.
 import { ErrorCode, KafkaError, errorCodeOf } from '../../protocol/errors.js';
@@ -59,7 +61,7 @@ export default defineHandler({
   // Records are written to the segment (a copy into the page cache) before handle() returns.
   releasesRequestBytes: true,
   errorResponse,
-  handle({ replicas, topics, transactions, apiVersion, log, closeConnection }, req): ProduceResponse | null {
+  handle({ replicas, topics, transactions, clusterMember, apiVersion, log, closeConnection }, req): ProduceResponse | null {
     if (apiVersion < 3) return errorResponse(req, ErrorCode.UNSUPPORTED_VERSION);
     if (req.acks !== 0 && req.acks !== 1 && req.acks !== -1) return errorResponse(req, ErrorCode.INVALID_REQUIRED_ACKS);
     const now = Date.now();
@@ -76,7 +78,10 @@ export default defineHandler({
             : partitionResult(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.'));
           continue;
         }
-        const txnError = verifyTransactional(transactions, req.transactionalId, t.name, p.index, p.records, apiVersion);
+        // Verified where this broker is the transaction's coordinator; in a cluster a leader elsewhere takes the
+        // batch as Kafka did before KIP-890's verification (the producer epoch is still checked by the log).
+        const verifiable = !clusterMember || req.transactionalId === null || clusterMember.coordinatesTransactionalId(req.transactionalId);
+        const txnError = verifiable ? verifyTransactional(transactions, req.transactionalId, t.name, p.index, p.records, apiVersion) : null;
         if (txnError !== null) {
           partitionResponses.push(partitionResult(p.index, txnError, 'The partition was not added to the transaction, or the producer is not the transaction\'s.'));
           continue;

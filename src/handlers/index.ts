@@ -40,6 +40,7 @@ import leaderAndIsr from './04-leader-and-isr.js';
 import stopReplica from './05-stop-replica.js';
 import updateMetadata from './06-update-metadata.js';
 import controlledShutdown from './07-controlled-shutdown.js';
+import writeTxnMarkers from './27-write-txn-markers.js';
 
 export const HANDLERS: readonly Handler[] = [
   produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator, joinGroup, heartbeat, leaveGroup,
@@ -49,5 +50,5 @@ export const HANDLERS: readonly Handler[] = [
   listPartitionReassignments, offsetDelete, describeCluster, describeProducers, describeTransactions, listTransactions,
 ];
 
-/** The inter-broker APIs of the ZooKeeper era, served (and advertised) only by brokers of a cluster. */
-export const CLUSTER_HANDLERS: readonly Handler[] = [leaderAndIsr, stopReplica, updateMetadata, controlledShutdown];
+/** The inter-broker APIs (the ZooKeeper era's and WriteTxnMarkers), served (and advertised) only by brokers of a cluster. */
+export const CLUSTER_HANDLERS: readonly Handler[] = [leaderAndIsr, stopReplica, updateMetadata, controlledShutdown, writeTxnMarkers];

@@ -1,9 +1,10 @@
 // Kafka's transaction coordinator (KIP-98, the classic protocol every client krill serves runs; see
 // ApiVersions: no transaction.version feature): one TransactionMetadata per transactional id, its state
 // machine, and the markers that end a transaction on each of its partitions. Every state change is written
-// to __transaction_state (state-topic.ts) before it is answered. Markers are written synchronously by this
-// single broker before EndTxn is answered, so PrepareCommit/PrepareAbort are only seen by a load after a crash,
-// which completes them.
+// to __transaction_state (state-topic.ts) before it is answered. Markers of partitions this broker leads are
+// written synchronously before EndTxn is answered; in a cluster, those of partitions other brokers lead go to
+// them (WriteTxnMarkers) and the transaction stays prepared until they have written them. A load after a
+// crash completes what was prepared.
 
 import { ErrorCode } from '../../protocol/errors.js';
 
@@ -34,8 +35,12 @@ export interface TxnCoordinatorHost {
   persist(meta: TransactionMetadata): void;
   /** Durably forgets an expired transactional id (a tombstone); throws on failure. */
   forget(transactionalId: string): void;
-  /** Writes the marker ending the transaction on one partition; throws when the partition is gone. */
-  writeMarker(topic: string, partition: number, producerId: number, producerEpoch: number, commit: boolean): void;
+  /**
+   * Writes the marker ending the transaction on one partition; throws when the partition is gone. Returns
+   * false when the marker is on its way to another broker (the partition's leader, in a cluster): the
+   * transaction then stays prepared, and retryPrepared() completes it once the broker has written it.
+   */
+  writeMarker(topic: string, partition: number, producerId: number, producerEpoch: number, commit: boolean): boolean | void;
   partitionExists(topic: string, partition: number): boolean;
   now(): number;
 }
@@ -313,23 +318,32 @@ export class TransactionCoordinator {
     // A partition whose marker cannot be written stays in the transaction, which stays prepared: the
     // producer gets CONCURRENT_TRANSACTIONS (retriable) until retryPrepared() completes it.
     const unmarked = new Map<string, Set<number>>();
+    const leave = (topic: string, p: number) => {
+      if (!unmarked.has(topic)) unmarked.set(topic, new Set());
+      unmarked.get(topic)!.add(p);
+    };
     let failure: unknown = null;
     for (const [topic, partitions] of meta.partitions) {
       for (const p of partitions) {
         // A partition deleted meanwhile has nothing left to mark.
         if (!this.host.partitionExists(topic, p)) continue;
         try {
-          this.host.writeMarker(topic, p, meta.producerId, meta.producerEpoch, commit);
+          if (this.host.writeMarker(topic, p, meta.producerId, meta.producerEpoch, commit) === false) leave(topic, p);
         } catch (err) {
           failure ??= err;
-          if (!unmarked.has(topic)) unmarked.set(topic, new Set());
-          unmarked.get(topic)!.add(p);
+          leave(topic, p);
         }
       }
     }
     if (failure !== null) {
       meta.partitions = unmarked;
       throw failure;
+    }
+    if (unmarked.size > 0) {
+      // Markers on their way to other brokers: EndTxn is answered now, as Kafka answers it once the prepare
+      // record is written; the producer's next transaction waits (CONCURRENT_TRANSACTIONS) until they land.
+      meta.partitions = unmarked;
+      return;
     }
     meta.state = commit ? 'CompleteCommit' : 'CompleteAbort';
     meta.partitions = new Map();
