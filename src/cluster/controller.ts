@@ -134,16 +134,13 @@ export class Controller {
     this.live = new Map((await this.zk.getBrokers(() => void this.enqueue('broker-change', () => this.onBrokerChange()))).map((b) => [b.id, b]));
     const names = await this.zk.getTopics(() => void this.enqueue('topic-change', () => this.onTopicChange()));
     for (const name of names) await this.loadTopic(name);
-    // Partitions a previous controller did not get to, and leaders that died while nobody was controller.
-    const changed: string[] = [];
-    for (const [name, topic] of this.topics) {
-      changed.push(...(await this.initializePartitions(name, topic, [...topic.assignment.keys()])));
-    }
-    changed.push(...(await this.electOffline()));
+    // Partitions a previous controller did not get to, and leaders that died while nobody was controller;
+    // then every broker is told everything.
+    for (const [name, topic] of this.topics) await this.initializePartitions(name, topic, [...topic.assignment.keys()]);
+    await this.electOffline();
     for (const id of this.live.keys()) this.openChannel(id);
     await this.sendUpdateMetadata([...this.live.keys()], this.allPartitions());
     for (const id of this.live.keys()) await this.sendLeaderAndIsr(id, this.partitionsWithReplica(id), false);
-    void changed;
     await this.onTopicDeletion();
   }
 
