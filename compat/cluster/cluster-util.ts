@@ -148,3 +148,22 @@ export async function agreedController(ports: number[], not?: number, timeoutMs 
     return first >= 0 && first !== not && seen.every((c) => c === first) ? first : undefined;
   }, timeoutMs, 50);
 }
+
+/**
+ * Waits until every running broker's Metadata shows every partition of `topic` with a leader; returns the
+ * first broker's view. On a timeout the error carries the last views, so a failure says who lagged.
+ */
+export async function settled(cluster: RunningCluster, topic: string, partitions: number): Promise<BrokerMetadata['topics'][number]['partitions']> {
+  let last: unknown = null;
+  try {
+    return await eventually(`${topic}: ${partitions} partitions led, on every broker`, async () => {
+      const running = cluster.brokers.filter((b) => b.running);
+      const views = await Promise.all(running.map((b) => partitionsFrom(b.port, topic)));
+      last = Object.fromEntries(running.map((b, i) => [b.id, views[i]]));
+      const ok = views.every((v) => v.length === partitions && v.every((x) => x.errorCode === 0 && x.leaderId >= 0));
+      return ok ? views[0] : undefined;
+    });
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; last views by broker: ${JSON.stringify(last)}`);
+  }
+}

@@ -9,7 +9,7 @@ import type { RunningCluster } from '../../src/embedded-cluster.js';
 import { describeRun, run } from '../util.js';
 import { TestClient } from '../../test/server/client.js';
 import { py } from '../python/py.js';
-import { adminOf, describeCluster, eventually, formCluster, kafka, metadataFrom, partitionsFrom, unique, ZkReader } from './cluster-util.js';
+import { adminOf, describeCluster, eventually, formCluster, kafka, metadataFrom, settled, unique, ZkReader } from './cluster-util.js';
 
 const TEST_TIMEOUT = 60_000;
 const KCAT = 'kcat';
@@ -20,14 +20,7 @@ let zk: ZkReader;
 const ids = [1, 2, 3];
 const ports = () => cluster.brokers.map((b) => b.port);
 
-/** Waits until every broker's Metadata shows every partition of `topic` with a leader; returns broker 1's view. */
-async function settled(topic: string, partitions: number) {
-  return eventually(`${topic}: ${partitions} partitions led, on every broker`, async () => {
-    const views = await Promise.all(ports().map((p) => partitionsFrom(p, topic)));
-    const ok = views.every((v) => v.length === partitions && v.every((x) => x.errorCode === 0 && x.leaderId >= 0));
-    return ok ? views[0] : undefined;
-  });
-}
+
 
 describeCluster('a 3-broker krill cluster: formation, placement and the ZooKeeper layout', { timeout: TEST_TIMEOUT }, () => {
   beforeAll(async () => {
@@ -72,7 +65,7 @@ describeCluster('a 3-broker krill cluster: formation, placement and the ZooKeepe
   it('an RF 3 topic of 6 partitions: 3 distinct replicas each, leaders 2/2/2, the first replica leads', async () => {
     const topic = unique('rf3');
     await admin.createTopics({ topics: [{ topic, numPartitions: 6, replicationFactor: 3 }], waitForLeaders: true });
-    const parts = await settled(topic, 6);
+    const parts = await settled(cluster, topic, 6);
     const leaders = new Map<number, number>();
     for (const p of parts) {
       expect(new Set(p.replicaNodes).size, JSON.stringify(p)).toBe(3);
@@ -113,7 +106,7 @@ describeCluster('a 3-broker krill cluster: formation, placement and the ZooKeepe
       topics: [{ topic, replicaAssignment: assignment.map((replicas, partition) => ({ partition, replicas })) }],
       waitForLeaders: true,
     });
-    const parts = await settled(topic, 4);
+    const parts = await settled(cluster, topic, 4);
     expect(parts.map((p) => p.replicaNodes)).toEqual(assignment);
     expect(parts.map((p) => p.leaderId)).toEqual(assignment.map((r) => r[0]));
     const znode = await zk.get(`/brokers/topics/${topic}`);
@@ -131,7 +124,7 @@ describeCluster('a 3-broker krill cluster: formation, placement and the ZooKeepe
     } finally {
       await producer.disconnect();
     }
-    const parts = await settled(topic, 1);
+    const parts = await settled(cluster, topic, 1);
     expect([...parts[0].replicaNodes].sort()).toEqual(ids);
     expect((await zk.get(`/brokers/topics/${topic}`))!.json.partitions['0']).toHaveLength(3);
   });
@@ -171,7 +164,7 @@ describeCluster('a 3-broker krill cluster: formation, placement and the ZooKeepe
       topics: [{ topic, numPartitions: 3, replicationFactor: 2, configEntries: [{ name: 'retention.ms', value: '123456' }, { name: 'cleanup.policy', value: 'compact' }] }],
       waitForLeaders: true,
     });
-    const parts = await settled(topic, 3);
+    const parts = await settled(cluster, topic, 3);
     const assignment = await zk.get(`/brokers/topics/${topic}`);
     expect(assignment!.json).toMatchObject({ version: 3, adding_replicas: {}, removing_replicas: {} });
     expect(assignment!.json.partitions).toEqual(Object.fromEntries(parts.map((p) => [String(p.partitionIndex), p.replicaNodes])));
@@ -202,7 +195,7 @@ describeCluster('a 3-broker krill cluster: formation, placement and the ZooKeepe
   it('a deleted topic leaves /admin/delete_topics empty and its znodes gone', async () => {
     const topic = unique('deleted');
     await admin.createTopics({ topics: [{ topic, numPartitions: 2, replicationFactor: 3, configEntries: [{ name: 'retention.ms', value: '60000' }] }], waitForLeaders: true });
-    await settled(topic, 2);
+    await settled(cluster, topic, 2);
     await admin.deleteTopics({ topics: [topic], timeout: 10_000 });
     await eventually(`${topic} gone from ZooKeeper`, async () => {
       const pending = await zk.children('/admin/delete_topics');
