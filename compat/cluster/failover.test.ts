@@ -63,6 +63,10 @@ describeCluster('a 3-broker krill cluster losing brokers: kill -9 of the control
     const victimPartitions = (await partitionsFrom(survivors[0].port, older)).filter((p) => p.leaderId === victim.id).map((p) => p.partitionIndex);
     expect(victimPartitions).toHaveLength(2);
 
+    const stateOf = (p: number) => zk.get(`/brokers/topics/${older}/partitions/${p}/state`).then((n) => n!.json);
+    const statesBefore = new Map(await Promise.all(victimPartitions.map(async (p) => [p, await stateOf(p)] as const)));
+    const epochBefore = (await zk.get('/controller_epoch'))!.json as number;
+
     const killedAt = performance.now();
     await victim.kill();
     const zkController = await eventually('/controller held by another broker', async () => {
@@ -88,6 +92,14 @@ describeCluster('a 3-broker krill cluster losing brokers: kill -9 of the control
       expect((await metadataFrom(b.port)).brokers.map((x) => x.nodeId).sort()).toEqual(survivors.map((x) => x.id).sort());
     }
 
+    // ZooKeeper as Kafka's controller leaves it: a new controller epoch; a partition whose leader died with
+    // the old controller keeps its state znode as it was (Kafka's new controller finds no live ISR member
+    // to elect and writes nothing: the leader is offline because it is not alive, not because ZooKeeper
+    // says -1; the brokers' Metadata says LEADER_NOT_AVAILABLE either way).
+    const epochAfter = (await zk.get('/controller_epoch'))!.json as number;
+    expect(epochAfter).toBe(epochBefore + 1);
+    for (const p of victimPartitions) expect(await stateOf(p), `partition ${p} state`).toEqual(statesBefore.get(p));
+
     // A new topic with the two brokers left. Through confluent-kafka-python's AdminClient: kafkajs's admin
     // refreshes the metadata of every topic first and gives up on any partition without a leader (the
     // older topic's, now), as it would against Apache Kafka with an offline partition.
@@ -109,10 +121,17 @@ describeCluster('a 3-broker krill cluster losing brokers: kill -9 of the control
     const back = await settled(cluster, older, 6);
     measure(`failover: broker ${victim.id} leads its partitions again after start()`, performance.now() - startedAt);
     for (const p of back.filter((x) => victimPartitions.includes(x.partitionIndex))) expect(p.leaderId).toBe(victim.id);
+    for (const p of victimPartitions) {
+      const before = statesBefore.get(p);
+      const now = await stateOf(p);
+      expect(now).toMatchObject({ leader: victim.id, isr: [victim.id], controller_epoch: epochAfter, version: 1 });
+      expect(now.leader_epoch).toBeGreaterThan(before.leader_epoch);
+    }
     expect(await kcatAll(cluster.bootstrap, older)).toEqual(sent);
   });
 
   it('a broker stopped and started again: its registration goes at once, comes back with a new czxid, and Metadata lists it again', async () => {
+    for (const b of cluster.brokers) await b.start(); // (in case the test above failed half-way)
     const controllerId = await agreedController(cluster.brokers.map((b) => b.port));
     const broker = cluster.brokers.find((b) => b.id !== controllerId)!;
     const others = cluster.brokers.filter((b) => b !== broker);
