@@ -142,7 +142,12 @@ describeCluster('clients against a 3-broker krill cluster: produce, consume, top
       await eventually(`${topic}'s partition dirs gone from broker ${b.id} (${b.dataDir})`, () => (dirsOf(b.dataDir, topic).length === 0 ? true : undefined));
     }
 
-    await admin.createTopics({ topics: [{ topic, numPartitions: 2, replicationFactor: 3 }], waitForLeaders: true });
+    // The name is free once the controller has removed the topic's znodes, its last step; until then
+    // CreateTopics answers TOPIC_ALREADY_EXISTS, as Kafka does for a topic marked for deletion (kafkajs's
+    // createTopics then resolves false).
+    await eventually(`${topic} created again`, () =>
+      admin.createTopics({ topics: [{ topic, numPartitions: 2, replicationFactor: 3 }], waitForLeaders: true }).then((created) => created || undefined),
+    );
     await settled(cluster, topic, 2);
     const again = kafka(cluster.bootstrap).producer();
     await again.connect();
