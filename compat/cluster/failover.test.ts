@@ -159,4 +159,49 @@ describeCluster('a 3-broker krill cluster losing brokers: kill -9 of the control
     }
     expect(await agreedController(cluster.brokers.map((b) => b.port))).toBe(controllerId);
   });
+
+  it('kill -9 of a broker that is not the controller: the controller writes its partitions leaderless (ISR kept), and elects it again on its return', async () => {
+    for (const b of cluster.brokers) await b.start();
+    const controllerId = await agreedController(cluster.brokers.map((b) => b.port));
+    const victim = cluster.brokers.find((b) => b.id !== controllerId)!;
+    const topic = unique('follower-kill');
+    const admin = await adminOf(cluster.bootstrap);
+    try {
+      await admin.createTopics({ topics: [{ topic, numPartitions: 3, replicationFactor: 3 }], waitForLeaders: true });
+    } finally {
+      await admin.disconnect();
+    }
+    const parts = await settled(cluster, topic, 3);
+    const led = parts.filter((p) => p.leaderId === victim.id).map((p) => p.partitionIndex);
+    expect(led).toHaveLength(1);
+    const [p] = led;
+    const producer = kafka(cluster.bootstrap).producer();
+    await producer.connect();
+    await producer.send({ topic, acks: -1, messages: [{ partition: p, key: 'before', value: 'kill' }] }).finally(() => producer.disconnect());
+    const statePath = `/brokers/topics/${topic}/partitions/${p}/state`;
+    const before = (await zk.get(statePath))!.json;
+    expect(before).toMatchObject({ leader: victim.id, isr: [victim.id] });
+
+    const killedAt = performance.now();
+    await victim.kill();
+    const offline = await eventually(`${statePath} without a leader`, async () => {
+      const s = (await zk.get(statePath))!.json;
+      return s.leader === -1 ? s : undefined;
+    }, 30_000, 25);
+    measure(`failover: partition led by killed broker ${victim.id} written leaderless by controller ${controllerId} after kill -9 (session timeout ${SESSION_TIMEOUT_MS} ms)`, performance.now() - killedAt);
+    // Kafka's NoLeader: the last ISR member stays, so the partition remembers who holds its records.
+    expect(offline).toEqual({ ...before, leader: -1, isr: [victim.id], leader_epoch: before.leader_epoch + 1 });
+    for (const b of cluster.brokers.filter((x) => x !== victim)) {
+      await eventually(`broker ${b.id}: partition ${p} LEADER_NOT_AVAILABLE`, async () => {
+        const x = (await partitionsFrom(b.port, topic)).find((y) => y.partitionIndex === p);
+        return x && x.errorCode === LEADER_NOT_AVAILABLE && x.leaderId === -1 ? true : undefined;
+      });
+    }
+
+    await victim.start();
+    await settled(cluster, topic, 3);
+    const back = (await zk.get(statePath))!.json;
+    expect(back).toEqual({ ...before, leader: victim.id, isr: [victim.id], leader_epoch: before.leader_epoch + 2 });
+    expect(await kcatAll(cluster.bootstrap, topic)).toEqual([`${p} before kill`]);
+  });
 });
