@@ -19,7 +19,6 @@ const KCAT = 'kcat';
 let cluster: RunningCluster;
 let zk: ZkReader;
 
-const running = () => cluster.brokers.filter((b) => b.running);
 const bootstrapOf = (brokers: { bootstrap: string }[]) => brokers.map((b) => b.bootstrap).join(',');
 
 /** Every record of `topic` from the beginning, read by kcat (no group) through `bootstrap`: "partition key value" lines. */
