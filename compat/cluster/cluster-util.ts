@@ -5,6 +5,7 @@
 //   except under CI=true, where CI installs ZooKeeper and a missing one is a failure.
 // - metadataFrom: one broker's own answer to Metadata (a connection to that broker alone), for checks that
 //   must not depend on which broker a client library happens to ask (kafkajs and librdkafka pick any).
+// - settled: bounded polling until every running broker's Metadata shows a topic's partitions all led.
 // - ZkReader: raw znodes (JSON parsed, with czxid), as an operator's zkCli would read them.
 // - measure: the `[measure]` log line the lead collects figures from; tests assert outcomes only.
 import { describe, it } from 'vitest';

@@ -1,7 +1,8 @@
 // A krill cluster losing brokers, as clients and ZooKeeper see it: the controller killed with SIGKILL (its
 // ZooKeeper session expires after zookeeper.session.timeout.ms, here 3000 ms, and another broker takes
-// /controller), then a broker restarted gracefully (its registration goes at once and comes back with a new
-// czxid, Kafka's broker epoch).
+// /controller), a broker restarted gracefully (its registration goes at once and comes back with a new
+// czxid, Kafka's broker epoch), and a broker that is not the controller killed (the controller writes its
+// partitions leaderless, Kafka's NoLeader, and elects it again on its return, with a new leader epoch).
 //
 // Until replication exists a partition's ISR is its leader alone, so the partitions a dead broker led are
 // offline (no leader) until it is back: it then leads them again, and nothing written before is lost.
