@@ -60,10 +60,14 @@ export interface RunningCluster {
 const HOST = '127.0.0.1';
 const READY_TIMEOUT_MS = 60_000;
 
-/** The CLI loader, beside this module whether it runs from the bundle (dist/) or from dist/src. */
+/**
+ * The CLI loader, beside this module whether it runs from the bundle (dist/) or from dist/src; run from
+ * source (src/, as test suites do), the built one in dist/src.
+ */
 function cliPath(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  for (const candidate of [path.join(here, 'src', 'bin', 'krill.cjs'), path.join(here, 'bin', 'krill.cjs')]) {
+  const candidates = [path.join(here, 'src', 'bin', 'krill.cjs'), path.join(here, 'bin', 'krill.cjs'), path.join(here, '..', 'dist', 'src', 'bin', 'krill.cjs')];
+  for (const candidate of candidates) {
     if (fs.existsSync(candidate)) return candidate;
   }
   throw new Error('the krill CLI (dist/src/bin/krill.cjs) is not built: run npm run build');

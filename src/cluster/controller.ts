@@ -218,7 +218,13 @@ export class Controller {
       const [topic, p] = splitKey(key);
       const replicas = this.topics.get(topic)?.assignment.get(p) ?? [];
       const leader = offlinePartitionLeader(replicas, state.isr, (b) => this.live.has(b) && !this.shuttingDown.has(b));
-      if (leader === -1) continue;
+      if (leader === -1) {
+        // A leader that died while nobody was controller: ZooKeeper keeps its state (Kafka's controller writes
+        // nothing when an election fails), but it is offline here, so that its return is an election (a new
+        // leader epoch) rather than a silent resumption of the old term.
+        if (state.leader !== -1) this.states.set(key, { ...state, leader: -1 });
+        continue;
+      }
       const isr = state.isr.filter((r) => this.live.has(r));
       const next = { ...state, leader, isr, leaderEpoch: state.leaderEpoch + 1, controllerEpoch: this.epoch };
       if (await this.writeState(topic, p, state, next)) changed.push(key);
