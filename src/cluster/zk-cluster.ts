@@ -402,7 +402,11 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     try {
       await zk.createTopic(name, topicId, new Map(assignment.map((replicas, p) => [p, replicas])), configs);
     } catch (err) {
-      if (err instanceof ZkError && err.code === 'NODE_EXISTS') throw new KafkaError('TOPIC_ALREADY_EXISTS', `Topic '${name}' already exists.`);
+      if (err instanceof ZkError && err.code === 'NODE_EXISTS') {
+        // Still in ZooKeeper, gone from the metadata: a deletion the controller has not finished.
+        const deleting = !this.cache.topic(name) && (await zk.getTopicDeletions()).includes(name);
+        throw new KafkaError('TOPIC_ALREADY_EXISTS', deleting ? `Topic '${name}' is marked for deletion.` : `Topic '${name}' already exists.`);
+      }
       throw err;
     }
     await this.awaitLeaders(name, assignment.length, timeoutMs, `Topic '${name}' is being created`);
