@@ -76,6 +76,8 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
   private readonly log: Logger;
   /** The config change notifications already applied (their sequence numbers). */
   private lastConfigChange = -1;
+  /** The newest controller epoch a request was accepted from (see staleness). */
+  private controllerEpoch = -1;
 
   constructor(private readonly options: ZkClusterOptions) {
     this.clusterId = options.meta.clusterId;
@@ -221,10 +223,15 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
 
   // --- the controller's requests ----------------------------------------------------------------------
 
-  /** STALE_CONTROLLER_EPOCH / STALE_BROKER_EPOCH as Kafka checks them, or null. */
+  /**
+   * STALE_CONTROLLER_EPOCH / STALE_BROKER_EPOCH as Kafka checks them, or null. A request that passes makes
+   * its controller epoch the one to beat, whichever of the three it is (Kafka's ReplicaManager.controllerEpoch):
+   * a new controller's LeaderAndIsr fences the old one before its UpdateMetadata has arrived.
+   */
   private staleness(controllerEpoch: number, brokerEpoch: number): number | null {
-    if (controllerEpoch < this.cache.controllerEpoch) return ErrorCode.STALE_CONTROLLER_EPOCH;
+    if (controllerEpoch < Math.max(this.controllerEpoch, this.cache.controllerEpoch)) return ErrorCode.STALE_CONTROLLER_EPOCH;
     if (brokerEpoch !== -1 && brokerEpoch < this.brokerEpoch) return ErrorCode.STALE_BROKER_EPOCH;
+    this.controllerEpoch = Math.max(this.controllerEpoch, controllerEpoch);
     return null;
   }
 
@@ -244,8 +251,8 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       const stale = this.staleness(req.controllerEpoch, req.brokerEpoch);
       if (stale !== null) return stale;
       for (const t of req.topicStates) {
-        if (t.partitionStates.some((p) => p.leader === LEADER_DURING_DELETE)) continue;
-        await this.ensureLocalTopic(t.topicName, t.topicId, Math.max(...t.partitionStates.map((p) => p.partitionIndex)) + 1);
+        if (t.partitionStates.length === 0 || t.partitionStates.some((p) => p.leader === LEADER_DURING_DELETE)) continue;
+        await this.ensureLocalTopic(t.topicName, t.topicId, partitionCount(t.partitionStates));
       }
       const brokers = req.liveBrokers.map((b): BrokerEndpoint => ({ nodeId: b.id, host: b.endpoints[0]?.host ?? '', port: b.endpoints[0]?.port ?? -1, rack: b.rack }));
       this.cache.update(req.controllerId, req.controllerEpoch, brokers, req.topicStates);
@@ -263,7 +270,8 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       if (stale !== null) return { errorCode: stale, partitions: [] };
       const partitions = [];
       for (const t of req.topicStates) {
-        await this.ensureLocalTopic(t.topicName, t.topicId, Math.max(...t.partitionStates.map((p) => p.partitionIndex)) + 1);
+        if (t.partitionStates.length === 0) continue;
+        await this.ensureLocalTopic(t.topicName, t.topicId, partitionCount(t.partitionStates));
         for (const p of t.partitionStates) {
           const partition = this.options.replicas.partition(t.topicName, p.partitionIndex);
           let errorCode: number = ErrorCode.NONE;
@@ -479,4 +487,9 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     this.zk = null;
     await zk?.zk.close();
   }
+}
+
+/** The partitions a topic has at least, by the highest index a controller request names (never empty). */
+function partitionCount(states: readonly { partitionIndex: number }[]): number {
+  return states.reduce((n, p) => Math.max(n, p.partitionIndex + 1), 0);
 }
