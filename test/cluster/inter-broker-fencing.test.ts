@@ -219,3 +219,21 @@ describe('requests sent to the wrong broker', () => {
     await waitFor(async () => (await client(coordinator).request(OFFSET_COMMIT, 8, commit)).topics[0].partitions[0].errorCode === 0, 'a commit at the coordinator');
   });
 });
+
+// Last: it leaves broker 3 fenced against the real controller.
+describe('a newer controller epoch seen in any controller request', () => {
+  it('fences the older controller\'s UpdateMetadata, even when it came in a LeaderAndIsr', async () => {
+    const target = 3;
+    const { controllerEpoch, controllerId, brokerEpochs } = await zkState(cluster.zookeeperConnect);
+    const c = asController(target);
+    const newer = await c.send(LEADER_AND_ISR, INTER_BROKER_VERSIONS.leaderAndIsr, {
+      controllerId, isKRaftController: false, controllerEpoch: controllerEpoch + 1, brokerEpoch: brokerEpochs.get(target)!, type: 0, topicStates: [], liveLeaders: [],
+    });
+    expect(newer.errorCode).toBe(0);
+    const older = await c.send(UPDATE_METADATA, INTER_BROKER_VERSIONS.updateMetadata, {
+      controllerId, isKRaftController: false, controllerEpoch, brokerEpoch: brokerEpochs.get(target)!, topicStates: [], liveBrokers: [],
+    });
+    expect(older.errorCode).toBe(ErrorCode.STALE_CONTROLLER_EPOCH);
+    expect((await metadata(client(target), null)).brokers).toHaveLength(3);
+  });
+});
