@@ -46,7 +46,8 @@ function describeTopic(cluster: ClusterView, replicas: ReplicaManager, topic: To
         return { errorCode: ErrorCode.LEADER_NOT_AVAILABLE, partitionIndex: p, leaderId: -1, leaderEpoch: -1, replicaNodes: [], isrNodes: [], offlineReplicas: [] };
       }
       return {
-        errorCode: ErrorCode.NONE,
+        // A cluster broker's partition the controller has not described yet has no leader.
+        errorCode: partition.leaderId < 0 ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE,
         partitionIndex: p,
         leaderId: partition.leaderId,
         leaderEpoch: partition.leaderEpoch,
