@@ -220,6 +220,31 @@ describe('requests sent to the wrong broker', () => {
   });
 });
 
+describe('Metadata of all topics in a cluster', () => {
+  it('lists the topics of the controller\'s metadata, not a local log the controller never described', async () => {
+    const target = 1;
+    const { controllerEpoch, controllerId, brokerEpochs } = await zkState(cluster.zookeeperConnect);
+    // A LeaderAndIsr that passes the epoch checks but names a topic the controller does not have: the broker
+    // makes its log, and its metadata still does not name it.
+    const res = await asController(target).send(LEADER_AND_ISR, INTER_BROKER_VERSIONS.leaderAndIsr, {
+      controllerId, isKRaftController: false, controllerEpoch, brokerEpoch: brokerEpochs.get(target)!, type: 0,
+      topicStates: [{
+        topicName: 'phantom', topicId: Buffer.alloc(16, 9),
+        partitionStates: [{
+          partitionIndex: 0, controllerEpoch, leader: target, leaderEpoch: 0, isr: [target], partitionEpoch: 0,
+          replicas: [target], addingReplicas: [], removingReplicas: [], isNew: true, leaderRecoveryState: 0,
+        }],
+      }],
+      liveLeaders: [],
+    });
+    expect(res.errorCode).toBe(0);
+    expect(fs.existsSync(path.join(broker(target).dataDir, 'phantom-0'))).toBe(true);
+    const names = (await metadata(client(target), null)).topics.map((t: { name: string }) => t.name);
+    expect(names).toContain('misdirected');
+    expect(names).not.toContain('phantom');
+  });
+});
+
 // Last: it leaves broker 3 fenced against the real controller.
 describe('a newer controller epoch seen in any controller request', () => {
   it('fences the older controller\'s UpdateMetadata, even when it came in a LeaderAndIsr', async () => {
