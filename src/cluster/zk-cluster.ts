@@ -76,11 +76,14 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
   private readonly log: Logger;
   /** The config change notifications already applied (their sequence numbers). */
   private lastConfigChange = -1;
+  /** Whether meta.properties was created by this start and its cluster id not yet agreed with ZooKeeper. */
+  private dataDirIsNew: boolean;
   /** The newest controller epoch a request was accepted from (see staleness). */
   private controllerEpoch = -1;
 
   constructor(private readonly options: ZkClusterOptions) {
     this.clusterId = options.meta.clusterId;
+    this.dataDirIsNew = options.meta.created;
     this.log = options.log.child({ component: 'cluster' });
   }
 
@@ -135,16 +138,22 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     }
   }
 
-  /** /cluster/id is the cluster's: a new data dir takes it, an old one of another cluster refuses to start. */
+  /**
+   * /cluster/id is the cluster's: a new data dir takes it, an old one of another cluster refuses to start.
+   * Once agreed, the data dir is the cluster's: a rejoin (after a session expiry) proposes that id, and
+   * refuses another one, as at a restart.
+   */
   private async agreeOnClusterId(zk: KafkaZk): Promise<void> {
     const { meta, dataDir } = this.options;
-    const clusterId = await zk.getOrCreateClusterId(meta.clusterId);
-    if (clusterId === meta.clusterId) return;
-    if (!meta.created) {
-      throw new Error(`The Cluster ID ${clusterId} doesn't match stored clusterId ${meta.clusterId} in meta.properties. The broker is trying to join the wrong cluster. Configured zookeeper.connect may be wrong.`);
+    const clusterId = await zk.getOrCreateClusterId(this.clusterId);
+    if (clusterId !== this.clusterId) {
+      if (!this.dataDirIsNew) {
+        throw new Error(`The Cluster ID ${clusterId} doesn't match stored clusterId ${this.clusterId} in meta.properties. The broker is trying to join the wrong cluster. Configured zookeeper.connect may be wrong.`);
+      }
+      writeMetaProperties(dataDir, { clusterId, nodeId: meta.nodeId });
+      this.clusterId = clusterId;
     }
-    writeMetaProperties(dataDir, { clusterId, nodeId: meta.nodeId });
-    this.clusterId = clusterId;
+    this.dataDirIsNew = false;
   }
 
   private async register(zk: KafkaZk): Promise<void> {
