@@ -3,7 +3,7 @@
 //   const cluster = await startCluster({ brokers: 3, processes: true });
 //   ... new Kafka({ brokers: cluster.bootstrap.split(',') }) ...
 //   await cluster.brokers[0].kill();   // kill -9 (child processes only)
-//   await cluster.brokers[0].start();  // back, same id, port and data
+//   await cluster.brokers[0].start();  // back, same id, port and data (once ZooKeeper let the old session go)
 //   await cluster.close();
 // Without zookeeperConnect, Debian's ZooKeeper is started for the cluster (and stopped by close()). Each
 // cluster gets its own chroot, so that several can share one ensemble. Brokers run in this process, or as
@@ -59,10 +59,12 @@ export interface RunningCluster {
 
 const HOST = '127.0.0.1';
 const READY_TIMEOUT_MS = 60_000;
+/** How often start() tries again while the broker's id is still registered by its killed predecessor. */
+const REGISTRATION_RETRY_MS = 500;
 
 /**
- * The CLI loader, beside this module whether it runs from the bundle (dist/) or from dist/src; run from
- * source (src/, as test suites do), the built one in dist/src.
+ * The CLI loader, beside this module whether it runs from the bundle (dist/) or from dist/src; from the
+ * sources (src/, as this repository's tests run it), the built one in dist/.
  */
 function cliPath(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
@@ -138,7 +140,24 @@ class Member implements ClusterBroker {
     return { ...this.options.config, 'broker.id': this.id, 'zookeeper.connect': this.zookeeperConnect };
   }
 
+  /**
+   * Starts the broker. After kill() its old registration stays in ZooKeeper until its session expires
+   * (zookeeper.session.timeout.ms), and a broker refuses to start while its id is registered (NODE_EXISTS,
+   * as Kafka does): start() tries again until then.
+   */
   async start(): Promise<void> {
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    for (;;) {
+      try {
+        return await this.startOnce();
+      } catch (err) {
+        if (!/NODE_EXISTS/.test((err as Error).message) || Date.now() > deadline) throw err;
+        await new Promise((resolve) => setTimeout(resolve, REGISTRATION_RETRY_MS));
+      }
+    }
+  }
+
+  private async startOnce(): Promise<void> {
     if (this.running) return;
     if (!this.options.processes) {
       this.embedded = await startBroker({ host: HOST, port: this.port, dataDir: this.dataDir, config: this.configs(), logLevel: this.options.logLevel });

@@ -89,9 +89,14 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
   private readonly markersWritten = new Set<string>();
   private readonly markersInFlight = new Set<string>();
   private readonly markerClients = new Map<string, BrokerClient>();
+  /** Whether meta.properties was created by this start and its cluster id not yet agreed with ZooKeeper. */
+  private dataDirIsNew: boolean;
+  /** The newest controller epoch a request was accepted from (see staleness). */
+  private controllerEpoch = -1;
 
   constructor(private readonly options: ZkClusterOptions) {
     this.clusterId = options.meta.clusterId;
+    this.dataDirIsNew = options.meta.created;
     this.log = options.log.child({ component: 'cluster' });
   }
 
@@ -146,16 +151,22 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     }
   }
 
-  /** /cluster/id is the cluster's: a new data dir takes it, an old one of another cluster refuses to start. */
+  /**
+   * /cluster/id is the cluster's: a new data dir takes it, an old one of another cluster refuses to start.
+   * Once agreed, the data dir is the cluster's: a rejoin (after a session expiry) proposes that id, and
+   * refuses another one, as at a restart.
+   */
   private async agreeOnClusterId(zk: KafkaZk): Promise<void> {
     const { meta, dataDir } = this.options;
-    const clusterId = await zk.getOrCreateClusterId(meta.clusterId);
-    if (clusterId === meta.clusterId) return;
-    if (!meta.created) {
-      throw new Error(`The Cluster ID ${clusterId} doesn't match stored clusterId ${meta.clusterId} in meta.properties. The broker is trying to join the wrong cluster. Configured zookeeper.connect may be wrong.`);
+    const clusterId = await zk.getOrCreateClusterId(this.clusterId);
+    if (clusterId !== this.clusterId) {
+      if (!this.dataDirIsNew) {
+        throw new Error(`The Cluster ID ${clusterId} doesn't match stored clusterId ${this.clusterId} in meta.properties. The broker is trying to join the wrong cluster. Configured zookeeper.connect may be wrong.`);
+      }
+      writeMetaProperties(dataDir, { clusterId, nodeId: meta.nodeId });
+      this.clusterId = clusterId;
     }
-    writeMetaProperties(dataDir, { clusterId, nodeId: meta.nodeId });
-    this.clusterId = clusterId;
+    this.dataDirIsNew = false;
   }
 
   private async register(zk: KafkaZk): Promise<void> {
@@ -234,10 +245,15 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
 
   // --- the controller's requests ----------------------------------------------------------------------
 
-  /** STALE_CONTROLLER_EPOCH / STALE_BROKER_EPOCH as Kafka checks them, or null. */
+  /**
+   * STALE_CONTROLLER_EPOCH / STALE_BROKER_EPOCH as Kafka checks them, or null. A request that passes makes
+   * its controller epoch the one to beat, whichever of the three it is (Kafka's ReplicaManager.controllerEpoch):
+   * a new controller's LeaderAndIsr fences the old one before its UpdateMetadata has arrived.
+   */
   private staleness(controllerEpoch: number, brokerEpoch: number): number | null {
-    if (controllerEpoch < this.cache.controllerEpoch) return ErrorCode.STALE_CONTROLLER_EPOCH;
+    if (controllerEpoch < Math.max(this.controllerEpoch, this.cache.controllerEpoch)) return ErrorCode.STALE_CONTROLLER_EPOCH;
     if (brokerEpoch !== -1 && brokerEpoch < this.brokerEpoch) return ErrorCode.STALE_BROKER_EPOCH;
+    this.controllerEpoch = Math.max(this.controllerEpoch, controllerEpoch);
     return null;
   }
 
@@ -258,7 +274,7 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       if (stale !== null) return stale;
       for (const t of req.topicStates) {
         if (t.partitionStates.length === 0 || t.partitionStates.some((p) => p.leader === LEADER_DURING_DELETE)) continue;
-        await this.ensureLocalTopic(t.topicName, t.topicId, Math.max(...t.partitionStates.map((p) => p.partitionIndex)) + 1);
+        await this.ensureLocalTopic(t.topicName, t.topicId, partitionCount(t.partitionStates));
       }
       if (req.type === UPDATE_FULL) this.setStrayTopicsAside(new Set(req.topicStates.map((t) => t.topicName)));
       const brokers = req.liveBrokers.map((b): BrokerEndpoint => ({ nodeId: b.id, host: b.endpoints[0]?.host ?? '', port: b.endpoints[0]?.port ?? -1, rack: b.rack }));
@@ -278,7 +294,7 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       const partitions = [];
       for (const t of req.topicStates) {
         if (t.partitionStates.length === 0) continue;
-        await this.ensureLocalTopic(t.topicName, t.topicId, Math.max(...t.partitionStates.map((p) => p.partitionIndex)) + 1);
+        await this.ensureLocalTopic(t.topicName, t.topicId, partitionCount(t.partitionStates));
         for (const p of t.partitionStates) {
           const partition = this.options.replicas.partition(t.topicName, p.partitionIndex);
           let errorCode: number = ErrorCode.NONE;
@@ -582,4 +598,9 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new TimeoutError(`no answer within ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** The partitions a topic has at least, by the highest index a controller request names (never empty). */
+function partitionCount(states: readonly { partitionIndex: number }[]): number {
+  return states.reduce((n, p) => Math.max(n, p.partitionIndex + 1), 0);
 }

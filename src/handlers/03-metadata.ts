@@ -2,7 +2,8 @@
 // Behaviour: each partition's leader, epoch, replicas and ISR are the cluster's metadata (what the controller
 // last sent) in a cluster, LEADER_NOT_AVAILABLE for a partition without a live leader; on a single broker the
 // replica manager's (it leads every partition alone). The brokers and controller are the cluster view's.
-// In a cluster auto-creation goes through the controller, and the first answer is LEADER_NOT_AVAILABLE.
+// In a cluster auto-creation goes through the controller, and the first answer is LEADER_NOT_AVAILABLE; the
+// list of all topics is those the controller's metadata names.
 // A null topic list (v1+) or an empty one (v0) means every topic. Unknown topics are created when
 // auto.create.topics.enable is on and the request allows it (allowAutoTopicCreation, v4+);
 // Kafka answers that first request with LEADER_NOT_AVAILABLE while creation completes, but krill
@@ -46,6 +47,7 @@ function describeTopic(cluster: ClusterView, replicas: ReplicaManager, topic: To
         return { errorCode: ErrorCode.LEADER_NOT_AVAILABLE, partitionIndex: p, leaderId: -1, leaderEpoch: -1, replicaNodes: [], isrNodes: [], offlineReplicas: [] };
       }
       return {
+        // A cluster broker's partition the controller has not described yet has no leader.
         errorCode: partition.leaderId < 0 ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE,
         partitionIndex: p,
         leaderId: partition.leaderId,
@@ -67,13 +69,18 @@ export default defineHandler({
   apiKey: 3,
   minVersion: 0,
   maxVersion: 12,
-  handle({ cluster, replicas, topics: admin, config, apiVersion }, req): MetadataResponse {
+  handle({ cluster, clusterMember, replicas, topics: admin, config, apiVersion }, req): MetadataResponse {
     const requested: { name: string | null; topicId: Buffer }[] | null = req.topics;
     const all = requested === null || (apiVersion === 0 && requested.length === 0);
     const allowCreate = config.bool('auto.create.topics.enable') && req.allowAutoTopicCreation !== false;
     const topics: TopicResponse[] = [];
     if (all) {
-      for (const t of admin.topics()) topics.push(describeTopic(cluster, replicas, t));
+      for (const t of admin.topics()) {
+        // In a cluster, the topics of the controller's metadata, as Kafka's cache answers: not a local log the
+        // controller has not described yet, nor one of a topic deleted while this broker was away.
+        if (clusterMember && !clusterMember.hasTopic(t.name)) continue;
+        topics.push(describeTopic(cluster, replicas, t));
+      }
     } else {
       for (const t of requested!) {
         if (t.name === null || t.name === undefined) {

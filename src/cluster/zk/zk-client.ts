@@ -129,6 +129,7 @@ export class ZkClient {
         client.on('disconnected', () => {
           if (!zk.closing) opts.log.warn({ connect }, 'ZooKeeper connection lost');
         });
+        client.on('connected', () => opts.log.info({ connect, sessionId: zk.sessionId() }, 'ZooKeeper connection restored'));
         client.on('expired', () => opts.log.warn({ connect, sessionId: zk.sessionId() }, 'ZooKeeper session expired'));
         resolve(zk);
       };
