@@ -9,7 +9,7 @@ import { ConfigError } from './config-value.js';
 import { checkTopicConfig } from './log-config.js';
 import type { BrokerConfig } from './config.js';
 import type { Logger } from './logger.js';
-import type { LogManager, TopicInfo } from './storage/log-manager.js';
+import { MAX_PARTITIONS_PER_TOPIC, type LogManager, type TopicInfo } from './storage/log-manager.js';
 import type { ReplicaManager } from './partition/replica-manager.js';
 import type { Partition } from './partition/partition.js';
 import { OFFSETS_TOPIC } from './group/offsets-topic.js';
@@ -21,11 +21,7 @@ export type { TopicInfo };
 
 const LEGAL = /^[a-zA-Z0-9._-]+$/;
 const MAX_NAME_LENGTH = 249;
-/**
- * Kafka sets no hard limit, but one request asking for millions of partitions would stall a single
- * broker creating directories; krill refuses more than this per topic.
- */
-export const MAX_PARTITIONS_PER_TOPIC = 10_000;
+export { MAX_PARTITIONS_PER_TOPIC };
 
 /** Kafka's Topic.validate: non-empty, at most 249 chars of [a-zA-Z0-9._-], not '.' or '..'. */
 export function validateTopicName(name: string | null | undefined): asserts name is string {

@@ -21,7 +21,7 @@
 
 import type { Logger } from '../logger.js';
 import type { BrokerConfig } from '../config.js';
-import type { LogManager } from '../storage/log-manager.js';
+import { MAX_PARTITIONS_PER_TOPIC, type LogManager } from '../storage/log-manager.js';
 import type { ReplicaManager } from '../partition/replica-manager.js';
 import type { BrokerEndpoint, ClusterView, PartitionMetadata } from './cluster-view.js';
 import type { CoordinatorOwnership } from './coordinator-guard.js';
@@ -378,6 +378,9 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
    */
   private async ensureLocalTopic(name: string, topicId: Buffer, partitions: number): Promise<void> {
     const { logs } = this.options;
+    if (partitions > MAX_PARTITIONS_PER_TOPIC) {
+      throw new KafkaError('INVALID_PARTITIONS', `Topic '${name}' would have ${partitions} partitions, above krill's limit of ${MAX_PARTITIONS_PER_TOPIC}.`);
+    }
     let local = logs.getTopic(name);
     if (local && !local.topicId.equals(topicId)) {
       this.setLocalTopicAside(name, local.partitions, 'the cluster\'s topic of this name has another topic id');

@@ -77,6 +77,13 @@ export function formatPartitionMetadata(topicId: Buffer): string {
   return `version: 0\ntopic_id: ${topicId.toString('base64url')}\n`;
 }
 
+/**
+ * Kafka sets no hard limit, but one request asking for millions of partitions would stall a broker
+ * creating directories; krill refuses more than this per topic (CreateTopics, CreatePartitions, and a
+ * controller's request naming more).
+ */
+export const MAX_PARTITIONS_PER_TOPIC = 10_000;
+
 export class LogManager {
   private readonly byName = new Map<string, TopicState>();
   private readonly byId = new Map<string, TopicState>();

@@ -68,6 +68,8 @@ export interface ZkNodeData {
   ephemeralOwner: string | null;
 }
 
+/** The shortest wait for a server's answer before a stuck reconnection is started again. */
+const MIN_HANDSHAKE_WAIT_MS = 1000;
 /** Any version: ZooKeeper's -1. */
 const ANY_VERSION = -1;
 
@@ -84,6 +86,7 @@ export class ZkClient {
   private expired = false;
   /** Set by close(): the disconnection that follows is ours, not news. */
   private closing = false;
+  private reconnectWatch: NodeJS.Timeout | null = null;
 
   private constructor(
     private readonly client: ZooKeeper.Client,
@@ -127,15 +130,44 @@ export class ZkClient {
         const zk = new ZkClient(client, connect);
         opts.log.info({ connect, sessionId: zk.sessionId() }, 'connected to ZooKeeper');
         client.on('disconnected', () => {
-          if (!zk.closing) opts.log.warn({ connect }, 'ZooKeeper connection lost');
+          if (zk.closing) return;
+          opts.log.warn({ connect }, 'ZooKeeper connection lost');
+          zk.watchReconnection(Math.max(MIN_HANDSHAKE_WAIT_MS, Math.floor(opts.sessionTimeoutMs / 3)));
         });
-        client.on('connected', () => opts.log.info({ connect, sessionId: zk.sessionId() }, 'ZooKeeper connection restored'));
-        client.on('expired', () => opts.log.warn({ connect, sessionId: zk.sessionId() }, 'ZooKeeper session expired'));
+        client.on('connected', () => {
+          zk.stopWatchingReconnection();
+          opts.log.info({ connect, sessionId: zk.sessionId() }, 'ZooKeeper connection restored');
+        });
+        client.on('expired', () => {
+          zk.stopWatchingReconnection();
+          opts.log.warn({ connect, sessionId: zk.sessionId() }, 'ZooKeeper session expired');
+        });
         resolve(zk);
       };
       client.once('connected', onConnected);
       client.connect();
     });
+  }
+
+  /**
+   * node-zookeeper-client waits for a server's answer to its connect request without a timeout: a server
+   * that accepted the connection while still starting (a ZooKeeper restarting on its port) leaves the
+   * client waiting for good, neither connected nor expired. While disconnected, this drops the library's
+   * socket every `everyMs` so that it connects again, with the same session (which ZooKeeper resumes, or
+   * reports expired).
+   */
+  private watchReconnection(everyMs: number): void {
+    if (this.reconnectWatch) return;
+    this.reconnectWatch = setInterval(() => {
+      if (this.closing) return this.stopWatchingReconnection();
+      (this.client as unknown as { connectionManager?: { socket?: { destroy(): void } } }).connectionManager?.socket?.destroy();
+    }, everyMs);
+    this.reconnectWatch.unref();
+  }
+
+  private stopWatchingReconnection(): void {
+    if (this.reconnectWatch) clearInterval(this.reconnectWatch);
+    this.reconnectWatch = null;
   }
 
   /** The session id, as ZooKeeper's tools print it (0x...). */
@@ -259,6 +291,7 @@ export class ZkClient {
   /** Ends the session: its ephemeral nodes go at once. */
   close(): Promise<void> {
     this.closing = true;
+    this.stopWatchingReconnection();
     return new Promise((resolve) => {
       const state = this.client.getState();
       if (state === lib().State.EXPIRED || state === lib().State.DISCONNECTED) {
