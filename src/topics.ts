@@ -168,13 +168,11 @@ export class TopicAdmin {
 
   /**
    * Replaces a topic's overrides (checked by checkTopicConfigs); applied to Produce and its logs at once, and
-   * persisted. In a cluster also written to ZooKeeper (with a change notification), from where every other
-   * broker applies them; a failure of that write is logged.
+   * persisted. In a cluster written to ZooKeeper first (with a change notification, from which every other
+   * broker applies them), as Kafka does: a failure there is the request's, and nothing changes.
    */
-  alterTopicConfigs(name: string, overrides: Record<string, string>): TopicInfo {
-    this.cluster?.setTopicConfigs(name, overrides).catch((err) => {
-      this.log.warn({ topic: name, err: (err as Error).message }, 'could not write the topic configs to ZooKeeper: other brokers keep the old ones');
-    });
+  async alterTopicConfigs(name: string, overrides: Record<string, string>): Promise<TopicInfo> {
+    await this.cluster?.setTopicConfigs(name, overrides);
     return this.logs.setTopicConfigs(name, overrides);
   }
 
@@ -300,7 +298,7 @@ export class TopicAdmin {
       return;
     }
     const placed = assignments ?? assignReplicas(this.brokerIds(), count - topic.partitions, this.replicationFactorOf(topic.name), topic.partitions);
-    await this.cluster.addPartitions(topic.name, placed, timeoutMs);
+    await this.cluster.addPartitions(topic.name, topic.partitions, placed, timeoutMs);
   }
 
   /**

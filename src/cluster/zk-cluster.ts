@@ -69,7 +69,8 @@ export interface ClusterTopics {
   partitionMetadata(topic: string, partition: number): PartitionMetadata | undefined;
   createTopic(name: string, assignment: number[][], configs: Record<string, string>, timeoutMs: number): Promise<Buffer>;
   deleteTopic(name: string, timeoutMs: number): Promise<void>;
-  addPartitions(name: string, assignment: number[][], timeoutMs: number): Promise<void>;
+  /** Adds partitions after the `current` ones (checked against ZooKeeper: INVALID_PARTITIONS if it moved on). */
+  addPartitions(name: string, current: number, assignment: number[][], timeoutMs: number): Promise<void>;
   setTopicConfigs(name: string, configs: Record<string, string>): Promise<void>;
 }
 
@@ -432,10 +433,13 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     return topicId;
   }
 
-  async addPartitions(name: string, assignment: number[][], timeoutMs: number): Promise<void> {
+  async addPartitions(name: string, expected: number, assignment: number[][], timeoutMs: number): Promise<void> {
     const zk = this.requireZk();
     const current = await zk.getTopicAssignment(name);
     if (!current) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Topic '${name}' does not exist.`);
+    if (current.partitions.size !== expected) {
+      throw new KafkaError('INVALID_PARTITIONS', `Topic '${name}' has ${current.partitions.size} partition(s) now, not ${expected}: it was changed meanwhile.`);
+    }
     const partitions = new Map(current.partitions);
     const first = partitions.size;
     assignment.forEach((replicas, i) => partitions.set(first + i, replicas));
@@ -460,7 +464,12 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
   }
 
   async setTopicConfigs(name: string, configs: Record<string, string>): Promise<void> {
-    await this.requireZk().setTopicConfig(name, configs);
+    const zk = this.requireZk();
+    try {
+      await zk.setTopicConfig(name, configs);
+    } catch (err) {
+      throw new KafkaError('UNKNOWN_SERVER_ERROR', `Could not write the configs of topic '${name}' to ZooKeeper: ${(err as Error).message}`);
+    }
   }
 
   private async awaitLeaders(name: string, count: number, timeoutMs: number, pending: string): Promise<void> {

@@ -60,7 +60,8 @@ interface Target {
   /** The value a config has when the resource does not set it, for APPEND and SUBTRACT. */
   defaultOf(name: string): string | null;
   isList(name: string): boolean;
-  replace(configs: Map<string, string>, validateOnly: boolean): void;
+  /** In a cluster a topic's configs are written to ZooKeeper first: then it resolves once they are. */
+  replace(configs: Map<string, string>, validateOnly: boolean): void | Promise<void>;
 }
 
 export class ConfigAdmin {
@@ -93,14 +94,12 @@ export class ConfigAdmin {
   }
 
   /** AlterConfigs: each resource's dynamic configs become exactly the ones given. */
-  alter(resources: readonly AlterResource[], validateOnly: boolean): ResourceResult[] {
-    return this.each(resources, 'legacy', (resource, target) => {
-      target.replace(new Map(resource.configs.map((c) => [c.name, c.value!])), validateOnly);
-    });
+  alter(resources: readonly AlterResource[], validateOnly: boolean): Promise<ResourceResult[]> {
+    return this.each(resources, 'legacy', (resource, target) => target.replace(new Map(resource.configs.map((c) => [c.name, c.value!])), validateOnly));
   }
 
   /** IncrementalAlterConfigs (KIP-339): each resource's configs changed one operation at a time. */
-  incrementalAlter(resources: readonly AlterResource[], validateOnly: boolean): ResourceResult[] {
+  incrementalAlter(resources: readonly AlterResource[], validateOnly: boolean): Promise<ResourceResult[]> {
     return this.each(resources, 'incremental', (resource, target) => {
       const next = new Map(target.current);
       for (const { name, value, configOperation: op } of resource.configs) {
@@ -111,27 +110,27 @@ export class ConfigAdmin {
           next.set(name, changeList(next.get(name) ?? target.defaultOf(name) ?? '', op === AlterConfigOp.APPEND, value!));
         }
       }
-      target.replace(next, validateOnly);
+      return target.replace(next, validateOnly);
     });
   }
 
   /** Runs `change` on each resource after the checks every resource gets; one result per resource, in order. */
-  private each(resources: readonly AlterResource[], api: 'legacy' | 'incremental', change: (resource: AlterResource, target: Target) => void): ResourceResult[] {
+  private each(resources: readonly AlterResource[], api: 'legacy' | 'incremental', change: (resource: AlterResource, target: Target) => void | Promise<void>): Promise<ResourceResult[]> {
     const seen = new Map<string, number>();
     const keyOf = (r: ConfigResource) => `${r.resourceType}\u0000${r.resourceName}`;
     for (const r of resources) seen.set(keyOf(r), (seen.get(keyOf(r)) ?? 0) + 1);
-    return resources.map((resource) => {
+    return Promise.all(resources.map(async (resource) => {
       const { resourceType, resourceName } = resource;
       try {
         if (seen.get(keyOf(resource))! > 1) throw new KafkaError('INVALID_REQUEST', 'Each resource must appear at most once.');
         checkChanges(resource.configs);
-        change(resource, this.target(resource, api));
+        await change(resource, this.target(resource, api));
         return { resourceType, resourceName, errorCode: 0, errorMessage: null };
       } catch (err) {
         if (!(err instanceof KafkaError)) throw err;
         return { resourceType, resourceName, errorCode: err.code, errorMessage: err.message };
       }
-    });
+    }));
   }
 
   private target({ resourceType, resourceName }: ConfigResource, api: 'legacy' | 'incremental'): Target {
@@ -163,9 +162,9 @@ export class ConfigAdmin {
       current: new Map(Object.entries(info.overrides)),
       defaultOf: (config) => TOPIC_CONFIGS[config]?.default ?? null,
       isList: (config) => TOPIC_CONFIGS[config]?.kind === 'list',
-      replace: (configs, validateOnly) => {
+      replace: async (configs, validateOnly) => {
         const checked = this.topics.checkTopicConfigs(Object.fromEntries(configs));
-        if (!validateOnly) this.topics.alterTopicConfigs(name, checked);
+        if (!validateOnly) await this.topics.alterTopicConfigs(name, checked);
       },
     };
   }

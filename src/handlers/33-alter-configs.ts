@@ -12,8 +12,8 @@ export default defineHandler({
   apiKey: 33,
   minVersion: 0,
   maxVersion: 2,
-  handle({ configs, log }, req): AlterConfigsResponse {
-    const responses = configs.alter(req.resources, req.validateOnly);
+  async handle({ configs, log }, req): Promise<AlterConfigsResponse> {
+    const responses = await configs.alter(req.resources, req.validateOnly);
     logResults(log, responses, req.validateOnly);
     return { throttleTimeMs: 0, responses };
   },

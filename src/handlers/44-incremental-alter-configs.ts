@@ -12,8 +12,8 @@ export default defineHandler({
   apiKey: 44,
   minVersion: 0,
   maxVersion: 1,
-  handle({ configs, log }, req): IncrementalAlterConfigsResponse {
-    const responses = configs.incrementalAlter(req.resources, req.validateOnly);
+  async handle({ configs, log }, req): Promise<IncrementalAlterConfigsResponse> {
+    const responses = await configs.incrementalAlter(req.resources, req.validateOnly);
     logResults(log, responses, req.validateOnly);
     return { throttleTimeMs: 0, responses };
   },

@@ -145,10 +145,15 @@ export class Partition {
    * answers over this partition's one epoch (0, starting at the log start offset: truncating the front moves
    * an epoch's start with it): the current epoch ends at the log end offset; an epoch below every known one
    * gets the start of the first known; an unknown or undefined epoch gets (-1, -1).
+   * In a cluster the leader epoch moves at each election, and krill keeps no per-epoch history yet (Kafka's
+   * leader-epoch-checkpoint comes with replication): an earlier epoch is answered with the log end offset.
+   * That is safe for the consumers that ask (KIP-320: they compare it with their position to detect a
+   * truncated log) because without replication a partition's log is only ever on its one in-sync replica,
+   * so no history was ever cut: a smaller answer could make them reset for nothing.
    */
   endOffsetForEpoch(epoch: number): { leaderEpoch: number; endOffset: number } {
     if (epoch === UNDEFINED_EPOCH || epoch > this.leaderEpoch) return { leaderEpoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_EPOCH_OFFSET };
-    if (epoch === this.leaderEpoch) return { leaderEpoch: epoch, endOffset: this.logEndOffset };
+    if (epoch >= INITIAL_LEADER_EPOCH) return { leaderEpoch: epoch, endOffset: this.logEndOffset };
     return { leaderEpoch: epoch, endOffset: this.logStartOffset };
   }
 
