@@ -30,10 +30,12 @@ async function settledSegments(dataDir: string, topic: string): Promise<{ base: 
   const deadline = Date.now() + 20_000;
   for (;;) {
     const files = partitionFiles(dataDir, topic, 0);
-    const segments = files.filter((f) => f.endsWith('.log'))
-      .map((f) => ({ base: Number(f.slice(0, 20)), size: fs.statSync(path.join(dataDir, `${topic}-0`, f)).size }));
+    // A segment listed may be renamed .deleted by the time it is looked at: then look again.
+    const sizes = files.filter((f) => f.endsWith('.log'))
+      .map((f) => ({ base: Number(f.slice(0, 20)), size: fs.statSync(path.join(dataDir, `${topic}-0`, f), { throwIfNoEntry: false })?.size }));
+    const segments = sizes.filter((s): s is { base: number; size: number } => s.size !== undefined);
     const total = segments.reduce((s, x) => s + x.size, 0);
-    if (!files.some((f) => f.endsWith('.deleted')) && segments[0].base > 0 && total - segments[0].size < RETENTION_BYTES) return segments;
+    if (segments.length === sizes.length && !files.some((f) => f.endsWith('.deleted')) && segments[0].base > 0 && total - segments[0].size < RETENTION_BYTES) return segments;
     if (Date.now() > deadline) throw new Error(`retention did not settle: ${files.join(' ')}`);
     await new Promise((r) => setTimeout(r, 50));
   }
