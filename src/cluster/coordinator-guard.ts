@@ -16,18 +16,18 @@ const one = (id: string | null | undefined): string[] => (id === null || id === 
 /** API key → the group ids and transactional ids a request of it names. */
 const KEYS: ReadonlyMap<number, (req: Message) => CoordinatorKeys> = new Map<number, (req: Message) => CoordinatorKeys>([
   [8, (r) => ({ groups: one(r.groupId) })], // OffsetCommit
-  [9, (r) => ({ groups: r.groups ? r.groups.map((g: { groupId: string }) => g.groupId) : one(r.groupId) })], // OffsetFetch (v8+ batches groups)
+  // OffsetFetch v8+, DescribeGroups and DeleteGroups name several groups: their handlers answer each one
+  // (NOT_COORDINATOR for those coordinated elsewhere), as Kafka's do.
+  [9, (r) => ({ groups: r.groups ? [] : one(r.groupId) })], // OffsetFetch before v8
   [11, (r) => ({ groups: one(r.groupId) })], // JoinGroup
   [12, (r) => ({ groups: one(r.groupId) })], // Heartbeat
   [13, (r) => ({ groups: one(r.groupId) })], // LeaveGroup
   [14, (r) => ({ groups: one(r.groupId) })], // SyncGroup
-  [15, (r) => ({ groups: r.groups ?? [] })], // DescribeGroups
   [22, (r) => ({ transactionalIds: one(r.transactionalId) })], // InitProducerId (none: an idempotent producer, any broker)
   [24, (r) => ({ transactionalIds: r.transactions ? r.transactions.map((t: { transactionalId: string }) => t.transactionalId) : one(r.v3AndBelowTransactionalId) })], // AddPartitionsToTxn
   [25, (r) => ({ transactionalIds: one(r.transactionalId) })], // AddOffsetsToTxn
   [26, (r) => ({ transactionalIds: one(r.transactionalId) })], // EndTxn
   [28, (r) => ({ groups: one(r.groupId) })], // TxnOffsetCommit: the group's coordinator writes the offsets
-  [42, (r) => ({ groups: r.groupsNames ?? [] })], // DeleteGroups
   [47, (r) => ({ groups: one(r.groupId) })], // OffsetDelete
 ]);
 

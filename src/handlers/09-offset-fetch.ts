@@ -17,15 +17,14 @@ export default defineHandler({
   apiKey: 9,
   minVersion: 1,
   maxVersion: 9,
-  handle({ groups, apiVersion }, req): OffsetFetchResponse {
+  handle({ groups, clusterMember, apiVersion }, req): OffsetFetchResponse {
     if (apiVersion >= 8) {
       return {
         throttleTimeMs: 0,
-        groups: req.groups.map((g): GroupResponse => ({
-          groupId: g.groupId,
-          topics: groups.fetchOffsets(g.groupId, g.topics, req.requireStable),
-          errorCode: ErrorCode.NONE,
-        })),
+        // In a cluster, each group's offsets come from its own coordinator.
+        groups: req.groups.map((g): GroupResponse => (clusterMember && !clusterMember.coordinatesGroup(g.groupId)
+          ? { groupId: g.groupId, topics: [], errorCode: ErrorCode.NOT_COORDINATOR }
+          : { groupId: g.groupId, topics: groups.fetchOffsets(g.groupId, g.topics, req.requireStable), errorCode: ErrorCode.NONE })),
       };
     }
     return { throttleTimeMs: 0, topics: groups.fetchOffsets(req.groupId, req.topics, req.requireStable), errorCode: ErrorCode.NONE };

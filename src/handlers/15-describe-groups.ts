@@ -13,6 +13,10 @@ type DescribedGroup = DescribeGroupsResponse['groups'][number];
 
 const EMPTY = Buffer.alloc(0);
 
+function failed(groupId: string, errorCode: number): DescribedGroup {
+  return { errorCode, groupId, groupState: '', protocolType: '', protocolData: '', members: [], authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
+}
+
 function describe(groups: GroupCoordinator, groupId: string): DescribedGroup {
   const g = groups.group(groupId);
   if (!g) {
@@ -41,13 +45,14 @@ export default defineHandler({
   apiKey: 15,
   minVersion: 0,
   maxVersion: 5,
-  handle({ groups }, req): DescribeGroupsResponse {
-    return { throttleTimeMs: 0, groups: req.groups.map((id) => describe(groups, id)) };
-  },
-  errorResponse(req, code): DescribeGroupsResponse {
+  handle({ groups, clusterMember }, req): DescribeGroupsResponse {
     return {
       throttleTimeMs: 0,
-      groups: req.groups.map((groupId): DescribedGroup => ({ errorCode: code, groupId, groupState: '', protocolType: '', protocolData: '', members: [], authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED })),
+      // In a cluster, each group is described by its own coordinator.
+      groups: req.groups.map((id) => (clusterMember && !clusterMember.coordinatesGroup(id) ? failed(id, ErrorCode.NOT_COORDINATOR) : describe(groups, id))),
     };
+  },
+  errorResponse(req, code): DescribeGroupsResponse {
+    return { throttleTimeMs: 0, groups: req.groups.map((groupId) => failed(groupId, code)) };
   },
 });

@@ -1,6 +1,7 @@
 // DeleteGroups: v0-2.
 // Behaviour: an Empty group is deleted with its committed offsets (tombstones in __consumer_offsets);
 // a group with members is NON_EMPTY_GROUP, an unknown one GROUP_ID_NOT_FOUND.
+import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
 import type { DeleteGroupsResponse } from '../../protocol/messages/42-delete-groups.js';
 
@@ -8,8 +9,15 @@ export default defineHandler({
   apiKey: 42,
   minVersion: 0,
   maxVersion: 2,
-  handle({ groups }, req): DeleteGroupsResponse {
-    return { throttleTimeMs: 0, results: req.groupsNames.map((groupId) => ({ groupId, errorCode: groups.deleteGroup(groupId) })) };
+  handle({ groups, clusterMember }, req): DeleteGroupsResponse {
+    return {
+      throttleTimeMs: 0,
+      // In a cluster, each group is deleted by its own coordinator.
+      results: req.groupsNames.map((groupId) => ({
+        groupId,
+        errorCode: clusterMember && !clusterMember.coordinatesGroup(groupId) ? ErrorCode.NOT_COORDINATOR : groups.deleteGroup(groupId),
+      })),
+    };
   },
   errorResponse(req, code): DeleteGroupsResponse {
     return { throttleTimeMs: 0, results: req.groupsNames.map((groupId) => ({ groupId, errorCode: code })) };

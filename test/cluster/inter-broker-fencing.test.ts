@@ -23,6 +23,9 @@ const UPDATE_METADATA = 6;
 const CONTROLLED_SHUTDOWN = 7;
 const OFFSET_COMMIT = 8;
 const JOIN_GROUP = 11;
+const OFFSET_FETCH = 9;
+const DESCRIBE_GROUPS = 15;
+const DELETE_GROUPS = 42;
 const INTER_BROKER_KEYS = [LEADER_AND_ISR, STOP_REPLICA, UPDATE_METADATA, CONTROLLED_SHUTDOWN];
 
 let cluster: RunningCluster;
@@ -217,6 +220,22 @@ describe('requests sent to the wrong broker', () => {
     // The coordinator takes them.
     expect((await client(coordinator).request(JOIN_GROUP, 5, join)).errorCode).toBe(ErrorCode.MEMBER_ID_REQUIRED);
     await waitFor(async () => (await client(coordinator).request(OFFSET_COMMIT, 8, commit)).topics[0].partitions[0].errorCode === 0, 'a commit at the coordinator');
+  });
+
+  it('DescribeGroups, DeleteGroups and OffsetFetch v8 naming groups of two coordinators answer each group on its own', async () => {
+    // Two groups with different coordinators (the six __consumer_offsets partitions are spread over three brokers).
+    const here = 'the-group';
+    const coordinator = await coordinatorOf(client(1), here);
+    let elsewhere = '';
+    for (let i = 0; !elsewhere; i++) if ((await coordinatorOf(client(1), `other-${i}`)) !== coordinator) elsewhere = `other-${i}`;
+    const c = client(coordinator);
+    const described = await c.request(DESCRIBE_GROUPS, 5, { groups: [here, elsewhere], includeAuthorizedOperations: false });
+    expect(described.groups.map((g: { groupId: string; errorCode: number }) => [g.groupId, g.errorCode])).toEqual([[here, 0], [elsewhere, ErrorCode.NOT_COORDINATOR]]);
+    const fetched = await c.request(OFFSET_FETCH, 8, { groups: [{ groupId: here, topics: null }, { groupId: elsewhere, topics: null }], requireStable: false });
+    expect(fetched.groups.map((g: { groupId: string; errorCode: number }) => [g.groupId, g.errorCode])).toEqual([[here, 0], [elsewhere, ErrorCode.NOT_COORDINATOR]]);
+    expect(fetched.groups[0].topics.map((t: { name: string }) => t.name)).toEqual(['grouped']);
+    const deleted = await c.request(DELETE_GROUPS, 2, { groupsNames: [elsewhere] });
+    expect(deleted.results).toEqual([{ groupId: elsewhere, errorCode: ErrorCode.NOT_COORDINATOR }]);
   });
 });
 
