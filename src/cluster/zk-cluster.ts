@@ -39,6 +39,8 @@ import { TRANSACTION_STATE_TOPIC, partitionForTransactionalId } from '../txn/sta
 
 const API_CONTROLLED_SHUTDOWN = 7;
 const REJOIN_BACKOFF_MS = 1000;
+/** Kafka's ZkNodeChangeNotificationListener.changeExpirationMs. */
+const CONFIG_CHANGE_EXPIRATION_MS = 15 * 60_000;
 const API_WRITE_TXN_MARKERS = 27;
 const WRITE_TXN_MARKERS_VERSION = 1;
 /** Markers on their way to other brokers at once; more wait for the coordinator's next retry. */
@@ -84,8 +86,9 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
   /** Controller requests are applied one after the other (creating a topic reads ZooKeeper first). */
   private applying: Promise<unknown> = Promise.resolve();
   private readonly log: Logger;
-  /** The config change notifications already applied (their sequence numbers). */
+  /** The config change notifications already applied (their sequence numbers), and when each was made. */
   private lastConfigChange = -1;
+  private readonly configChangeTimes = new Map<string, number>();
   /** Transaction markers sent to other brokers: written there (until the coordinator takes note), or on their way. */
   private readonly markersWritten = new Set<string>();
   private readonly markersInFlight = new Set<string>();
@@ -238,9 +241,18 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     for (const name of pending) {
       this.lastConfigChange = sequence(name);
       const change = await zk.readConfigChange(name);
-      if (change?.entityType !== 'topics' || !this.options.logs.getTopic(change.entityName)) continue;
+      if (!change) continue;
+      this.configChangeTimes.set(name, change.createdMs);
+      if (change.entityType !== 'topics' || !this.options.logs.getTopic(change.entityName)) continue;
       const configs = await zk.getTopicConfig(change.entityName);
       this.options.logs.setTopicConfigs(change.entityName, configs);
+    }
+    // As Kafka's brokers do, notifications older than 15 minutes go: every broker has applied them by then.
+    const now = Date.now();
+    for (const [name, createdMs] of this.configChangeTimes) {
+      if (createdMs + CONFIG_CHANGE_EXPIRATION_MS > now) continue;
+      this.configChangeTimes.delete(name);
+      await zk.deleteConfigChange(name);
     }
   }
 

@@ -153,8 +153,15 @@ describe.skipIf(!zookeeperInstalled())('KafkaZk', () => {
     const changes = await kz.getConfigChanges();
     expect(changes).toEqual([expect.stringMatching(/^config_change_\d{10}$/)]);
     expect((await rawJson(kz, `/config/changes/${changes[0]}`)).text).toBe('{"version":2,"entity_path":"topics/orders"}');
-    expect(await kz.readConfigChange(changes[0])).toEqual({ entityType: 'topics', entityName: 'orders' });
+    const before = Date.now() - 60_000;
+    const change = await kz.readConfigChange(changes[0]);
+    expect(change).toMatchObject({ entityType: 'topics', entityName: 'orders' });
+    // ZooKeeper's creation time, which the 15-minute purge reads.
+    expect(change!.createdMs).toBeGreaterThan(before);
     expect(await kz.readConfigChange('config_change_9999999999')).toBeNull();
+    await kz.deleteConfigChange(changes[0]);
+    await kz.deleteConfigChange(changes[0]); // gone already: nothing to do
+    expect(await kz.getConfigChanges()).toEqual([]);
 
     let deletionMarked = 0;
     expect(await kz.getTopicDeletions(() => deletionMarked++)).toEqual([]);

@@ -238,10 +238,19 @@ export class KafkaZk {
   }
 
   /** The entity a notification names; null when it is gone (Kafka purges old notifications). */
-  async readConfigChange(name: string): Promise<{ entityType: string; entityName: string } | null> {
+  async readConfigChange(name: string): Promise<{ entityType: string; entityName: string; createdMs: number } | null> {
     const path = `${ZK_PATHS.configChanges}/${name}`;
     const node = await this.zk.getData(path);
-    return node ? decodeConfigChange(path, node.data) : null;
+    return node ? { ...decodeConfigChange(path, node.data), createdMs: node.ctime } : null;
+  }
+
+  /** Removes a config change notification (gone already: nothing to do). */
+  async deleteConfigChange(name: string): Promise<void> {
+    try {
+      await this.zk.delete(`${ZK_PATHS.configChanges}/${name}`);
+    } catch (err) {
+      if (!isCode(err, 'NO_NODE')) throw err;
+    }
   }
 
   /** Each partition's leadership and the zk version of its state znode; partitions without one are absent. */

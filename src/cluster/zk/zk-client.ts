@@ -66,6 +66,8 @@ export interface ZkNodeData {
   czxid: bigint;
   /** For an ephemeral node, the owning session as sessionId() prints it; null for a persistent one. */
   ephemeralOwner: string | null;
+  /** When the node was created, in ms since the epoch (ZooKeeper's ctime). */
+  ctime: number;
 }
 
 /** The shortest wait for a server's answer before a stuck reconnection is started again. */
@@ -211,6 +213,7 @@ export class ZkClient {
               version: stat.version,
               czxid: stat.czxid.readBigInt64BE(0),
               ephemeralOwner: owner === 0n ? null : `0x${owner.toString(16)}`,
+              ctime: Number(stat.ctime.readBigInt64BE(0)),
             });
           }
         };
