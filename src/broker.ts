@@ -192,6 +192,12 @@ export class Broker {
           config, log, dataDir, logs, replicas: this.replicas,
           meta: { clusterId: meta.clusterId, nodeId: meta.nodeId, created: meta.created !== undefined },
           advertised: () => this.advertised,
+          applyClusterBrokerConfigs: (configs) => {
+            const wanted = new Map(Object.entries(configs));
+            const current = this.dynamicConfigs.current('cluster');
+            const same = wanted.size === current.size && [...wanted].every(([k, v]) => current.get(k) === v);
+            if (!same) this.dynamicConfigs.replace('cluster', wanted, false);
+          },
         });
       }
       this.connectionHost = {
@@ -232,7 +238,7 @@ export class Broker {
       replicas: this.replicas,
       groups: this.groups,
       topics,
-      configs: new ConfigAdmin(topics, this.config, this.dynamicConfigs, this.log.level),
+      configs: new ConfigAdmin(topics, this.config, this.dynamicConfigs, this.log.level, this.zkCluster),
       producerIds: this.producerIds,
       transactions: this.transactions,
       transactionState: this.transactionState,

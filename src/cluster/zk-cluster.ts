@@ -31,6 +31,7 @@ import { MetadataCache, LEADER_DURING_DELETE, type TopicStateUpdate } from './me
 import { Controller, UPDATE_FULL, type ControlledShutdownResult } from './controller.js';
 import { ZkClient, ZkError } from './zk/zk-client.js';
 import { KafkaZk } from './zk/kafka-zk.js';
+import { BROKER_DEFAULT_ENTITY } from './zk/znodes.js';
 import { BrokerClient, INTER_BROKER_VERSIONS } from './broker-client.js';
 import { randomKafkaUuid, writeMetaProperties } from '../storage/meta-properties.js';
 import { OFFSETS_TOPIC } from '../group/offsets-topic.js';
@@ -58,6 +59,8 @@ export interface ZkClusterOptions {
   /** meta.properties as read (or just created) at start. */
   meta: { clusterId: string; nodeId: number; created: boolean };
   advertised: () => { host: string; port: number };
+  /** Sets the cluster-wide dynamic broker configs ZooKeeper holds on this broker; throws when they are refused. */
+  applyClusterBrokerConfigs: (configs: Record<string, string>) => void;
 }
 
 /** The topic changes TopicAdmin makes in a cluster: through ZooKeeper and the controller. */
@@ -188,6 +191,7 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     zk.zk.on('expired', () => this.onSessionExpired(zk));
     this.log.info({ brokerId: this.localNodeId, brokerEpoch: this.brokerEpoch }, 'registered in ZooKeeper');
     await this.elect(zk);
+    await this.applyBrokerDefaults(zk);
     await this.watchConfigChanges(zk);
   }
 
@@ -243,6 +247,7 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       const change = await zk.readConfigChange(name);
       if (!change) continue;
       this.configChangeTimes.set(name, change.createdMs);
+      if (change.entityType === 'brokers' && change.entityName === BROKER_DEFAULT_ENTITY) await this.applyBrokerDefaults(zk);
       if (change.entityType !== 'topics' || !this.options.logs.getTopic(change.entityName)) continue;
       const configs = await zk.getTopicConfig(change.entityName);
       this.options.logs.setTopicConfigs(change.entityName, configs);
@@ -253,6 +258,33 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       if (createdMs + CONFIG_CHANGE_EXPIRATION_MS > now) continue;
       this.configChangeTimes.delete(name);
       await zk.deleteConfigChange(name);
+    }
+  }
+
+  /**
+   * The cluster-wide dynamic broker configs as ZooKeeper has them, applied to this broker (at start, and
+   * on each change notification); a broker keeps its own when none were ever set cluster-wide.
+   */
+  private async applyBrokerDefaults(zk: KafkaZk): Promise<void> {
+    const configs = await zk.getBrokerDefaultConfig();
+    if (configs === null) return;
+    try {
+      this.options.applyClusterBrokerConfigs(configs);
+    } catch (err) {
+      this.log.warn({ configs, err: (err as Error).message }, 'cannot apply the cluster-wide dynamic broker configs');
+    }
+  }
+
+  /**
+   * Changes the cluster-wide dynamic broker configs (AlterConfigs of the "" BROKER resource): written to
+   * /config/brokers/<default> with a change notification, from which every broker (this one too) applies them.
+   */
+  async setClusterBrokerConfigs(configs: Record<string, string>): Promise<void> {
+    const zk = this.requireZk();
+    try {
+      await zk.setBrokerDefaultConfig(configs);
+    } catch (err) {
+      throw new KafkaError('UNKNOWN_SERVER_ERROR', `Could not write the cluster-wide broker configs to ZooKeeper: ${(err as Error).message}`);
     }
   }
 

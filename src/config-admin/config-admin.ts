@@ -71,6 +71,8 @@ export class ConfigAdmin {
     private readonly dynamic: DynamicBrokerConfigs,
     /** The broker's log level (BROKER_LOGGER's "root"). */
     private readonly logLevel: string,
+    /** In a cluster, where the cluster-wide dynamic broker configs live (ZooKeeper); null on a single broker. */
+    private readonly sharedBrokerConfigs: { setClusterBrokerConfigs(configs: Record<string, string>): Promise<void> } | null = null,
   ) {}
 
   /** One resource's configs; throws KafkaError for that resource. */
@@ -174,7 +176,15 @@ export class ConfigAdmin {
       current: this.dynamic.current(level),
       defaultOf: (config) => BROKER_CONFIGS[config]?.default ?? null,
       isList: (config) => BROKER_CONFIGS[config]?.kind === 'list',
-      replace: (configs, validateOnly) => this.dynamic.replace(level, configs, validateOnly),
+      replace: async (configs, validateOnly) => {
+        // The cluster-wide defaults of a cluster: checked here, written to ZooKeeper (every broker applies
+        // them from there), then applied here at once.
+        if (level === 'cluster' && this.sharedBrokerConfigs && !validateOnly) {
+          this.dynamic.replace(level, configs, true);
+          await this.sharedBrokerConfigs.setClusterBrokerConfigs(Object.fromEntries(configs));
+        }
+        this.dynamic.replace(level, configs, validateOnly);
+      },
     };
   }
 }

@@ -11,6 +11,8 @@
 
 import { childPath, isCode, ZkError, type ZkClient, type ZkOp } from './zk-client.js';
 import {
+  BROKER_DEFAULT_ENTITY,
+  brokerDefaultConfigPath,
   brokerPath,
   CONFIG_CHANGE_PREFIX,
   decodeBrokerRegistration,
@@ -229,6 +231,25 @@ export class KafkaZk {
   async setTopicConfig(topic: string, configs: Record<string, string>): Promise<void> {
     await this.writeTopicConfig(topic, configs);
     await this.zk.create(`${ZK_PATHS.configChanges}/${CONFIG_CHANGE_PREFIX}`, encodeConfigChange('topics', topic), 'persistent_sequential');
+  }
+
+  /** The cluster-wide dynamic broker configs (/config/brokers/<default>); null when none were ever set. */
+  async getBrokerDefaultConfig(): Promise<Record<string, string> | null> {
+    const node = await this.zk.getData(brokerDefaultConfigPath);
+    return node ? decodeEntityConfig(brokerDefaultConfigPath, node.data) : null;
+  }
+
+  /** Replaces the cluster-wide dynamic broker configs and notifies every broker, as Kafka's AdminZkClient.changeBrokerConfig. */
+  async setBrokerDefaultConfig(configs: Record<string, string>): Promise<void> {
+    const data = encodeEntityConfig(configs);
+    try {
+      await this.zk.setData(brokerDefaultConfigPath, data);
+    } catch (err) {
+      if (!isCode(err, 'NO_NODE')) throw err;
+      await this.zk.createIfMissing('/config/brokers');
+      await this.zk.create(brokerDefaultConfigPath, data, 'persistent');
+    }
+    await this.zk.create(`${ZK_PATHS.configChanges}/${CONFIG_CHANGE_PREFIX}`, encodeConfigChange('brokers', BROKER_DEFAULT_ENTITY), 'persistent_sequential');
   }
 
   /** The names of the config change notifications (config_change_<seq>); the watch fires on a new one. */

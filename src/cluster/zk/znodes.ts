@@ -63,6 +63,9 @@ export const partitionPath = (topic: string, p: number): string => `${partitions
 export const partitionStatePath = (topic: string, p: number): string => `${partitionPath(topic, p)}/state`;
 export const topicConfigPath = (topic: string): string => `${ZK_PATHS.topicConfigs}/${topic}`;
 export const deleteTopicPath = (topic: string): string => `${ZK_PATHS.deleteTopics}/${topic}`;
+/** The cluster-wide dynamic broker configs, Kafka's /config/brokers/<default> (ConfigEntityName.Default). */
+export const BROKER_DEFAULT_ENTITY = '<default>';
+export const brokerDefaultConfigPath = `/config/brokers/${BROKER_DEFAULT_ENTITY}`;
 
 /** A znode whose content is not what Kafka writes there. */
 export class MalformedZNodeError extends Error {
