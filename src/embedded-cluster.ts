@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startBroker, type RunningBroker } from './embedded-broker.js';
 import type { ConfigValue } from './config.js';
 import { startZooKeeper, zookeeperInstalled, type ZooKeeperServer } from './cluster/zookeeper-server.js';
@@ -152,7 +153,7 @@ class Member implements ClusterBroker {
         return await this.startOnce();
       } catch (err) {
         if (!/NODE_EXISTS/.test((err as Error).message) || Date.now() > deadline) throw err;
-        await new Promise((resolve) => setTimeout(resolve, REGISTRATION_RETRY_MS));
+        await sleep(REGISTRATION_RETRY_MS);
       }
     }
   }

@@ -21,6 +21,7 @@
 // Until replication (issue 13) a partition's ISR is its leader alone: followers hold no copy yet, so no
 // other replica may take over without losing acknowledged records.
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../logger.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { BrokerClient, INTER_BROKER_VERSIONS } from './broker-client.js';
@@ -532,7 +533,7 @@ export class Controller {
           this.log.warn({ broker: id, apiKey, err: (err as Error).message }, 'could not reach broker');
           return;
         }
-        await new Promise((resolve) => setTimeout(resolve, SEND_RETRY_MS * attempt));
+        await sleep(SEND_RETRY_MS * attempt);
       }
     }
   }

@@ -19,6 +19,7 @@
 //   A local topic the cluster does not have (deleted while this broker was away, or older than its joining)
 //   is set aside as stray directories, never deleted.
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../logger.js';
 import type { BrokerConfig } from '../config.js';
 import { MAX_PARTITIONS_PER_TOPIC, type LogManager } from '../storage/log-manager.js';
@@ -224,7 +225,7 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
         return;
       } catch (err) {
         this.log.warn({ err: (err as Error).message }, 'could not rejoin the cluster yet');
-        await new Promise((resolve) => setTimeout(resolve, REJOIN_BACKOFF_MS));
+        await sleep(REJOIN_BACKOFF_MS);
       }
     }
   }
@@ -604,10 +605,10 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       }
       if (outcome === 'done') return;
       if (outcome === 'moved' && ++lookups <= MAX_CONTROLLER_LOOKUPS) {
-        await new Promise((resolve) => setTimeout(resolve, CONTROLLER_LOOKUP_MS));
+        await sleep(CONTROLLER_LOOKUP_MS);
         continue;
       }
-      if (++attempt <= retries) await new Promise((resolve) => setTimeout(resolve, backoffMs));
+      if (++attempt <= retries) await sleep(backoffMs);
     }
     this.log.warn('stopping without a complete controlled shutdown');
   }
