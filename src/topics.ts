@@ -42,10 +42,11 @@ export interface TopicRequest {
   configs: Record<string, string | null>;
 }
 
-/** The internal topic's own creation, with its partition count and configs (__consumer_offsets). */
+/** An internal topic's own creation (here on a single broker), with its partition count and configs. */
 export interface InternalTopics {
   ensureTopic(): void;
   readonly numPartitions: number;
+  readonly topicConfigs: Record<string, string>;
 }
 
 /** A checked topic creation (checkNewTopic): what will be created. */
@@ -57,18 +58,10 @@ export interface CheckedTopic {
   assignment: number[][] | null;
 }
 
-/** The internal topics' settings in a cluster, where the controller creates them (see ensureInternalTopic). */
-const INTERNAL_TOPIC_SETTINGS: Readonly<Record<string, { partitions: string; replicationFactor: string; configs: (c: BrokerConfig) => Record<string, string> }>> = {
-  [OFFSETS_TOPIC]: {
-    partitions: 'offsets.topic.num.partitions',
-    replicationFactor: 'offsets.topic.replication.factor',
-    configs: () => ({ 'cleanup.policy': 'compact', 'segment.bytes': '104857600' }),
-  },
-  [TRANSACTION_STATE_TOPIC]: {
-    partitions: 'transaction.state.log.num.partitions',
-    replicationFactor: 'transaction.state.log.replication.factor',
-    configs: (c) => ({ 'cleanup.policy': 'compact', 'segment.bytes': String(c.int('transaction.state.log.segment.bytes')) }),
-  },
+/** The config naming each internal topic's replication factor in a cluster (see ensureInternalTopic). */
+const INTERNAL_TOPIC_REPLICATION: Readonly<Record<string, string>> = {
+  [OFFSETS_TOPIC]: 'offsets.topic.replication.factor',
+  [TRANSACTION_STATE_TOPIC]: 'transaction.state.log.replication.factor',
 };
 
 export class TopicAdmin {
@@ -239,15 +232,14 @@ export class TopicAdmin {
       store.ensureTopic();
       return;
     }
-    const settings = INTERNAL_TOPIC_SETTINGS[name];
-    const rf = this.config.int(settings.replicationFactor);
+    const rfConfig = INTERNAL_TOPIC_REPLICATION[name];
+    const rf = this.config.int(rfConfig);
     const live = this.brokerIds().length;
     if (live < rf) {
-      throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `${name} needs ${rf} live broker(s) (${settings.replicationFactor}), and ${live} are alive.`);
+      throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `${name} needs ${rf} live broker(s) (${rfConfig}), and ${live} are alive.`);
     }
     if (!this.cluster.hasTopic(name)) {
-      const partitions = this.config.int(settings.partitions);
-      this.startCreation(name, { partitions, replicationFactor: rf, configs: settings.configs(this.config), assignment: null });
+      this.startCreation(name, { partitions: store.numPartitions, replicationFactor: rf, configs: store.topicConfigs, assignment: null });
     }
     throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `${name} is being created.`);
   }

@@ -45,11 +45,16 @@ export class OffsetsTopicStore implements CoordinatorStore {
     return partitionForGroup(groupId, this.numPartitions);
   }
 
+  /** The topic's configs when it is created (here, or through the controller in a cluster). */
+  get topicConfigs(): Record<string, string> {
+    return { 'cleanup.policy': 'compact', 'segment.bytes': '104857600' };
+  }
+
   /** Creates the topic, as Kafka does on the first FindCoordinator, a Metadata request for it, or a write. */
   ensureTopic(): void {
     if (!this.logs.getTopic(OFFSETS_TOPIC)) {
       if (!this.createsTopic) throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `${OFFSETS_TOPIC} does not exist yet`);
-      this.logs.createTopic(OFFSETS_TOPIC, this.numPartitions, { 'cleanup.policy': 'compact', 'segment.bytes': '104857600' });
+      this.logs.createTopic(OFFSETS_TOPIC, this.numPartitions, this.topicConfigs);
     }
   }
 

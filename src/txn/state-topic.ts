@@ -29,7 +29,7 @@ export class TransactionStateTopic {
     private readonly logs: LogManager,
     private readonly replicas: ReplicaManager,
     private readonly configuredPartitions: number,
-    readonly segmentBytes: number,
+    private readonly segmentBytes: number,
   ) {}
 
   /** The topic's partition count once it exists, else the configured one. */
@@ -42,11 +42,16 @@ export class TransactionStateTopic {
     return new TransactionStateTopic(logs, replicas, existing ? existing.partitions : numPartitions, segmentBytes);
   }
 
+  /** The topic's configs when it is created (here, or through the controller in a cluster). */
+  get topicConfigs(): Record<string, string> {
+    return { 'cleanup.policy': 'compact', 'segment.bytes': String(this.segmentBytes) };
+  }
+
   /** Created on the first FindCoordinator for a transactional id, as Kafka does. */
   ensureTopic(): void {
     if (!this.logs.getTopic(TRANSACTION_STATE_TOPIC)) {
       if (!this.createsTopic) throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `${TRANSACTION_STATE_TOPIC} does not exist yet`);
-      this.logs.createTopic(TRANSACTION_STATE_TOPIC, this.numPartitions, { 'cleanup.policy': 'compact', 'segment.bytes': String(this.segmentBytes) });
+      this.logs.createTopic(TRANSACTION_STATE_TOPIC, this.numPartitions, this.topicConfigs);
     }
   }
 
