@@ -418,7 +418,11 @@ export class Controller {
     return grouped;
   }
 
-  private async sendLeaderAndIsr(id: number, keys: string[], isNew: boolean): Promise<void> {
+  /**
+   * The topic states of a LeaderAndIsr or UpdateMetadata for `keys`, by topic, each partition as `describe`
+   * puts it for that request from its state and replicas.
+   */
+  private topicStates<T>(keys: string[], describe: (p: number, s: PartitionState, replicas: number[]) => T): { topicName: string; topicId: Buffer; partitionStates: T[] }[] {
     const topicStates = [];
     for (const [topicName, partitions] of this.byTopic(keys)) {
       const topic = this.topics.get(topicName);
@@ -426,15 +430,17 @@ export class Controller {
       topicStates.push({
         topicName,
         topicId: topic.topicId,
-        partitionStates: partitions.map((p) => {
-          const s = this.states.get(partitionKey(topicName, p))!;
-          return {
-            partitionIndex: p, controllerEpoch: s.controllerEpoch, leader: s.leader, leaderEpoch: s.leaderEpoch, isr: s.isr,
-            partitionEpoch: s.zkVersion, replicas: topic.assignment.get(p) ?? [], addingReplicas: [], removingReplicas: [], isNew, leaderRecoveryState: 0,
-          };
-        }),
+        partitionStates: partitions.map((p) => describe(p, this.states.get(partitionKey(topicName, p))!, topic.assignment.get(p) ?? [])),
       });
     }
+    return topicStates;
+  }
+
+  private async sendLeaderAndIsr(id: number, keys: string[], isNew: boolean): Promise<void> {
+    const topicStates = this.topicStates(keys, (p, s, replicas) => ({
+      partitionIndex: p, controllerEpoch: s.controllerEpoch, leader: s.leader, leaderEpoch: s.leaderEpoch, isr: s.isr,
+      partitionEpoch: s.zkVersion, replicas, addingReplicas: [], removingReplicas: [], isNew, leaderRecoveryState: 0,
+    }));
     const leaders = new Set<number>();
     for (const key of keys) leaders.add(this.states.get(key)!.leader);
     await this.send(id, API_LEADER_AND_ISR, INTER_BROKER_VERSIONS.leaderAndIsr, {
@@ -450,23 +456,10 @@ export class Controller {
 
   /** UpdateMetadata of `keys`; with every partition, marked as Kafka's full snapshot (type 2). */
   private async sendUpdateMetadata(to: number[], keys: string[]): Promise<void> {
-    const topicStates = [];
-    for (const [topicName, partitions] of this.byTopic(keys)) {
-      const topic = this.topics.get(topicName);
-      if (!topic) continue;
-      topicStates.push({
-        topicName,
-        topicId: topic.topicId,
-        partitionStates: partitions.map((p) => {
-          const s = this.states.get(partitionKey(topicName, p))!;
-          const replicas = topic.assignment.get(p) ?? [];
-          return {
-            partitionIndex: p, controllerEpoch: s.controllerEpoch, leader: s.leader, leaderEpoch: s.leaderEpoch, isr: s.isr,
-            zkVersion: s.zkVersion, replicas, offlineReplicas: replicas.filter((r) => !this.live.has(r)),
-          };
-        }),
-      });
-    }
+    const topicStates = this.topicStates(keys, (p, s, replicas) => ({
+      partitionIndex: p, controllerEpoch: s.controllerEpoch, leader: s.leader, leaderEpoch: s.leaderEpoch, isr: s.isr,
+      zkVersion: s.zkVersion, replicas, offlineReplicas: replicas.filter((r) => !this.live.has(r)),
+    }));
     await this.sendUpdateMetadataRaw(to, topicStates, keys.length === this.states.size ? UPDATE_FULL : UPDATE_INCREMENTAL);
   }
 
