@@ -329,12 +329,7 @@ export class LogManager {
 
   /** Removes a topic and its data. Throws UNKNOWN_TOPIC_OR_PARTITION when there is no such topic. */
   deleteTopic(name: string): void {
-    this.ensureOpen();
-    const state = this.byName.get(name);
-    if (!state) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Topic '${name}' does not exist.`);
-    this.byName.delete(name);
-    this.byId.delete(state.info.topicId.toString('hex'));
-    this.writeTopicsFile();
+    const state = this.removeTopic(name);
     // Kafka waits the broker's file.delete.delay.ms (log.segment.delete.delay.ms) before removing them.
     const delayMs = buildLogConfig({}, this.defaults).fileDeleteDelayMs;
     for (const log of state.logs) log.delete(delayMs);
@@ -346,17 +341,23 @@ export class LogManager {
    * renamed aside as strays (kept on disk for an operator to look at or remove), so the name is free.
    */
   setTopicAside(name: string, why: string): void {
+    const state = this.removeTopic(name);
+    for (const log of state.logs) {
+      log.close();
+      this.setAside(log.dir, why);
+    }
+    for (const listener of this.topicDeletedListeners) listener(name);
+  }
+
+  /** Takes a topic out of the maps and the topics file; its logs are the caller's to delete or set aside. */
+  private removeTopic(name: string): TopicState {
     this.ensureOpen();
     const state = this.byName.get(name);
     if (!state) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Topic '${name}' does not exist.`);
     this.byName.delete(name);
     this.byId.delete(state.info.topicId.toString('hex'));
     this.writeTopicsFile();
-    for (const log of state.logs) {
-      log.close();
-      this.setAside(log.dir, why);
-    }
-    for (const listener of this.topicDeletedListeners) listener(name);
+    return state;
   }
 
   /** Calls `listener` with the name of each topic deleted from now on; returns its removal. */
