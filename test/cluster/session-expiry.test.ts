@@ -84,8 +84,11 @@ describe.skipIf(skip)('ZooKeeper session expiry', () => {
       const broker = await startBroker({ port: 0, logLevel: 'silent', config });
       await proxy.cut();
       await broker.close();
-      // The same data dir opens again (the lock was released) once ZooKeeper is reachable.
+      // The same data dir opens again (the lock was released) once ZooKeeper is reachable, and has expired the
+      // cut-off session's registration (until then a start is refused with NODE_EXISTS, as Kafka's is).
       await proxy.restore();
+      const watcher = new KafkaZk(await zk.connect('/cut-off'));
+      await waitFor(async () => !(await watcher.getBrokers()).some((b) => b.id === 5), 'the old registration to expire');
       const again = await startBroker({ port: 0, logLevel: 'silent', dataDir: broker.dataDir, config });
       started.push(again);
       expect(again.clusterId).toBe(broker.clusterId);
