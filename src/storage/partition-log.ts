@@ -27,7 +27,7 @@ import { fsyncDir, fsyncDirInBackground } from './atomic-file.js';
 import { OpenFiles } from './open-files.js';
 import { FileDeleter, renameForDeletion } from './file-deleter.js';
 import { Segment, type SegmentAppendBatch, type SegmentConfig } from './segment.js';
-import { findOffsetByTimestamp, maxTimestampAndOffset, readBatch, readBatches, translateOffset } from './segment-reader.js';
+import { Window, findOffsetByTimestamp, maxTimestampAndOffset, readBatch, readBatches, translateOffset } from './segment-reader.js';
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../log-config.js';
 import { ProducerStateManager, SNAPSHOT_SUFFIX, snapshotOffsets, type ActiveProducer, type CompletedTxn, type ProducerBatch } from './producer-state.js';
 import { readMarker, type TransactionMarker } from '../../protocol/control-record.js';
@@ -214,6 +214,32 @@ export class PartitionLog {
   }
 
   /**
+   * Calls visit(header) for each batch from the one holding `from` to the log end, reading only batch headers
+   * (no CRC: the loader checked what it had to). Stops at a header that makes no sense (a damaged segment
+   * the loader left as it was) and returns what is wrong there; null when it reached the end.
+   */
+  private forEachBatchHeader(from: number, visit: (b: BatchInfo) => void): string | null {
+    from = Math.max(from, this._logStartOffset);
+    const first = this.segmentIndexFor(from);
+    for (let i = first; i < this.segments.length; i++) {
+      const seg = this.segments[i];
+      let pos = i === first ? translateOffset(seg, from) : 0;
+      if (pos < 0) continue;
+      const win = new Window(seg.handle(), seg.size, 1 << 16);
+      while (pos < seg.size) {
+        const at = win.at(pos, HEADER_SIZE);
+        if (at < 0) return `incomplete batch header at position ${pos} of segment ${seg.baseOffset}`;
+        const h = readBatchHeader(win.buf, at);
+        const problem = headerProblem(h);
+        if (problem) return `${problem} (position ${pos} of segment ${seg.baseOffset})`;
+        visit(h);
+        pos += h.size;
+      }
+    }
+    return null;
+  }
+
+  /**
    * Brings the leader epoch cache in line with the log after opening it. The batch headers are read only
    * when the checkpoint is missing or unreadable and the log has data (the whole log), or after a crash
    * (from the recovery point: a crash may fall between an append and the checkpoint's rewrite, which
@@ -226,7 +252,13 @@ export class PartitionLog {
     if (!epochs.fromFile && end > this._logStartOffset) from = this._logStartOffset;
     else if (!cleanShutdown && this._recoveryPoint < end) from = this._recoveryPoint;
     if (from !== null) {
-      this.forEachBatch(from, (_chunk, b) => epochs.assign(b.partitionLeaderEpoch, b.baseOffset));
+      let damage: string | null;
+      try {
+        damage = this.forEachBatchHeader(from, (b) => epochs.assign(b.partitionLeaderEpoch, b.baseOffset));
+      } catch (err) {
+        damage = (err as Error).message;
+      }
+      if (damage) this.options.log?.warn({ dir: this.dir, reason: damage }, `reading leader epochs from the log of ${path.basename(this.dir)} stopped early: ${damage}`);
       if (!epochs.fromFile) this.options.log?.info({ dir: this.dir, entries: epochs.entries().length }, 'rebuilt the leader epoch cache from the log');
     }
     epochs.truncateFromEnd(end);
