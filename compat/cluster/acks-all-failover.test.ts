@@ -1,0 +1,139 @@
+// acks=all under broker failures, as confluent-kafka-python sees it: an idempotent producer (acks=all) keeps
+// sending to an RF 3 topic with min.insync.replicas=2 while a partition leader is killed with SIGKILL, then
+// the controller, then every broker is restarted in turn. Afterwards a fresh consumer reads everything and
+// every delivery report is checked record by record: an acknowledged record is at the offset its report
+// gave (nothing acknowledged is lost), and no value is in the log twice (the idempotent producer's retries
+// across the failover are deduplicated by the new leader).
+//
+// A killed broker's partitions move when ZooKeeper expires its session (zookeeper.session.timeout.ms, here
+// 6000 ms); the time from the kill to the first record acknowledged by the new leader is logged as a
+// [measure] line.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { RunningCluster } from '../../src/embedded-cluster.js';
+import { adminOf, agreedController, describeCluster, formCluster, measure, settled, unique, ZkReader } from './cluster-util.js';
+import { fullIsr, lossCheck, readAll, startLoad, waitState, zkState, type Load, type LoadResult } from './replication-util.js';
+
+const TEST_TIMEOUT = 150_000;
+const SESSION_TIMEOUT_MS = 6000;
+const PARTITIONS = 3;
+/** Records acknowledged before a disruption, and again after it, before the load stops. */
+const WARM_UP = 150;
+
+let cluster: RunningCluster;
+let zk: ZkReader;
+
+async function createTopic(): Promise<string> {
+  const topic = unique('acks-all');
+  const admin = await adminOf(cluster.bootstrap);
+  try {
+    await admin.createTopics({
+      topics: [{ topic, numPartitions: PARTITIONS, replicationFactor: 3, configEntries: [{ name: 'min.insync.replicas', value: '2' }] }],
+      waitForLeaders: true,
+    });
+  } finally {
+    await admin.disconnect();
+  }
+  await settled(cluster, topic, PARTITIONS);
+  await fullIsr(zk, topic, PARTITIONS);
+  return topic;
+}
+
+/** Every broker running again and every partition of `topic` with its full ISR. */
+async function restoreAll(topic: string): Promise<void> {
+  for (const b of cluster.brokers) await b.start();
+  await fullIsr(zk, topic, PARTITIONS);
+}
+
+/** The load's report, checked against the log read back through every broker. */
+async function expectNothingLost(topic: string, result: LoadResult): Promise<void> {
+  expect(result.client_errors.filter((e) => e.fatal), JSON.stringify(result.client_errors)).toEqual([]);
+  expect(result.undelivered).toBe(0);
+  const log = await readAll(cluster.bootstrap, topic, PARTITIONS);
+  const check = lossCheck(result.reports, log);
+  expect(check.lost, `acknowledged records lost (of ${check.acked})`).toEqual([]);
+  expect(check.duplicated, 'values written twice').toEqual([]);
+  // With message.timeout.ms far beyond the failover, every record is acknowledged in the end.
+  expect(check.failed.slice(0, 10), `${check.failed.length} failed deliveries`).toEqual([]);
+  expect(check.acked).toBe(result.reports.length);
+}
+
+/** Kills `victimId` under load; returns the load's report and the kill time (ms since the epoch). */
+async function killUnderLoad(topic: string, victimId: number, label: string): Promise<{ result: LoadResult; killedAt: number; led: number[] }> {
+  const victim = cluster.brokers.find((b) => b.id === victimId)!;
+  const before = await Promise.all(Array.from({ length: PARTITIONS }, (_, p) => zkState(zk, topic, p)));
+  const led = before.map((s, p) => (s.leader === victimId ? p : -1)).filter((p) => p >= 0);
+  expect(led.length, `partitions led by broker ${victimId}: ${JSON.stringify(before)}`).toBeGreaterThan(0);
+
+  const load: Load = startLoad(cluster.bootstrap, topic, { prefix: label, partitions: PARTITIONS, rate: 150 });
+  let result: LoadResult;
+  let killedAt: number;
+  try {
+    const warm = await load.until(`${WARM_UP} acknowledged records before the kill`, (p) => p.acked >= WARM_UP);
+    killedAt = Date.now();
+    await victim.kill();
+    // Every partition the victim led acknowledges records again (through its new leader), and the load
+    // goes on for a while after that.
+    const moved = await load.until(`records acknowledged on partitions ${led} after the kill of broker ${victimId}`,
+      (p) => led.every((x) => (p.last_ack_by_partition[x]?.at ?? 0) > killedAt), 90_000);
+    await load.until(`${WARM_UP} more records acknowledged`, (p) => p.acked >= moved.acked + WARM_UP);
+    expect(warm.failed).toBe(0);
+  } finally {
+    result = await load.finish();
+  }
+  const firstAfter = Math.min(...result.reports.filter((r) => led.includes(r.partition ?? -1) && (r.at ?? 0) > killedAt! && r.error === undefined).map((r) => r.at!));
+  measure(`acks=all failover: first record acknowledged by a new leader of partitions ${led} after kill -9 of ${label} broker ${victimId} (session timeout ${SESSION_TIMEOUT_MS} ms)`, firstAfter - killedAt!);
+  for (const p of led) {
+    const s = await waitState(zk, topic, p, `led by a broker other than ${victimId}`, (x) => x.leader > 0 && x.leader !== victimId);
+    expect(s.leader_epoch).toBeGreaterThan(before[p].leader_epoch);
+    expect(s.isr).not.toContain(victimId);
+  }
+  return { result, killedAt: killedAt!, led };
+}
+
+describeCluster('acks=all, idempotent, min.insync.replicas=2: leader and controller killed, rolling restart (confluent-kafka-python)', { timeout: TEST_TIMEOUT }, () => {
+  beforeAll(async () => {
+    cluster = await formCluster('acks-all', { brokers: 3, processes: true, config: { 'zookeeper.session.timeout.ms': SESSION_TIMEOUT_MS } });
+    zk = await ZkReader.open(cluster.zookeeperConnect);
+  }, TEST_TIMEOUT);
+  afterAll(async () => {
+    await zk?.close();
+    await cluster?.close();
+  });
+
+  it('kill -9 of a partition leader (not the controller): its partitions move to an ISR member, nothing acknowledged is lost, nothing is duplicated', async () => {
+    const topic = await createTopic();
+    const controller = await agreedController(cluster.brokers.map((b) => b.port));
+    const victimId = cluster.brokers.map((b) => b.id).find((id) => id !== controller)!;
+    const { result } = await killUnderLoad(topic, victimId, 'leader');
+    await restoreAll(topic);
+    await expectNothingLost(topic, result);
+  });
+
+  it('kill -9 of the controller, which leads partitions too: a new controller moves them, nothing acknowledged is lost, nothing is duplicated', async () => {
+    const topic = await createTopic();
+    const controller = await agreedController(cluster.brokers.map((b) => b.port));
+    const { result } = await killUnderLoad(topic, controller, 'controller');
+    expect(await agreedController(cluster.brokers.filter((b) => b.id !== controller).map((b) => b.port), controller)).not.toBe(controller);
+    await restoreAll(topic);
+    await expectNothingLost(topic, result);
+  });
+
+  it('a rolling restart (stop, start, full ISR again; broker after broker) under load: nothing acknowledged is lost, nothing is duplicated', async () => {
+    const topic = await createTopic();
+    const load = startLoad(cluster.bootstrap, topic, { prefix: 'rolling', partitions: PARTITIONS, rate: 150 });
+    let result: LoadResult;
+    try {
+      let seen = await load.until(`${WARM_UP} acknowledged records`, (p) => p.acked >= WARM_UP);
+      for (const b of cluster.brokers) {
+        await b.stop();
+        await b.start();
+        await fullIsr(zk, topic, PARTITIONS);
+        const at = seen.acked;
+        seen = await load.until(`records acknowledged after the restart of broker ${b.id}`, (p) => p.acked >= at + 50, 60_000);
+      }
+    } finally {
+      result = await load.finish();
+    }
+    await expectNothingLost(topic, result);
+  });
+});

@@ -1,0 +1,184 @@
+// Helpers for the replication suites (compat/cluster/*): confluent-kafka-python clients that keep running
+// while a test kills, pauses or restarts brokers (compat/python/replication_client.py, steered through a
+// stop file and read through a progress file), the record-by-record loss check, and the partition state
+// ZooKeeper holds (leader, leader epoch, ISR) as the controller writes it.
+//
+// - startLoad / startGroupConsumer: the client runs in the background; progress() reads its latest
+//   snapshot, finish() creates the stop file and returns its full report.
+// - readAll: every record up to the high watermarks, through a fresh consumer.
+// - lossCheck: every acknowledged record is in the log at the offset its delivery report gave, and no value
+//   is in the log twice (idempotence).
+// - zkState / waitState / fullIsr: /brokers/topics/<t>/partitions/<p>/state.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { py } from '../python/py.js';
+import { eventually, type ZkReader } from './cluster-util.js';
+
+const SCRIPT = 'replication_client.py';
+
+export interface DeliveryReport {
+  value: string;
+  partition?: number;
+  offset?: number;
+  /** ms since the epoch, when the report arrived. */
+  at?: number;
+  error?: string;
+}
+
+export interface LoadResult {
+  reports: DeliveryReport[];
+  undelivered: number;
+  client_errors: { error: string; fatal: boolean; message: string; at: number }[];
+}
+
+export interface LoadProgress {
+  sent: number;
+  acked: number;
+  failed: number;
+  last_ack_by_partition: Record<string, { at: number; offset: number }>;
+  errors: number;
+}
+
+export interface GroupResult {
+  consumed: [number, number, string][];
+  commits: { at: number; offsets: Record<string, number>; error: string | null }[];
+  assignments: { at: number; assigned?: number[]; revoked?: number[] }[];
+  errors: string[];
+}
+
+export interface GroupProgress {
+  consumed: number;
+  commits_ok: number;
+  last_commit_ok_at: number | null;
+  last_commit_error: string | null;
+  errors: string[];
+}
+
+/** A python client running in the background until finish(). */
+export class Background<P, R> {
+  private constructor(
+    private readonly dir: string,
+    private readonly result: Promise<R>,
+  ) {
+    // Surfaces through finish(); an unobserved rejection must not fail the run before that.
+    result.catch(() => undefined);
+  }
+
+  static start<P, R>(command: string, args: object, maxSeconds: number): Background<P, R> {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'krill-repl-'));
+    const files = { stop_file: path.join(dir, 'stop'), progress_file: path.join(dir, 'progress.json'), max_seconds: maxSeconds };
+    // The driver's own bound (max_seconds) plus its final flush, then py's hard kill.
+    const result = py<R>(SCRIPT, command, { ...args, ...files }, (maxSeconds + 90) * 1000);
+    return new Background<P, R>(dir, result);
+  }
+
+  /** The latest snapshot, or null before the first. */
+  progress(): P | null {
+    try {
+      return JSON.parse(fs.readFileSync(path.join(this.dir, 'progress.json'), 'utf8')) as P;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Polls progress() until `ready` accepts it; returns that snapshot. */
+  until(what: string, ready: (p: P) => boolean, timeoutMs = 60_000): Promise<P> {
+    return eventually(what, () => {
+      const p = this.progress();
+      return p !== null && ready(p) ? p : undefined;
+    }, timeoutMs, 50);
+  }
+
+  /** Asks the client to stop and returns its report. */
+  async finish(): Promise<R> {
+    fs.writeFileSync(path.join(this.dir, 'stop'), '');
+    try {
+      return await this.result;
+    } finally {
+      fs.rmSync(this.dir, { recursive: true, force: true });
+    }
+  }
+}
+
+export type Load = Background<LoadProgress, LoadResult>;
+
+/** An idempotent acks=all producer sending `<prefix>-<n>` round robin over `partitions` partitions at `rate`/s. */
+export function startLoad(bootstrap: string, topic: string, opts: { prefix: string; partitions: number; rate?: number; maxSeconds?: number }): Load {
+  return Background.start('produce_load', { bootstrap, topic, prefix: opts.prefix, partitions: opts.partitions, rate: opts.rate ?? 100 }, opts.maxSeconds ?? 150);
+}
+
+export type GroupConsumer = Background<GroupProgress, GroupResult>;
+
+/** A group member committing synchronously every `commitEvery` records; finish() closes it without a last commit. */
+export function startGroupConsumer(bootstrap: string, topic: string, group: string, opts: { commitEvery?: number; rate?: number; maxSeconds?: number } = {}): GroupConsumer {
+  return Background.start('group_consume', { bootstrap, topic, group, commit_every: opts.commitEvery ?? 20, rate: opts.rate ?? 200 }, opts.maxSeconds ?? 150);
+}
+
+export type LogRecord = [partition: number, offset: number, value: string];
+
+/** Every record of `topic` (partitions 0..n-1) up to the high watermarks, read by a fresh consumer. */
+export async function readAll(bootstrap: string, topic: string, partitions: number): Promise<LogRecord[]> {
+  const r = await py<{ records: LogRecord[]; highs: Record<string, number>; next: Record<string, number>; errors: string[] }>(
+    SCRIPT, 'read_all', { bootstrap, topic, partitions: Array.from({ length: partitions }, (_, i) => i), timeout: 40 }, 60_000);
+  for (const [p, high] of Object.entries(r.highs)) {
+    if (r.next[p] < high) throw new Error(`read_all ${topic}: partition ${p} read to ${r.next[p]} of ${high} (errors: ${r.errors.join(', ')})`);
+  }
+  return r.records;
+}
+
+export interface LossReport {
+  acked: number;
+  /** Acknowledged records not at their reported offset (missing or another value there). */
+  lost: string[];
+  /** Values found more than once in the log. */
+  duplicated: string[];
+  /** Delivery reports with an error (not acknowledged: the client knows they may be lost). */
+  failed: DeliveryReport[];
+}
+
+/** Compares a producer's delivery reports with the log, record by record. */
+export function lossCheck(reports: DeliveryReport[], log: LogRecord[]): LossReport {
+  const at = new Map(log.map(([p, o, v]) => [`${p}:${o}`, v]));
+  const seen = new Map<string, number>();
+  for (const [, , v] of log) seen.set(v, (seen.get(v) ?? 0) + 1);
+  const acked = reports.filter((r) => r.error === undefined && r.offset !== undefined);
+  const lost = acked.filter((r) => at.get(`${r.partition}:${r.offset}`) !== r.value).map((r) => `${r.value}@${r.partition}:${r.offset} (log has ${at.get(`${r.partition}:${r.offset}`) ?? 'nothing'})`);
+  const duplicated = [...seen].filter(([, n]) => n > 1).map(([v, n]) => `${v} x${n}`);
+  return { acked: acked.length, lost, duplicated, failed: reports.filter((r) => r.error !== undefined || r.offset === undefined) };
+}
+
+export interface PartitionState {
+  controller_epoch: number;
+  leader: number;
+  version: number;
+  leader_epoch: number;
+  isr: number[];
+}
+
+export async function zkState(zk: ZkReader, topic: string, p: number): Promise<PartitionState> {
+  const node = await zk.get<PartitionState>(`/brokers/topics/${topic}/partitions/${p}/state`);
+  if (!node) throw new Error(`no state znode for ${topic}-${p}`);
+  return node.json;
+}
+
+/** Polls the state znode of `topic`-`p` until `ok` accepts it; returns it. */
+export function waitState(zk: ZkReader, topic: string, p: number, what: string, ok: (s: PartitionState) => boolean, timeoutMs = 30_000): Promise<PartitionState> {
+  let last: PartitionState | null = null;
+  return eventually(`${topic}-${p}: ${what}`, async () => {
+    last = await zkState(zk, topic, p);
+    return ok(last) ? last : undefined;
+  }, timeoutMs, 50).catch((err: Error) => {
+    throw new Error(`${err.message}; last state ${JSON.stringify(last)}`);
+  });
+}
+
+/** Waits until every partition of `topic` has a leader and all `replicas` brokers in its ISR. */
+export async function fullIsr(zk: ZkReader, topic: string, partitions: number, replicas = 3, timeoutMs = 45_000): Promise<PartitionState[]> {
+  const out: PartitionState[] = [];
+  for (let p = 0; p < partitions; p++) out.push(await waitState(zk, topic, p, `leader and ${replicas} in the ISR`, (s) => s.leader > 0 && s.isr.length === replicas, timeoutMs));
+  return out;
+}
+
+/** `n` ms of waiting that is no assertion (letting a long poll in flight run out, e.g.). */
+export const pauseFor = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
