@@ -186,8 +186,8 @@ describeCluster('a 3-broker krill cluster: formation, placement and the ZooKeepe
         leader: p.leaderId,
         version: 1,
         leader_epoch: p.leaderEpoch,
-        // Until replication: the ISR is the leader alone.
-        isr: [p.leaderId],
+        // A new partition's ISR is all its (live) replicas, in assignment order.
+        isr: p.replicaNodes,
       });
     }
     const config = await zk.get(`/config/topics/${topic}`);
