@@ -30,6 +30,8 @@ export interface LoadResult {
   reports: DeliveryReport[];
   undelivered: number;
   client_errors: { error: string; fatal: boolean; message: string; at: number }[];
+  /** The error that stopped produce() (a fatal one), or null. */
+  produce_error: string | null;
 }
 
 export interface LoadProgress {
@@ -103,9 +105,9 @@ export class Background<P, R> {
 
 export type Load = Background<LoadProgress, LoadResult>;
 
-/** An idempotent acks=all producer sending `<prefix>-<n>` round robin over `partitions` partitions at `rate`/s. */
-export function startLoad(bootstrap: string, topic: string, opts: { prefix: string; partitions: number; rate?: number; maxSeconds?: number }): Load {
-  return Background.start('produce_load', { bootstrap, topic, prefix: opts.prefix, partitions: opts.partitions, rate: opts.rate ?? 100 }, opts.maxSeconds ?? 150);
+/** An idempotent acks=all producer (`conf` overrides) sending `<prefix>-<n>` round robin over `partitions` partitions at `rate`/s. */
+export function startLoad(bootstrap: string, topic: string, opts: { prefix: string; partitions: number; rate?: number; maxSeconds?: number; conf?: Record<string, unknown> }): Load {
+  return Background.start('produce_load', { bootstrap, topic, prefix: opts.prefix, partitions: opts.partitions, rate: opts.rate ?? 100, conf: opts.conf ?? {} }, opts.maxSeconds ?? 150);
 }
 
 export type GroupConsumer = Background<GroupProgress, GroupResult>;
@@ -146,6 +148,30 @@ export function lossCheck(reports: DeliveryReport[], log: LogRecord[]): LossRepo
   const lost = acked.filter((r) => at.get(`${r.partition}:${r.offset}`) !== r.value).map((r) => `${r.value}@${r.partition}:${r.offset} (log has ${at.get(`${r.partition}:${r.offset}`) ?? 'nothing'})`);
   const duplicated = [...seen].filter(([, n]) => n > 1).map(([v, n]) => `${v} x${n}`);
   return { acked: acked.length, lost, duplicated, failed: reports.filter((r) => r.error !== undefined || r.offset === undefined) };
+}
+
+/**
+ * When `partitions` acknowledged records again after an outage that began at `since` (ms since the epoch): per
+ * partition, the first acknowledgement after `since` that follows a silence of more than `gapMs` (responses in
+ * flight when the leader stopped arrive just after `since`); the latest of those over the partitions.
+ */
+export function firstAckAfterOutage(reports: DeliveryReport[], partitions: number[], since: number, gapMs = 1000): number {
+  let latest = -1;
+  for (const p of partitions) {
+    const times = reports.filter((r) => r.partition === p && r.error === undefined && r.at !== undefined).map((r) => r.at!).sort((a, b) => a - b);
+    let previous = -Infinity;
+    let found = -1;
+    for (const t of times) {
+      if (t > since && t - Math.max(previous, since) > gapMs) {
+        found = t;
+        break;
+      }
+      previous = t;
+    }
+    if (found < 0) throw new Error(`partition ${p}: no acknowledgement after a silence since ${since}`);
+    latest = Math.max(latest, found);
+  }
+  return latest;
 }
 
 export interface PartitionState {

@@ -16,7 +16,7 @@ import json
 import os
 import time
 
-from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, Producer, TopicPartition
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, Producer, TopicPartition
 
 import driver
 
@@ -58,8 +58,9 @@ def stopped(a, started):
 
 
 def produce_load(a):
-    """An idempotent acks=all producer sending "<prefix>-<n>" at about a['rate'] records a second, round robin
-    over the topic's partitions (or to a['partition']), until the stop file appears; then flush.
+    """An idempotent acks=all producer (a['conf'] overrides) sending "<prefix>-<n>" at about a['rate'] records a
+    second, round robin over a['partitions'] partitions (or to a['partition']), until the stop file appears or
+    the producer has a fatal error (produce_error); then flush.
 
     Returns every delivery report in send order: {value, partition, offset, at} (at: ms since the epoch, when
     the report arrived) or {value, error}; and the client-level errors. Progress: {sent, acked, failed,
@@ -101,7 +102,8 @@ def produce_load(a):
     interval = 1.0 / a.get('rate', 100)
     n = 0
     next_at = time.time()
-    while not stopped(a, started):
+    produce_error = None
+    while not stopped(a, started) and produce_error is None:
         if a.get('count') is not None and n >= a['count']:
             p.poll(0.05)
             progress.write(snapshot())
@@ -119,6 +121,13 @@ def produce_load(a):
                 break
             except BufferError:
                 p.poll(0.05)
+            except KafkaException as e:
+                # A fatal error (error_cb has it too): nothing more can be sent; report what was delivered.
+                produce_error = e.args[0].name() if e.args else repr(e)
+                reports.pop()
+                break
+        if produce_error is not None:
+            break
         n += 1
         counts['sent'] = n
         next_at += interval
@@ -127,7 +136,7 @@ def produce_load(a):
         progress.write(snapshot())
     remaining = p.flush(a.get('flush_seconds', 60))
     progress.write(snapshot(), force=True)
-    return {'reports': reports, 'undelivered': remaining, 'client_errors': client_errors}
+    return {'reports': reports, 'undelivered': remaining, 'client_errors': client_errors, 'produce_error': produce_error}
 
 
 def read_all(a):
