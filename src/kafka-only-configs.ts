@@ -26,7 +26,6 @@ export const KAFKA_ONLY_CONFIGS: Readonly<Record<string, ValueRule>> = configTab
   'share.coordinator.state.topic.replication.factor': int(1),
   'share.coordinator.state.topic.min.isr': int(1),
   'unclean.leader.election.enable': bool,
-  'auto.leader.rebalance.enable': bool,
   'replica.lag.time.max.ms': long(0),
   'replica.fetch.max.bytes': int(0),
   // Flushing: krill's durability does not depend on these (see "The command line" in README.md).
