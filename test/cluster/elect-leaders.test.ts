@@ -1,0 +1,121 @@
+// ElectLeaders (API 43) on a three-broker cluster with a real ZooKeeper, by raw requests (none of the clients
+// installed here sends it: kafkajs has no such call, python3-confluent-kafka 1.7 predates elect_leaders).
+// Partitions are put in the state each case needs the way a tool could: the test rewrites the state znode
+// and starts a new controller term, so the controller reads it (and, with replication, no leader's ISR
+// change can undo it before the controller acts). The automatic leader balance is off here, so that only the
+// requests move leaders.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCluster, type RunningCluster } from '../../src/index.js';
+import type { KafkaZk } from '../../src/cluster/zk/kafka-zk.js';
+import { zookeeperInstalled } from '../../src/cluster/zookeeper-server.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { Message } from '../../protocol/codec.js';
+import { partitionsFrom, settled } from '../../compat/cluster/cluster-util.js';
+import { TestClient } from '../server/client.js';
+import { createTopicOk } from './cluster-probe.js';
+import { controllerOf, newControllerTerm, openZk, requestTo, rewriteState } from './controller-requests.js';
+import { waitFor } from './zk-helpers.js';
+
+const skip = !zookeeperInstalled() && process.env.CI !== 'true';
+const ELECT_LEADERS = 43;
+const PREFERRED = 0;
+const UNCLEAN = 1;
+
+/** The response's results as topic → partition → error code. */
+function codes(res: Message): Record<string, Record<number, number>> {
+  const out: Record<string, Record<number, number>> = {};
+  for (const t of res.replicaElectionResults) {
+    out[t.topic] = Object.fromEntries(t.partitionResult.map((p: Message) => [p.partitionId, p.errorCode]));
+  }
+  return out;
+}
+
+describe.skipIf(skip)('ElectLeaders', () => {
+  let cluster: RunningCluster;
+  let zk: KafkaZk;
+  beforeAll(async () => {
+    cluster = await startCluster({ brokers: 3, logLevel: 'silent', config: { 'auto.leader.rebalance.enable': false } });
+    zk = await openZk(cluster);
+    const client = await TestClient.connect(cluster.brokers[0].port);
+    try {
+      await createTopicOk(client, 'electing', -1, [{ partitionIndex: 0, brokerIds: [1, 2] }, { partitionIndex: 1, brokerIds: [2, 3] }, { partitionIndex: 2, brokerIds: [3, 1] }]);
+      await createTopicOk(client, 'unclean', -1, [{ partitionIndex: 0, brokerIds: [3, 1] }]);
+      await createTopicOk(client, 'lonely', -1, [{ partitionIndex: 0, brokerIds: [3] }]);
+    } finally {
+      client.close();
+    }
+    await settled(cluster, 'electing', 3);
+    await settled(cluster, 'unclean', 1);
+    await settled(cluster, 'lonely', 1);
+  }, 120_000);
+  afterAll(async () => {
+    await zk?.zk.close();
+    await cluster?.close();
+  }, 60_000);
+
+  it('is answered by the controller only: NOT_CONTROLLER for each partition elsewhere', async () => {
+    const { id } = await controllerOf(cluster, zk);
+    const other = cluster.brokers.find((b) => b.id !== id)!;
+    const res = await requestTo(other.port, ELECT_LEADERS, 2, { electionType: PREFERRED, topicPartitions: [{ topic: 'electing', partitions: [0] }], timeoutMs: 10_000 });
+    expect(res.errorCode).toBe(ErrorCode.NONE);
+    expect(codes(res)).toEqual({ electing: { 0: ErrorCode.NOT_CONTROLLER } });
+  }, 30_000);
+
+  it('hands leadership back to the preferred replica when it is alive and in the ISR, and says why not elsewhere', async () => {
+    // electing-0 led by 2 with its preferred replica 1 in the ISR; electing-1's preferred replica 2 is out of it.
+    const before = await rewriteState(zk, 'electing', 0, (s) => ({ leader: 2, isr: [1, 2], leaderEpoch: s.leaderEpoch + 1 }));
+    await rewriteState(zk, 'electing', 1, (s) => ({ leader: 3, isr: [3], leaderEpoch: s.leaderEpoch + 1 }));
+    await newControllerTerm(zk);
+    const { port } = await controllerOf(cluster, zk);
+
+    const res = await requestTo(port, ELECT_LEADERS, 2, {
+      electionType: PREFERRED,
+      topicPartitions: [{ topic: 'electing', partitions: [0, 1, 2, 2] }, { topic: 'no-such-topic', partitions: [0] }],
+      timeoutMs: 20_000,
+    });
+    expect(res.errorCode).toBe(ErrorCode.NONE);
+    expect(codes(res)).toEqual({
+      'electing': { 0: ErrorCode.NONE, 1: ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE, 2: ErrorCode.ELECTION_NOT_NEEDED },
+      'no-such-topic': { 0: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION },
+    });
+    const states = await zk.getPartitionStates('electing');
+    expect(states.get(0)).toMatchObject({ leader: 1, isr: [1, 2], leaderEpoch: before.leaderEpoch + 1 });
+    expect(states.get(1)).toMatchObject({ leader: 3 });
+    // The answer waited for the controller's own metadata; the other brokers follow.
+    for (const b of cluster.brokers) {
+      await waitFor(async () => (await partitionsFrom(b.port, 'electing'))[0]?.leaderId === 1, `broker ${b.id} to see broker 1 lead electing-0`);
+    }
+  }, 60_000);
+
+  it('with every partition asked for (null), answers only those that needed an election; v0 is a preferred election', async () => {
+    const { port } = await controllerOf(cluster, zk);
+    const all = await requestTo(port, ELECT_LEADERS, 1, { electionType: PREFERRED, topicPartitions: null, timeoutMs: 20_000 });
+    expect(codes(all)).toEqual({ electing: { 1: ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE } });
+    const v0 = await requestTo(port, ELECT_LEADERS, 0, { topicPartitions: [{ topic: 'electing', partitions: [0] }], timeoutMs: 20_000 });
+    expect(codes(v0)).toEqual({ electing: { 0: ErrorCode.ELECTION_NOT_NEEDED } });
+  }, 30_000);
+
+  it('elects any live replica of a partition whose leader is gone when asked for an unclean election', async () => {
+    await cluster.brokers[2].stop();
+    await waitFor(async () => !(await zk.getBrokers()).some((b) => b.id === 3), 'broker 3 to be gone');
+    // unclean-0's ISR is broker 3 alone (whatever a controlled shutdown made of it): no clean leader is left.
+    await rewriteState(zk, 'unclean', 0, (s) => ({ leader: -1, isr: [3], leaderEpoch: s.leaderEpoch + 1 }));
+    await newControllerTerm(zk);
+    const { port } = await controllerOf(cluster, zk);
+    await waitFor(async () => (await zk.getPartitionStates('unclean')).get(0)?.leader === -1, 'unclean-0 to stay offline');
+
+    const before = (await zk.getPartitionStates('unclean')).get(0)!;
+    const res = await requestTo(port, ELECT_LEADERS, 2, {
+      electionType: UNCLEAN,
+      topicPartitions: [{ topic: 'unclean', partitions: [0] }, { topic: 'lonely', partitions: [0] }, { topic: 'electing', partitions: [0] }],
+      timeoutMs: 20_000,
+    });
+    expect(codes(res)).toEqual({
+      unclean: { 0: ErrorCode.NONE },
+      lonely: { 0: ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE },
+      electing: { 0: ErrorCode.ELECTION_NOT_NEEDED },
+    });
+    expect((await zk.getPartitionStates('unclean')).get(0)).toMatchObject({ leader: 1, isr: [1], leaderEpoch: before.leaderEpoch + 1 });
+    await waitFor(async () => (await partitionsFrom(cluster.brokers[1].port, 'unclean'))[0]?.leaderId === 1, 'broker 2 to see broker 1 lead unclean-0');
+  }, 90_000);
+});
