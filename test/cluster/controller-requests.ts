@@ -13,10 +13,10 @@ export async function openZk(cluster: RunningCluster): Promise<KafkaZk> {
   return new KafkaZk(await ZkClient.connect({ connect: cluster.zookeeperConnect, sessionTimeoutMs: 10_000, connectionTimeoutMs: 10_000, log: quietLog }));
 }
 
-/** The controller's broker id and port, once there is one. */
+/** The controller's broker id and port, once a running broker is the controller. */
 export async function controllerOf(cluster: RunningCluster, zk: KafkaZk): Promise<{ id: number; port: number }> {
   let id: number | null = null;
-  await waitFor(async () => (id = await zk.getControllerId()) !== null, 'a controller');
+  await waitFor(async () => (id = await zk.getControllerId()) !== null && !!cluster.brokers.find((b) => b.id === id)?.running, 'a controller');
   return { id: id!, port: cluster.brokers.find((b) => b.id === id)!.port };
 }
 
