@@ -121,6 +121,8 @@ export class PartitionLog {
   readonly leaderEpochs: LeaderEpochCache;
   /** Counts truncations, so that a background flush begun before one does not move the recovery point after it. */
   private truncations = 0;
+  /** appendAsFollower() is retrying after starting an empty log over at a batch's base offset (once). */
+  private straddleRestarted = false;
 
   private constructor(
     readonly dir: string,
@@ -399,7 +401,9 @@ export class PartitionLog {
    * (UNKNOWN_SERVER_ERROR "unexpected append offset", CORRUPT_MESSAGE respectively). Rolls and indexes as
    * append() does; the producers' state and the aborted-transaction index follow the batches as on
    * replay, with no duplicate check (the leader made it); the leader epochs are recorded. Returns the
-   * offsets written, or null when nothing was.
+   * offsets written, or null when nothing was. An empty log (nothing between its start and end) whose end
+   * falls inside the first batch starts over at that batch's base offset (truncateFullyAndStartAt), as
+   * Kafka's follower does when the leader's log start is inside a batch.
    */
   appendAsFollower(buf: Buffer): FollowerAppendResult | null {
     this.ensureOpen();
@@ -421,6 +425,17 @@ export class PartitionLog {
       const last = b.baseOffset + b.lastOffsetDelta;
       if (kept.length === 0 && last < logEnd) continue;
       if (b.baseOffset < next) {
+        if (kept.length === 0 && this.size === 0 && logEnd === this._logStartOffset && !this.straddleRestarted) {
+          // Kafka's Partition.appendRecordsToFollowerOrFutureReplica: an empty log started inside a batch
+          // (at a leader's log start moved by DeleteRecords) starts over at the batch's base offset.
+          this.truncateFullyAndStartAt(b.baseOffset);
+          this.straddleRestarted = true;
+          try {
+            return this.appendAsFollower(buf);
+          } finally {
+            this.straddleRestarted = false;
+          }
+        }
         if (kept.length === 0) {
           throw new KafkaError('UNKNOWN_SERVER_ERROR', `unexpected append offset: fetched batch [${b.baseOffset}, ${last}] overlaps the log end offset ${logEnd} of ${path.basename(this.dir)}`);
         }

@@ -116,6 +116,17 @@ describe('appendAsFollower', () => {
     expect(follower.logEndOffset).toBe(6);
   });
 
+  it('starts an empty log over at the base offset of a batch its start falls inside', () => {
+    const batch = buildBatch({ records: 4 });
+    setBaseOffset(batch, 0, 50);
+    setPartitionLeaderEpoch(batch, 0, 2);
+    const follower = openLog('follower-0');
+    follower.truncateFullyAndStartAt(52); // the leader's log start, moved by DeleteRecords inside the batch 50-53
+    expect(follower.appendAsFollower(batch)).toEqual({ firstOffset: 50, lastOffset: 53 });
+    expect([follower.logStartOffset, follower.logEndOffset]).toEqual([50, 54]);
+    expect(pairs(follower)).toEqual([[2, 50]]);
+  });
+
   it('refuses a batch whose CRC does not match, writing nothing of the buffer', () => {
     const leader = openLog('leader-0');
     lead(leader, 0, { records: 2 });
