@@ -1,9 +1,10 @@
 // ElectLeaders (API 43) on a three-broker cluster with a real ZooKeeper, by raw requests (none of the clients
 // installed here sends it: kafkajs has no such call, python3-confluent-kafka 1.7 predates elect_leaders).
 // Partitions are put in the state each case needs the way a tool could: the test rewrites the state znode
-// and starts a new controller term, so the controller reads it (and, with replication, no leader's ISR
-// change can undo it before the controller acts). The automatic leader balance is off here, so that only the
-// requests move leaders.
+// and starts a new controller term, so the controller reads it. Each state is one replication keeps (every
+// replica named in the ISR is alive and following), and a preferred replica kept out of the ISR is a stopped
+// broker, so no leader's ISR change can undo a case before the request. The automatic leader balance is off
+// here, so that only the requests move leaders.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type RunningCluster } from '../../src/index.js';
 import type { KafkaZk } from '../../src/cluster/zk/kafka-zk.js';
@@ -62,9 +63,8 @@ describe.skipIf(skip)('ElectLeaders', () => {
   }, 30_000);
 
   it('hands leadership back to the preferred replica when it is alive and in the ISR, and says why not elsewhere', async () => {
-    // electing-0 led by 2 with its preferred replica 1 in the ISR; electing-1's preferred replica 2 is out of it.
+    // electing-0 led by 2, with its preferred replica 1 in the ISR.
     const before = await rewriteState(zk, 'electing', 0, (s) => ({ leader: 2, isr: [1, 2], leaderEpoch: s.leaderEpoch + 1 }));
-    await rewriteState(zk, 'electing', 1, (s) => ({ leader: 3, isr: [3], leaderEpoch: s.leaderEpoch + 1 }));
     await newControllerTerm(zk);
     const { port } = await controllerOf(cluster, zk);
 
@@ -75,12 +75,13 @@ describe.skipIf(skip)('ElectLeaders', () => {
     });
     expect(res.errorCode).toBe(ErrorCode.NONE);
     expect(codes(res)).toEqual({
-      'electing': { 0: ErrorCode.NONE, 1: ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE, 2: ErrorCode.ELECTION_NOT_NEEDED },
+      'electing': { 0: ErrorCode.NONE, 1: ErrorCode.ELECTION_NOT_NEEDED, 2: ErrorCode.ELECTION_NOT_NEEDED },
       'no-such-topic': { 0: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION },
     });
     const states = await zk.getPartitionStates('electing');
-    expect(states.get(0)).toMatchObject({ leader: 1, isr: [1, 2], leaderEpoch: before.leaderEpoch + 1 });
-    expect(states.get(1)).toMatchObject({ leader: 3 });
+    expect(states.get(0)).toMatchObject({ leader: 1, leaderEpoch: before.leaderEpoch + 1 });
+    expect(states.get(0)!.isr).toEqual(expect.arrayContaining([1, 2]));
+    expect(states.get(1)).toMatchObject({ leader: 2 });
     // The answer waited for the controller's own metadata; the other brokers follow.
     for (const b of cluster.brokers) {
       await waitFor(async () => (await partitionsFrom(b.port, 'electing'))[0]?.leaderId === 1, `broker ${b.id} to see broker 1 lead electing-0`);
@@ -88,14 +89,17 @@ describe.skipIf(skip)('ElectLeaders', () => {
   }, 60_000);
 
   it('with every partition asked for (null), answers only those that needed an election; v0 is a preferred election', async () => {
+    await rewriteState(zk, 'electing', 1, (s) => ({ leader: 3, isr: [2, 3], leaderEpoch: s.leaderEpoch + 1 }));
+    await newControllerTerm(zk);
     const { port } = await controllerOf(cluster, zk);
     const all = await requestTo(port, ELECT_LEADERS, 1, { electionType: PREFERRED, topicPartitions: null, timeoutMs: 20_000 });
-    expect(codes(all)).toEqual({ electing: { 1: ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE } });
+    expect(codes(all)).toEqual({ electing: { 1: ErrorCode.NONE } });
+    expect((await zk.getPartitionStates('electing')).get(1)?.leader).toBe(2);
     const v0 = await requestTo(port, ELECT_LEADERS, 0, { topicPartitions: [{ topic: 'electing', partitions: [0] }], timeoutMs: 20_000 });
     expect(codes(v0)).toEqual({ electing: { 0: ErrorCode.ELECTION_NOT_NEEDED } });
   }, 30_000);
 
-  it('elects any live replica of a partition whose leader is gone when asked for an unclean election', async () => {
+  it('elects any live replica of a partition whose leader is gone when asked for an unclean election; a preferred replica that is gone cannot lead', async () => {
     await cluster.brokers[2].stop();
     await waitFor(async () => !(await zk.getBrokers()).some((b) => b.id === 3), 'broker 3 to be gone');
     // unclean-0's ISR is broker 3 alone (whatever a controlled shutdown made of it): no clean leader is left.
@@ -117,5 +121,10 @@ describe.skipIf(skip)('ElectLeaders', () => {
     });
     expect((await zk.getPartitionStates('unclean')).get(0)).toMatchObject({ leader: 1, isr: [1], leaderEpoch: before.leaderEpoch + 1 });
     await waitFor(async () => (await partitionsFrom(cluster.brokers[1].port, 'unclean'))[0]?.leaderId === 1, 'broker 2 to see broker 1 lead unclean-0');
+
+    // electing-2 prefers broker 3, which is gone (whoever leads it now).
+    const preferred = await requestTo(port, ELECT_LEADERS, 2, { electionType: PREFERRED, topicPartitions: [{ topic: 'electing', partitions: [2] }], timeoutMs: 20_000 });
+    expect(codes(preferred)).toEqual({ electing: { 2: ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE } });
+    expect(preferred.replicaElectionResults[0].partitionResult[0].errorMessage).toBe('Failed to elect leader for partition electing-2 under strategy PreferredReplicaPartitionLeaderElectionStrategy');
   }, 90_000);
 });
