@@ -66,8 +66,12 @@ export class ControllerReassignments {
 
   constructor(private readonly core: ControllerCore) {}
 
-  /** A topic's assignment as read from ZooKeeper (a failover, a new topic): the reassignments it has in progress. */
+  /**
+   * A topic's assignment as read from ZooKeeper (a failover, a new topic): the reassignments it has in
+   * progress, replacing any this controller remembers of a deleted namesake.
+   */
   loaded(topic: string, reassigning: { adding: ReadonlyMap<number, readonly number[]>; removing: ReadonlyMap<number, readonly number[]> }): void {
+    for (const key of [...this.ongoing.keys()]) if (splitKey(key)[0] === topic) this.ongoing.delete(key);
     for (const p of new Set([...reassigning.adding.keys(), ...reassigning.removing.keys()])) {
       const entry = { adding: reassigning.adding.get(p) ?? [], removing: reassigning.removing.get(p) ?? [] };
       if (entry.adding.length > 0 || entry.removing.length > 0) this.ongoing.set(partitionKey(topic, p), entry);

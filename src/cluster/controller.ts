@@ -13,7 +13,10 @@
 //   live replica of the assignment) and state znode;
 // - topic deletion (/admin/delete_topics): every broker deletes the partitions (StopReplica with delete), the
 //   metadata drops them (leader -2), then the znodes go;
-// - ControlledShutdown from a broker that is stopping: its leaderships move to other live ISR members first.
+// - ControlledShutdown from a broker that is stopping: its leaderships move to other live ISR members first;
+// - what operators ask for: ElectLeaders and, while this broker is the controller, the automatic leader
+//   balance (controller-elections.ts); partition reassignments, resumed after a failover
+//   (controller-reassignments.ts). Both use the controller through ControllerCore (controller-core.ts).
 // Every write to a partition's state znode is fenced by /controller_epoch's version: a controller that lost
 // the election without knowing it (a long pause) fails its writes and resigns. Every request it sends
 // carries its epoch and the target broker's epoch, so brokers ignore a stale controller.
@@ -180,8 +183,8 @@ export class Controller {
     await this.sendUpdateMetadata([...this.live.keys()], this.allPartitions());
     for (const id of this.live.keys()) await this.sendLeaderAndIsr(id, this.partitionsWithReplica(id), false);
     await this.onTopicDeletion();
-    await this.reassignments.resume();
     this.elections.start();
+    await this.reassignments.resume();
   }
 
   private async loadTopic(name: string): Promise<TopicState | undefined> {
