@@ -4,13 +4,11 @@
 // over, then every leader.imbalance.check.interval.seconds, here 1). The test puts the partition in that state
 // by rewriting its state znode and starting a new controller term, as a tool could.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCluster, type RunningCluster } from '../../src/index.js';
+import type { RunningCluster } from '../../src/index.js';
 import type { KafkaZk } from '../../src/cluster/zk/kafka-zk.js';
 import { zookeeperInstalled } from '../../src/cluster/zookeeper-server.js';
-import { partitionsFrom, settled } from '../../compat/cluster/cluster-util.js';
-import { TestClient } from '../server/client.js';
-import { createTopicOk } from './cluster-probe.js';
-import { newControllerTerm, openZk, rewriteState } from './controller-requests.js';
+import { partitionsFrom } from '../../compat/cluster/cluster-util.js';
+import { newControllerTerm, rewriteState, startWithTopics } from './controller-requests.js';
 import { waitFor } from './zk-helpers.js';
 
 const skip = !zookeeperInstalled() && process.env.CI !== 'true';
@@ -19,15 +17,7 @@ describe.skipIf(skip)('automatic leader balance', () => {
   let cluster: RunningCluster;
   let zk: KafkaZk;
   beforeAll(async () => {
-    cluster = await startCluster({ brokers: 3, logLevel: 'silent', config: { 'leader.imbalance.check.interval.seconds': 1 } });
-    zk = await openZk(cluster);
-    const client = await TestClient.connect(cluster.brokers[0].port);
-    try {
-      await createTopicOk(client, 'balance', -1, [{ partitionIndex: 0, brokerIds: [1, 2] }, { partitionIndex: 1, brokerIds: [2, 3] }]);
-    } finally {
-      client.close();
-    }
-    await settled(cluster, 'balance', 2);
+    ({ cluster, zk } = await startWithTopics({ 'leader.imbalance.check.interval.seconds': 1 }, { balance: [[1, 2], [2, 3]] }));
   }, 120_000);
   afterAll(async () => {
     await zk?.zk.close();

@@ -2,12 +2,34 @@
 // automatic leader balance): a ZooKeeper session on the cluster's chroot, which broker is the controller,
 // one raw request to one broker, partition states rewritten as a tool (or a leader's AlterPartition) would
 // write them, and a new controller term, which makes the controller read everything again.
-import type { RunningCluster } from '../../src/embedded-cluster.js';
+import { startCluster, type RunningCluster } from '../../src/embedded-cluster.js';
+import type { ConfigValue } from '../../src/config.js';
+import { settled } from '../../compat/cluster/cluster-util.js';
+import { createTopicOk } from './cluster-probe.js';
 import { ZkClient, ZkError } from '../../src/cluster/zk/zk-client.js';
 import { KafkaZk, type PartitionLeadership } from '../../src/cluster/zk/kafka-zk.js';
 import type { Message } from '../../protocol/codec.js';
 import { TestClient } from '../server/client.js';
 import { quietLog, waitFor } from './zk-helpers.js';
+
+/**
+ * Three brokers with `config`, a ZooKeeper session on their chroot, and `topics` (name → each partition's
+ * replicas) created and led on every broker.
+ */
+export async function startWithTopics(config: Record<string, ConfigValue>, topics: Record<string, number[][]>): Promise<{ cluster: RunningCluster; zk: KafkaZk }> {
+  const cluster = await startCluster({ brokers: 3, logLevel: 'silent', config });
+  const zk = await openZk(cluster);
+  const client = await TestClient.connect(cluster.brokers[0].port);
+  try {
+    for (const [name, replicas] of Object.entries(topics)) {
+      await createTopicOk(client, name, -1, replicas.map((brokerIds, partitionIndex) => ({ partitionIndex, brokerIds })));
+    }
+  } finally {
+    client.close();
+  }
+  for (const [name, replicas] of Object.entries(topics)) await settled(cluster, name, replicas.length);
+  return { cluster, zk };
+}
 
 export async function openZk(cluster: RunningCluster): Promise<KafkaZk> {
   return new KafkaZk(await ZkClient.connect({ connect: cluster.zookeeperConnect, sessionTimeoutMs: 10_000, connectionTimeoutMs: 10_000, log: quietLog }));

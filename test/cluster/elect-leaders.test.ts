@@ -6,15 +6,13 @@
 // broker, so no leader's ISR change can undo a case before the request. The automatic leader balance is off
 // here, so that only the requests move leaders.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCluster, type RunningCluster } from '../../src/index.js';
+import type { RunningCluster } from '../../src/index.js';
 import type { KafkaZk } from '../../src/cluster/zk/kafka-zk.js';
 import { zookeeperInstalled } from '../../src/cluster/zookeeper-server.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { Message } from '../../protocol/codec.js';
-import { partitionsFrom, settled } from '../../compat/cluster/cluster-util.js';
-import { TestClient } from '../server/client.js';
-import { createTopicOk } from './cluster-probe.js';
-import { controllerOf, newControllerTerm, openZk, requestTo, rewriteState } from './controller-requests.js';
+import { partitionsFrom } from '../../compat/cluster/cluster-util.js';
+import { controllerOf, newControllerTerm, requestTo, rewriteState, startWithTopics } from './controller-requests.js';
 import { waitFor } from './zk-helpers.js';
 
 const skip = !zookeeperInstalled() && process.env.CI !== 'true';
@@ -35,19 +33,7 @@ describe.skipIf(skip)('ElectLeaders', () => {
   let cluster: RunningCluster;
   let zk: KafkaZk;
   beforeAll(async () => {
-    cluster = await startCluster({ brokers: 3, logLevel: 'silent', config: { 'auto.leader.rebalance.enable': false } });
-    zk = await openZk(cluster);
-    const client = await TestClient.connect(cluster.brokers[0].port);
-    try {
-      await createTopicOk(client, 'electing', -1, [{ partitionIndex: 0, brokerIds: [1, 2] }, { partitionIndex: 1, brokerIds: [2, 3] }, { partitionIndex: 2, brokerIds: [3, 1] }]);
-      await createTopicOk(client, 'unclean', -1, [{ partitionIndex: 0, brokerIds: [3, 1] }]);
-      await createTopicOk(client, 'lonely', -1, [{ partitionIndex: 0, brokerIds: [3] }]);
-    } finally {
-      client.close();
-    }
-    await settled(cluster, 'electing', 3);
-    await settled(cluster, 'unclean', 1);
-    await settled(cluster, 'lonely', 1);
+    ({ cluster, zk } = await startWithTopics({ 'auto.leader.rebalance.enable': false }, { electing: [[1, 2], [2, 3], [3, 1]], unclean: [[3, 1]], lonely: [[3]] }));
   }, 120_000);
   afterAll(async () => {
     await zk?.zk.close();

@@ -15,15 +15,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Admin } from 'kafkajs';
-import { startCluster, type RunningCluster } from '../../src/index.js';
+import type { RunningCluster } from '../../src/index.js';
 import type { KafkaZk } from '../../src/cluster/zk/kafka-zk.js';
 import { zookeeperInstalled } from '../../src/cluster/zookeeper-server.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { Message } from '../../protocol/codec.js';
-import { adminOf, kafka, partitionsFrom, settled } from '../../compat/cluster/cluster-util.js';
-import { TestClient } from '../server/client.js';
-import { createTopicOk } from './cluster-probe.js';
-import { controllerOf, newControllerTerm, openZk, requestTo, rewriteState } from './controller-requests.js';
+import { adminOf, kafka, partitionsFrom } from '../../compat/cluster/cluster-util.js';
+import { controllerOf, newControllerTerm, requestTo, rewriteState, startWithTopics } from './controller-requests.js';
 import { waitFor } from './zk-helpers.js';
 
 const skip = !zookeeperInstalled() && process.env.CI !== 'true';
@@ -50,17 +48,7 @@ describe.skipIf(skip)('partition reassignments', () => {
   let zk: KafkaZk;
   let admin: Admin;
   beforeAll(async () => {
-    cluster = await startCluster({ brokers: 3, logLevel: 'silent', config: { 'auto.leader.rebalance.enable': false } });
-    zk = await openZk(cluster);
-    const client = await TestClient.connect(cluster.brokers[0].port);
-    try {
-      await createTopicOk(client, 'moving', -1, [{ partitionIndex: 0, brokerIds: [1, 2] }, { partitionIndex: 1, brokerIds: [3, 1] }]);
-      await createTopicOk(client, 'stranded', -1, [{ partitionIndex: 0, brokerIds: [3] }, { partitionIndex: 1, brokerIds: [3] }]);
-    } finally {
-      client.close();
-    }
-    await settled(cluster, 'moving', 2);
-    await settled(cluster, 'stranded', 2);
+    ({ cluster, zk } = await startWithTopics({ 'auto.leader.rebalance.enable': false }, { moving: [[1, 2], [3, 1]], stranded: [[3], [3]] }));
     admin = await adminOf(cluster.bootstrap);
   }, 120_000);
   afterAll(async () => {
