@@ -51,6 +51,11 @@ describe('checkReassignmentTarget', () => {
     expect(() => checkReassignmentTarget(settled([1]), [1, 9], live)).toThrow('Replica assignment has brokers that are not alive. Replica list: [9], live broker list: [1, 2, 3]');
   });
 
+  it('refuses a long list of unknown brokers as any other (the checks are linear: a request may carry many)', () => {
+    const many = Array.from({ length: 100_000 }, (_, i) => i + 1);
+    expect(() => checkReassignmentTarget(settled([1]), many, live)).toThrow('Replica assignment has brokers that are not alive');
+  });
+
   it('accepts a dead broker that is already a replica: only added replicas must be alive', () => {
     expect(() => checkReassignmentTarget(settled([9, 1]), [1, 9], live)).not.toThrow();
   });
