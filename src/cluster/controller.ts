@@ -168,6 +168,11 @@ export class Controller {
     // Partitions a previous controller did not get to, and leaders that died while nobody was controller;
     // then every broker is told everything.
     for (const [name, topic] of this.topics) await this.initializePartitions(name, topic, [...topic.assignment.keys()]);
+    // Brokers that died while nobody was controller (the previous controller among them) leave the ISRs now,
+    // as Kafka's replica state machine does at start-up; otherwise acks=all would wait for them.
+    const dead = new Set<number>();
+    for (const state of this.states.values()) for (const r of state.isr) if (!this.live.has(r)) dead.add(r);
+    for (const id of dead) await this.onBrokerGone(id);
     await this.electOffline();
     for (const id of this.live.keys()) this.openChannel(id);
     await this.sendUpdateMetadata([...this.live.keys()], this.allPartitions());

@@ -96,13 +96,15 @@ export class Partition {
     readonly log: PartitionLog,
     readonly localNodeId: number,
     leaderId = localNodeId,
+    savedHighWatermark?: number,
   ) {
     this.leaderId = leaderId;
     this.replicas = leaderId === -1 ? [] : [leaderId];
     this.isr = this.replicas;
-    // A broker that restarts knows no high watermark: it starts from what every replica certainly has
-    // (as a leader it moves up as soon as the ISR has fetched; as a follower from the leader's answers).
-    this.hw = log.logStartOffset;
+    // A restarted broker's high watermark is its checkpoint's (replication-offset-checkpoint), within its log;
+    // without one, what every replica certainly has: as a leader it moves up once the ISR has fetched, as a
+    // follower with the leader's answers.
+    this.hw = Math.min(Math.max(savedHighWatermark ?? log.logStartOffset, log.logStartOffset), log.logEndOffset);
   }
 
   /** Whether this broker leads the partition: only then does it take produce and serve fetches. */
