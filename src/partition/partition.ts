@@ -205,14 +205,17 @@ export class Partition {
    */
   desiredIsr(now: number, lagTimeMaxMs: number): number[] | null {
     if (!this.isLeader || this.pendingIsr || this.replicas.length <= 1) return null;
+    // Kafka's isCaughtUp: a follower with the leader's log end is in sync however long ago it fetched.
+    const leaderEnd = this.log.logEndOffset;
+    const caughtUp = (f: FollowerState) => f.logEndOffset >= leaderEnd || now - f.lastCaughtUpTimeMs <= lagTimeMaxMs;
     const next = this.isr.filter((id) => {
       if (id === this.localNodeId) return true;
       const f = this.followers.get(id);
-      return !!f && now - f.lastCaughtUpTimeMs <= lagTimeMaxMs;
+      return !!f && caughtUp(f);
     });
     for (const [id, f] of this.followers) {
       if (next.includes(id) || !this.replicas.includes(id)) continue;
-      if (f.logEndOffset >= this.hw && f.logEndOffset >= this.leaderEpochStartOffset && now - f.lastCaughtUpTimeMs <= lagTimeMaxMs) next.push(id);
+      if (f.logEndOffset >= this.hw && f.logEndOffset >= this.leaderEpochStartOffset && caughtUp(f)) next.push(id);
     }
     if (next.length === this.isr.length && next.every((id) => this.isr.includes(id))) return null;
     return next;
