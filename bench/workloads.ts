@@ -1,12 +1,13 @@
 // The workloads: N records of one size, produced by kcat from a pre-generated file and fetched back by
-// rdkafka_client.py, against one fresh server; each run's outcome is verified counts and timings.
+// rdkafka_client.py, against one fresh server (or, for a replicated workload, a fresh cluster); each run's
+// outcome is verified counts and timings.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { CODECS, KCAT, KCAT_PRODUCER_SETTINGS, PYTHON, PY_CLIENT, SCALE, WARMUP_TOPIC } from './settings.js';
 import { describeExit, runToEnd } from './processes.js';
 import { busyShare, machineCpuTicks, processCpuSeconds } from './machine.js';
-import { startKrill, startMock, type Server } from './servers.js';
+import { startKrill, startKrillCluster, startMock, type Server } from './servers.js';
 import { median } from './report.js';
 
 export interface Workload {
@@ -19,6 +20,11 @@ export interface Workload {
   idempotent?: boolean;
   /** Produce all records in one transaction (kcat -X transactional.id): markers, the coordinator, the LSO. */
   transactional?: boolean;
+  /**
+   * A cluster of this many brokers, the topic with as many replicas (min.insync.replicas 2): acks=all then
+   * waits for the followers to copy each batch. Absent: one broker.
+   */
+  brokers?: number;
   topic: string;
   file: string; // records, one per line
   oneFile: string; // a single record, for the kcat fixed-cost baseline
@@ -29,6 +35,8 @@ export function benchWorkloads(workDir: string): Workload[] {
   const small = { records: Math.max(1, Math.round(1_000_000 * SCALE)), size: 100, file: 'small' };
   return [
     { id: 'small', ...small, codec: 'none' },
+    // The small records again, replicated: what copying to two followers before acks=all answers costs.
+    { id: 'small-replicated', ...small, codec: 'none', brokers: 3 },
     // The small records from an idempotent producer: what the broker's sequence checks cost.
     { id: 'small-idempotent', ...small, codec: 'none', idempotent: true },
     { id: 'small-transactional', ...small, codec: 'none', transactional: true },
@@ -128,13 +136,24 @@ export async function runWorkload(kind: 'krill' | 'mock', w: Workload): Promise<
   });
   let server: Server;
   try {
-    server = kind === 'krill' ? await startKrill() : await startMock([w.topic, WARMUP_TOPIC]);
+    const brokers = w.brokers ?? 1;
+    if (kind === 'mock') server = await startMock([w.topic, WARMUP_TOPIC], brokers);
+    else server = brokers > 1 ? await startKrillCluster(brokers) : await startKrill();
   } catch (err) {
     return fail(`${kind} did not start: ${(err as Error).message}`);
   }
-  const crashed = () => (server.proc.exitInfo ? `${kind} ${describeExit(server.proc)}` : null);
+  const crashed = () => {
+    const dead = server.procs.find((p) => p.exitInfo);
+    return dead ? `${kind} ${describeExit(dead)}` : null;
+  };
+  // The server's CPU seconds so far, all its brokers together; null when a reading failed.
+  const serverCpu = () => {
+    const each = server.procs.map((p) => processCpuSeconds(p.child.pid));
+    return each.some((x) => x === null) ? null : (each as number[]).reduce((a, b) => a + b, 0);
+  };
   try {
-    const prep = await pyClient(['prepare', server.bootstrap, w.topic, WARMUP_TOPIC], 60_000);
+    const replicas = w.brokers && w.brokers > 1 ? ['--replicas', String(w.brokers)] : [];
+    const prep = await pyClient(['prepare', ...replicas, server.bootstrap, w.topic, WARMUP_TOPIC], 60_000);
     if (!prep.ok) return fail(crashed() ?? `topic setup: ${prep.error}`);
 
     // Fixed cost of a kcat produce run (start, connect, metadata, one record, exit) on this server.
@@ -147,10 +166,10 @@ export async function runWorkload(kind: 'krill' | 'mock', w: Workload): Promise<
     const overhead = median(fixed);
 
     const timeoutMs = Math.max(120_000, (w.records * w.size) / 1e6 * 1000); // >= 1 MB/s
-    const cpu0 = { server: processCpuSeconds(server.proc.child.pid), machine: machineCpuTicks() };
+    const cpu0 = { server: serverCpu(), machine: machineCpuTicks() };
     const prod = await kcatProduce(server.bootstrap, w.topic, w.file, w, timeoutMs);
     if ('error' in prod) return fail(crashed() ?? prod.error);
-    const cpu1 = { server: processCpuSeconds(server.proc.child.pid), machine: machineCpuTicks() };
+    const cpu1 = { server: serverCpu(), machine: machineCpuTicks() };
     const produceSeconds = Math.max(prod.seconds - overhead, 1e-6);
 
     const trailing = w.transactional ? '1' : '0'; // the transaction's commit marker follows the records
