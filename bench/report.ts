@@ -47,7 +47,10 @@ export function summarizeThroughput(outcomes: Outcome[] | string): Summary {
   if (fixed.length) notes.push(`kcat wall time minus its fixed cost (~${median(fixed).toFixed(0)} ms)`);
   const cpu = ok.map((o) => o.serverCpuSeconds).filter((x): x is number => x !== undefined);
   const busy = ok.map((o) => o.machineBusy).filter((x): x is number => x !== undefined);
-  if (cpu.length) notes.push(`server CPU ${median(cpu).toFixed(2)} s per run`);
+  // Per broker: the run at the median total (the lower middle one of an even count), so the shares add up to it.
+  const byBroker = ok.filter((o) => o.brokerCpuSeconds !== undefined).sort((a, b) => a.serverCpuSeconds! - b.serverCpuSeconds!);
+  const mid = byBroker[(byBroker.length - 1) >> 1]?.brokerCpuSeconds;
+  if (cpu.length) notes.push(`server CPU ${median(cpu).toFixed(2)} s per run${mid ? ` (brokers ${mid.map((_, i) => i + 1).join(' / ')}: ${mid.map((x) => x.toFixed(2)).join(' / ')})` : ''}`);
   if (busy.length) notes.push(`all ${os.cpus().length} cores ${(100 * median(busy)).toFixed(0)} % busy meanwhile`);
   const passes = ok.map((o) => o.passes).filter((x): x is number => x !== undefined);
   const windows = ok.map((o) => o.window).filter((x): x is number => x !== undefined);

@@ -91,6 +91,8 @@ export type Outcome =
       fixedMs?: number;
       /** produce: CPU seconds the server used, and the share of all cores busy (any process), meanwhile */
       serverCpuSeconds?: number;
+      /** produce on a cluster: each broker's share of serverCpuSeconds, broker 1 first */
+      brokerCpuSeconds?: number[];
       machineBusy?: number;
       /** fetch: passes over the retained range, and its size in records */
       passes?: number;
@@ -129,6 +131,14 @@ async function kcatProduce(bootstrap: string, topic: string, file: string, w: Wo
   return { seconds };
 }
 
+/** The server's CPU seconds between two readings of its brokers' (all of them, and each one of several). */
+function cpuUsed(before: number[] | null, after: number[] | null): { serverCpuSeconds?: number; brokerCpuSeconds?: number[] } {
+  if (before === null || after === null) return {};
+  const each = after.map((x, i) => x - before[i]);
+  const serverCpuSeconds = each.reduce((a, b) => a + b, 0);
+  return each.length > 1 ? { serverCpuSeconds, brokerCpuSeconds: each } : { serverCpuSeconds };
+}
+
 export async function runWorkload(kind: 'krill' | 'mock', w: Workload): Promise<WorkloadRun> {
   const fail = (error: string, mismatch = false): WorkloadRun => ({
     produce: { ok: false, error, mismatch },
@@ -146,10 +156,10 @@ export async function runWorkload(kind: 'krill' | 'mock', w: Workload): Promise<
     const dead = server.procs.find((p) => p.exitInfo);
     return dead ? `${kind} ${describeExit(dead)}` : null;
   };
-  // The server's CPU seconds so far, all its brokers together; null when a reading failed.
+  // Each broker's CPU seconds so far; null when a reading failed.
   const serverCpu = () => {
     const each = server.procs.map((p) => processCpuSeconds(p.child.pid));
-    return each.some((x) => x === null) ? null : (each as number[]).reduce((a, b) => a + b, 0);
+    return each.some((x) => x === null) ? null : (each as number[]);
   };
   try {
     const replicas = w.brokers && w.brokers > 1 ? ['--replicas', String(w.brokers)] : [];
@@ -180,7 +190,7 @@ export async function runWorkload(kind: 'krill' | 'mock', w: Workload): Promise<
       bytes: w.records * w.size,
       seconds: produceSeconds,
       fixedMs: overhead * 1000,
-      serverCpuSeconds: cpu0.server !== null && cpu1.server !== null ? cpu1.server - cpu0.server : undefined,
+      ...cpuUsed(cpu0.server, cpu1.server),
       machineBusy: cpu0.machine && cpu1.machine ? busyShare(cpu0.machine, cpu1.machine) : undefined,
     };
     if (!f.ok) {
