@@ -91,9 +91,9 @@ export type Outcome =
       fixedMs?: number;
       /** produce: CPU seconds the server used, and the share of all cores busy (any process), meanwhile */
       serverCpuSeconds?: number;
+      machineBusy?: number;
       /** produce on a cluster: each broker's share of serverCpuSeconds, broker 1 first */
       brokerCpuSeconds?: number[];
-      machineBusy?: number;
       /** fetch: passes over the retained range, and its size in records */
       passes?: number;
       window?: number;
