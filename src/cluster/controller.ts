@@ -128,8 +128,9 @@ export class Controller {
   constructor(private readonly options: ControllerOptions) {
     this.zk = options.zk;
     this.log = options.log.child({ component: 'controller' });
-    this.elections = new ControllerElections(this.core(), options.leaderBalance ?? { enable: false, checkIntervalMs: 0, imbalancePercentage: 0 });
-    this.reassignments = new ControllerReassignments(this.core());
+    const core = this.core();
+    this.elections = new ControllerElections(core, options.leaderBalance ?? { enable: false, checkIntervalMs: 0, imbalancePercentage: 0 });
+    this.reassignments = new ControllerReassignments(core);
   }
 
   get isActive(): boolean {

@@ -564,12 +564,13 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     return results.map(({ topic, partition, errorCode, errorMessage }) => ({ topic, partition, errorCode, errorMessage }));
   }
 
-  /** AlterPartitionReassignments, by the controller (NOT_CONTROLLER elsewhere, as a KafkaError). */
+  /** AlterPartitionReassignments, by the controller (NOT_CONTROLLER elsewhere, as a KafkaError); a partition named twice is answered once. */
   async alterPartitionReassignments(requests: ReassignmentRequest[]): Promise<PartitionResult[]> {
     const results = this.controller?.isActive ? await this.controller.alterPartitionReassignments(requests) : null;
     if (!results) throw new KafkaError('NOT_CONTROLLER', 'This broker is not the controller.');
-    return requests.map(({ topic, partition }) => {
-      const r: ReassignmentResult = results.get(partitionKey(topic, partition))!;
+    const unique = new Map(requests.map(({ topic, partition }) => [partitionKey(topic, partition), { topic, partition }]));
+    return [...unique].map(([key, { topic, partition }]) => {
+      const r: ReassignmentResult = results.get(key)!;
       return { topic, partition, errorCode: r.errorCode, errorMessage: r.errorMessage };
     });
   }
