@@ -247,14 +247,19 @@ export class ControllerReassignments {
   private async watchIsr(key: string): Promise<void> {
     if (this.watched.has(key)) return;
     this.watched.add(key);
-    await this.core.reloadState(key, () => {
-      this.watched.delete(key);
-      void this.core.enqueue('reassignment-isr-change', async () => {
-        if (!this.ongoing.has(key)) return;
-        await this.watchIsr(key);
-        await this.onIsrChanged([key]);
+    try {
+      await this.core.reloadState(key, () => {
+        this.watched.delete(key);
+        void this.core.enqueue('reassignment-isr-change', async () => {
+          if (!this.ongoing.has(key)) return;
+          await this.watchIsr(key);
+          await this.onIsrChanged([key]);
+        });
       });
-    });
+    } catch (err) {
+      this.watched.delete(key); // no watch was set: the next look sets one
+      throw err;
+    }
   }
 
   private assignment(key: string): ReplicaAssignment {
