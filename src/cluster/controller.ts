@@ -272,6 +272,18 @@ export class Controller {
     return changed;
   }
 
+  /**
+   * A topic's configs, or the broker defaults, changed (Kafka's TopicUncleanLeaderElectionEnable and
+   * UncleanLeaderElectionEnable): when unclean election became allowed, offline partitions get a leader now
+   * rather than at the next broker change.
+   */
+  uncleanElectionMayBeAllowed(): void {
+    void this.enqueue('unclean-leader-election-enable', async () => {
+      const changed = await this.electOffline();
+      await this.announce(changed, false);
+    });
+  }
+
   /** Partitions without a leader whose ISR has a live member get it as leader. */
   private async electOffline(): Promise<string[]> {
     const changed: string[] = [];

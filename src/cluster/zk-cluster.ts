@@ -305,10 +305,14 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       const change = await zk.readConfigChange(name);
       if (!change) continue;
       this.configChangeTimes.set(name, change.createdMs);
-      if (change.entityType === 'brokers' && change.entityName === BROKER_DEFAULT_ENTITY) await this.applyBrokerDefaults(zk);
+      if (change.entityType === 'brokers' && change.entityName === BROKER_DEFAULT_ENTITY) {
+        await this.applyBrokerDefaults(zk);
+        if (this.options.config.bool('unclean.leader.election.enable') && this.controller?.isActive) this.controller.uncleanElectionMayBeAllowed();
+      }
       if (change.entityType !== 'topics' || !this.options.logs.getTopic(change.entityName)) continue;
       const configs = await zk.getTopicConfig(change.entityName);
       this.options.logs.setTopicConfigs(change.entityName, configs);
+      if (configs['unclean.leader.election.enable'] === 'true' && this.controller?.isActive) this.controller.uncleanElectionMayBeAllowed();
     }
     // As Kafka's brokers do, notifications older than 15 minutes go: every broker has applied them by then.
     const now = Date.now();
