@@ -275,6 +275,11 @@ export class Partition {
    * from the log's leader-epoch-checkpoint: Kafka's LeaderEpochFileCache.endOffsetFor.
    */
   endOffsetForEpoch(epoch: number): { leaderEpoch: number; endOffset: number } {
+    // A single broker's leader epoch starts with its first batch; before that its log is empty, and the answer is
+    // the one a checkpoint holding (epoch 0, log end) would give, as a Kafka leader records its epoch at election.
+    if (this.isLeader && this.log.leaderEpochs.latestEpoch < 0 && epoch !== UNDEFINED_EPOCH && epoch <= this.leaderEpoch) {
+      return { leaderEpoch: epoch, endOffset: this.log.logEndOffset };
+    }
     return this.log.endOffsetForEpoch(epoch);
   }
 
