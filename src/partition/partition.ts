@@ -23,8 +23,8 @@ export interface PartitionRead extends ReadResult {
 }
 
 /**
- * The batches of `chunks` below `bound` (a batch boundary: the last stable offset), and the offset after the
- * last one kept (null when none is).
+ * The batches of `chunks` wholly below `bound` (the last stable offset, or the high watermark), and the offset
+ * after the last one kept (null when none is).
  */
 function cutAt(chunks: Buffer[], bound: number): { records: Buffer[]; end: number | null } {
   const records: Buffer[] = [];
@@ -33,7 +33,7 @@ function cutAt(chunks: Buffer[], bound: number): { records: Buffer[]; end: numbe
     let pos = 0;
     while (pos + RECORD_BATCH_OVERHEAD <= chunk.length) {
       const info = readBatchHeader(chunk, pos);
-      if (info.baseOffset >= bound) break;
+      if (info.baseOffset + info.lastOffsetDelta >= bound) break;
       end = info.baseOffset + info.lastOffsetDelta + 1;
       pos += info.size;
     }
@@ -96,13 +96,15 @@ export class Partition {
     readonly log: PartitionLog,
     readonly localNodeId: number,
     leaderId = localNodeId,
+    savedHighWatermark?: number,
   ) {
     this.leaderId = leaderId;
     this.replicas = leaderId === -1 ? [] : [leaderId];
     this.isr = this.replicas;
-    // A broker that restarts knows no high watermark: it starts from what every replica certainly has
-    // (as a leader it moves up as soon as the ISR has fetched; as a follower from the leader's answers).
-    this.hw = log.logStartOffset;
+    // A restarted broker's high watermark is its checkpoint's (replication-offset-checkpoint), within its log;
+    // without one, what every replica certainly has: as a leader it moves up once the ISR has fetched, as a
+    // follower with the leader's answers.
+    this.hw = Math.min(Math.max(savedHighWatermark ?? log.logStartOffset, log.logStartOffset), log.logEndOffset);
   }
 
   /** Whether this broker leads the partition: only then does it take produce and serve fetches. */
@@ -203,14 +205,17 @@ export class Partition {
    */
   desiredIsr(now: number, lagTimeMaxMs: number): number[] | null {
     if (!this.isLeader || this.pendingIsr || this.replicas.length <= 1) return null;
+    // Kafka's isCaughtUp: a follower with the leader's log end is in sync however long ago it fetched.
+    const leaderEnd = this.log.logEndOffset;
+    const caughtUp = (f: FollowerState) => f.logEndOffset >= leaderEnd || now - f.lastCaughtUpTimeMs <= lagTimeMaxMs;
     const next = this.isr.filter((id) => {
       if (id === this.localNodeId) return true;
       const f = this.followers.get(id);
-      return !!f && now - f.lastCaughtUpTimeMs <= lagTimeMaxMs;
+      return !!f && caughtUp(f);
     });
     for (const [id, f] of this.followers) {
       if (next.includes(id) || !this.replicas.includes(id)) continue;
-      if (f.logEndOffset >= this.hw && f.logEndOffset >= this.leaderEpochStartOffset && now - f.lastCaughtUpTimeMs <= lagTimeMaxMs) next.push(id);
+      if (f.logEndOffset >= this.hw && f.logEndOffset >= this.leaderEpochStartOffset && caughtUp(f)) next.push(id);
     }
     if (next.length === this.isr.length && next.every((id) => this.isr.includes(id))) return null;
     return next;
@@ -270,6 +275,11 @@ export class Partition {
    * from the log's leader-epoch-checkpoint: Kafka's LeaderEpochFileCache.endOffsetFor.
    */
   endOffsetForEpoch(epoch: number): { leaderEpoch: number; endOffset: number } {
+    // A single broker's leader epoch starts with its first batch; before that its log is empty, and the answer is
+    // the one a checkpoint holding (epoch 0, log end) would give, as a Kafka leader records its epoch at election.
+    if (this.isLeader && this.log.leaderEpochs.latestEpoch < 0 && epoch !== UNDEFINED_EPOCH && epoch <= this.leaderEpoch) {
+      return { leaderEpoch: epoch, endOffset: this.log.logEndOffset };
+    }
     return this.log.endOffsetForEpoch(epoch);
   }
 
