@@ -17,12 +17,14 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningCluster } from '../../src/embedded-cluster.js';
 import { encodeRecord, py } from '../python/py.js';
 import { adminOf, agreedController, describeCluster, formCluster, kafka, measure, partitionsFrom, unique, ZkReader } from './cluster-util.js';
-import { readAll, waitState, zkState } from './replication-util.js';
+import { pauseFor, readAll, waitState, zkState } from './replication-util.js';
 
 const TEST_TIMEOUT = 120_000;
 const SESSION_TIMEOUT_MS = 10_000;
 const LAG_MS = 2000;
 const LEADER_NOT_AVAILABLE = 5;
+/** Longer than replica.fetch.wait.max.ms (500 ms), the longest a follower's fetch waits at its leader. */
+const FETCH_DRAIN_MS = 1500;
 
 let cluster: RunningCluster;
 let zk: ZkReader;
@@ -153,6 +155,9 @@ describeCluster('the ISR under stalled followers, and unclean leader election (c
     follower.pause();
     let resumed = false;
     try {
+      // A fetch the follower sent just before is answered (empty) before the records below exist: its answer
+      // waits in the frozen follower's socket and would hand them over at resume().
+      await pauseFor(FETCH_DRAIN_MS);
       // Records only the leader has (acks=1, the follower frozen); lagging behind them, the follower leaves the ISR.
       for (const t of [off, on]) expect(await jsProduce(leader.bootstrap, t, ['lost-0', 'lost-1'], 1)).toBe('2');
       for (const t of [off, on]) await waitState(zk, t, 0, `ISR shrunk to ${leader.id}`, (s) => s.isr.length === 1 && s.isr[0] === leader.id, 8000);
