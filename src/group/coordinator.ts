@@ -10,11 +10,20 @@
 // old member id's place, without a rebalance when their protocols are unchanged; a stale id is FENCED.
 // Group metadata is written to __consumer_offsets (through the store) at each new generation and replayed
 // at start (groups come back Empty). Committed offsets and their retention live in offsets.ts.
+//
+// Which groups: a single broker coordinates every group, loaded at start. In a cluster (`clustered`) the
+// coordinator serves the groups of the __consumer_offsets partitions this broker leads, as Kafka's
+// onElection/onResignation: elected, a partition is replayed from the local log (its replica) in a task of
+// its own, and its groups are COORDINATOR_LOAD_IN_PROGRESS meanwhile (isLoading); resigned, its groups are
+// dropped from memory and their members' waiting JoinGroup/SyncGroup answered NOT_COORDINATOR, so that
+// the clients look the new coordinator up. SyncGroup's assignment is answered once the in-sync replicas
+// have it (the store's replicated()).
 import { randomUUID } from '../storage/random.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { Group, Member, type CommittedOffset, type JoinResult, type Protocol, type SyncResult } from './group.js';
 import { encodeGroupMetadataKey, groupMetadataRecord, type GroupMetadataValue } from './records.js';
-import { GroupOffsets, offsetTombstones, type OffsetsOptions } from './offsets.js';
+import { GroupOffsets, offsetTombstones, storeFailure, type OffsetsOptions } from './offsets.js';
+import { coordinatorWriteError } from './replicated-write.js';
 import { realTimers, type CoordinatorStore, type Timers } from './store.js';
 import { brokerConfigDefault } from '../config.js';
 import { Scheduler } from '../scheduler.js';
@@ -29,6 +38,8 @@ export interface CoordinatorOptions extends OffsetsOptions {
   minSessionTimeoutMs?: number;
   maxSessionTimeoutMs?: number;
   initialRebalanceDelayMs?: number;
+  /** A broker of a cluster: it serves only the partitions it was elected for (onElection), not all from the start. */
+  clustered?: boolean;
 }
 
 export interface JoinRequest {
@@ -78,8 +89,14 @@ export class GroupCoordinator {
   /** The __consumer_offsets partition of a group (where its transaction markers land). */
   private readonly partitionOf: (groupId: string) => number;
   private closed = false;
+  /**
+   * In a cluster, the __consumer_offsets partitions served: each being loaded (its load task, which a
+   * resignation meanwhile makes moot) or loaded (null). Null on a single broker, which serves them all.
+   */
+  private readonly partitions: Map<number, symbol | null> | null;
 
   constructor(options: CoordinatorOptions = {}) {
+    this.partitions = options.clustered ? new Map() : null;
     this.timers = options.timers ?? realTimers;
     this.store = options.store ?? null;
     this.minSession = options.minSessionTimeoutMs ?? brokerConfigDefault('group.min.session.timeout.ms');
@@ -96,6 +113,7 @@ export class GroupCoordinator {
         isClosed: () => this.closed,
         touch: (group, member) => this.scheduleHeartbeat(group, member),
         dropGroup: (group) => this.dropGroup(group),
+        coordinates: (groupId) => this.coordinates(groupId),
       },
       options,
     );
@@ -460,21 +478,40 @@ export class GroupCoordinator {
   private completeSync(group: Group, assignments: { memberId: string; assignment: Buffer }[]): void {
     const given = new Map(assignments.map((a) => [a.memberId, a.assignment]));
     for (const m of group.members.values()) m.assignment = given.get(m.memberId) ?? Buffer.alloc(0);
-    let code: number = ErrorCode.NONE;
+    let replicated: Promise<number> | null;
     try {
       this.persistGroup(group);
-    } catch {
-      code = ErrorCode.COORDINATOR_NOT_AVAILABLE;
-    }
-    if (code !== ErrorCode.NONE) {
-      for (const m of group.members.values()) {
-        m.awaitingSync?.(syncError(code));
-        m.awaitingSync = null;
-        m.assignment = Buffer.alloc(0);
-      }
-      this.prepareRebalance(group);
+      replicated = this.store?.replicated?.(group.groupId) ?? null;
+    } catch (err) {
+      this.failSync(group, storeFailure(err));
       return;
     }
+    if (!replicated) {
+      this.finishSync(group);
+      return;
+    }
+    // As Kafka's storeGroup callback: the members are answered once the ISR has the assignment, if the group
+    // is still in that generation's CompletingRebalance (a rejoin or an unload meanwhile answered them).
+    const generation = group.generationId;
+    void replicated.then((code) => {
+      if (!group.is('CompletingRebalance') || group.generationId !== generation || this.closed) return;
+      const error = coordinatorWriteError(code);
+      if (error !== ErrorCode.NONE) this.failSync(group, error);
+      else this.finishSync(group);
+    });
+  }
+
+  /** The assignment could not be stored: every waiting member gets the error and the group rebalances. */
+  private failSync(group: Group, code: number): void {
+    for (const m of group.members.values()) {
+      m.awaitingSync?.(syncError(code));
+      m.awaitingSync = null;
+      m.assignment = Buffer.alloc(0);
+    }
+    this.prepareRebalance(group);
+  }
+
+  private finishSync(group: Group): void {
     this.timers.clearTimeout(group.syncTimer);
     group.syncTimer = null;
     this.transition(group, 'Stable');
@@ -586,8 +623,8 @@ export class GroupCoordinator {
     tombstones.push({ key: encodeGroupMetadataKey(groupId), value: null });
     try {
       this.store?.append(groupId, tombstones);
-    } catch {
-      return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    } catch (err) {
+      return storeFailure(err);
     }
     this.dropGroup(group);
     return ErrorCode.NONE;
@@ -600,6 +637,77 @@ export class GroupCoordinator {
     this.timers.clearTimeout(group.rebalanceTimer);
     group.rebalanceTimer = null;
     this.groups.delete(group.groupId);
+  }
+
+  // --- the partitions served (a cluster) -------------------------------------------------------------
+
+  /** Whether this coordinator serves the group now (its partition loaded; always on a single broker). */
+  coordinates(groupId: string): boolean {
+    return this.partitions === null || this.partitions.get(this.partitionOf(groupId)) === null;
+  }
+
+  /** Whether the group's partition is being loaded (requests for it: COORDINATOR_LOAD_IN_PROGRESS). */
+  isLoading(groupId: string): boolean {
+    return !!this.partitions?.get(this.partitionOf(groupId));
+  }
+
+  /**
+   * This broker now leads __consumer_offsets partition `p` (Kafka's onElection): `load` replays it (the
+   * store's loadPartition) in a task of its own, after the controller's request is answered, as Kafka's
+   * scheduled load; the promise settles when it has run. Nothing happens for a partition already served
+   * (a newer leader epoch of a leadership this broker kept), nor on a single broker, which serves all.
+   */
+  onElection(p: number, load: () => void): Promise<void> {
+    if (this.partitions === null || this.partitions.has(p) || this.closed) return Promise.resolve();
+    const task = Symbol(`load-${p}`);
+    this.partitions.set(p, task);
+    return new Promise((resolve) => {
+      setImmediate(() => {
+        // Resigned (or resigned and elected again) meanwhile: that election's own task loads it.
+        if (this.partitions!.get(p) !== task || this.closed) return resolve();
+        try {
+          load();
+        } finally {
+          // As Kafka, a failed load still leaves the partition served (with what was read).
+          this.partitions!.set(p, null);
+          resolve();
+        }
+      });
+    });
+  }
+
+  /**
+   * This broker no longer leads partition `p` (Kafka's onResignation): its groups leave memory, Dead, their
+   * timers stopped, the JoinGroup and SyncGroup their members wait in answered NOT_COORDINATOR.
+   */
+  onResignation(p: number): void {
+    if (this.partitions === null || !this.partitions.delete(p)) return;
+    const inPartition = (groupId: string) => this.partitionOf(groupId) === p;
+    for (const group of [...this.groups.values()]) {
+      if (!inPartition(group.groupId)) continue;
+      this.stopGroup(group, ErrorCode.NOT_COORDINATOR);
+      this.transition(group, 'Dead');
+      this.groups.delete(group.groupId);
+    }
+    this.offsets.unloadPending(inPartition);
+  }
+
+  /** Stops the group's timers and answers its members' waiting requests with `code`. */
+  private stopGroup(group: Group, code: number): void {
+    this.timers.clearTimeout(group.rebalanceTimer);
+    group.rebalanceTimer = null;
+    this.timers.clearTimeout(group.syncTimer);
+    group.syncTimer = null;
+    for (const [, t] of group.pendingMembers) this.timers.clearTimeout(t);
+    group.pendingMembers.clear();
+    for (const m of group.members.values()) {
+      this.timers.clearTimeout(m.heartbeatTimer);
+      m.heartbeatTimer = null;
+      m.awaitingJoin?.(joinError(m.memberId, code));
+      m.awaitingJoin = null;
+      m.awaitingSync?.(syncError(code));
+      m.awaitingSync = null;
+    }
   }
 
   // --- persistence ---------------------------------------------------------------------------------------
@@ -632,18 +740,7 @@ export class GroupCoordinator {
     this.closed = true;
     this.offsets.stop();
     void this.ownScheduler?.close();
-    for (const group of this.groups.values()) {
-      this.timers.clearTimeout(group.rebalanceTimer);
-      this.timers.clearTimeout(group.syncTimer);
-      for (const [, t] of group.pendingMembers) this.timers.clearTimeout(t);
-      for (const m of group.members.values()) {
-        this.timers.clearTimeout(m.heartbeatTimer);
-        m.awaitingJoin?.(joinError(m.memberId, ErrorCode.COORDINATOR_NOT_AVAILABLE));
-        m.awaitingJoin = null;
-        m.awaitingSync?.(syncError(ErrorCode.COORDINATOR_NOT_AVAILABLE));
-        m.awaitingSync = null;
-      }
-    }
+    for (const group of this.groups.values()) this.stopGroup(group, ErrorCode.COORDINATOR_NOT_AVAILABLE);
   }
 }
 
