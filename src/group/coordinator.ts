@@ -667,6 +667,8 @@ export class GroupCoordinator {
         if (this.partitions!.get(p) !== task || this.closed) return resolve();
         try {
           load();
+        } catch {
+          // `load` reports its own failure (the broker logs it).
         } finally {
           // As Kafka, a failed load still leaves the partition served (with what was read).
           this.partitions!.set(p, null);
