@@ -147,15 +147,6 @@ export class ReplicaManager {
     return deleted;
   }
 
-  /**
-   * TEMPORARY (coordinator-failover branch, dropped when the lead's replication is merged): the signature the
-   * lead's ReplicaManager gets. Without followers the records are replicated once appended.
-   */
-  awaitReplicated(partition: Partition, requiredOffset: number, minInsyncReplicas: number, timeoutMs: number, signal?: AbortSignal): Promise<number> {
-    void requiredOffset; void minInsyncReplicas; void timeoutMs; void signal;
-    return Promise.resolve(partition.isLeader ? ErrorCode.NONE : ErrorCode.NOT_LEADER_OR_FOLLOWER);
-  }
-
   /** The topic's partitions are gone (deleted): requests waiting on them are answered now. */
   partitionsRemoved(removed: readonly Partition[]): void {
     for (const p of removed) this.fetchPurgatory.completeAll(p);
