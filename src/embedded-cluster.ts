@@ -45,6 +45,10 @@ export interface ClusterBroker {
   stop(): Promise<void>;
   /** Kills it at once (SIGKILL): no controlled shutdown, ZooKeeper notices when its session times out. Child processes only. */
   kill(): Promise<void>;
+  /** Freezes it (SIGSTOP), as a stalled process or disk would: it keeps its connections and answers nothing. Child processes only. */
+  pause(): void;
+  /** Lets a paused broker run again (SIGCONT). */
+  resume(): void;
   /** Starts it again, with its id, port and data dir. */
   start(): Promise<void>;
 }
@@ -208,6 +212,7 @@ class Member implements ClusterBroker {
     if (this.child) {
       const { proc, exited } = this.child;
       proc.kill('SIGTERM');
+      proc.kill('SIGCONT'); // a paused broker takes the SIGTERM only once running
       await exited;
     }
   }
@@ -218,5 +223,18 @@ class Member implements ClusterBroker {
     const { proc, exited } = this.child;
     proc.kill('SIGKILL');
     await exited;
+  }
+
+  pause(): void {
+    this.signal('SIGSTOP', 'pause');
+  }
+
+  resume(): void {
+    this.signal('SIGCONT', 'resume');
+  }
+
+  private signal(signal: NodeJS.Signals, what: string): void {
+    if (this.embedded) throw new Error(`${what}() needs brokers in child processes: startCluster({ processes: true })`);
+    this.child?.proc.kill(signal);
   }
 }

@@ -14,21 +14,19 @@ export const KAFKA_ONLY_CONFIGS: Readonly<Record<string, ValueRule>> = configTab
   // Threads, queues and socket buffers: krill is one event loop and leaves buffers to the OS.
   'num.network.threads': int(1),
   'num.io.threads': int(1),
-  'num.replica.fetchers': int(1),
   'num.recovery.threads.per.data.dir': int(1),
   'background.threads': int(1),
   'queued.max.requests': int(1),
   'socket.send.buffer.bytes': int(-1),
   'socket.receive.buffer.bytes': int(-1),
   'socket.listen.backlog.size': int(1),
-  // Replication: one broker holds the only replica of every partition.
+  // Replication: krill's follower fetches one leader's partitions on one connection, and __transaction_state
+  // takes the broker's min.insync.replicas.
+  'num.replica.fetchers': int(1),
   'transaction.state.log.min.isr': int(1),
   'share.coordinator.state.topic.replication.factor': int(1),
   'share.coordinator.state.topic.min.isr': int(1),
-  'unclean.leader.election.enable': bool,
   'auto.leader.rebalance.enable': bool,
-  'replica.lag.time.max.ms': long(0),
-  'replica.fetch.max.bytes': int(0),
   // Flushing: krill's durability does not depend on these (see "The command line" in README.md).
   'log.flush.interval.messages': long(1),
   'log.flush.interval.ms': long(0),

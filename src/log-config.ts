@@ -54,6 +54,8 @@ export interface LogConfig {
   readonly messageTimestampAfterMaxMs: number;
   /** min.insync.replicas: in-sync replicas an acks=all produce needs. */
   readonly minInsyncReplicas: number;
+  /** unclean.leader.election.enable: a replica outside the ISR may lead when no ISR member is alive. */
+  readonly uncleanLeaderElectionEnable: boolean;
 }
 
 /** Java's Long.MAX_VALUE as Kafka writes it: the default of the lag and timestamp bounds ("no bound"). */
@@ -110,6 +112,10 @@ const HONOURED_TOPIC_CONFIGS: Readonly<Record<string, TopicConfigDef>> = {
   'min.insync.replicas': {
     field: 'minInsyncReplicas', kind: 'int', min: 1, default: '1', broker: 'min.insync.replicas',
     doc: 'In-sync replicas an acks=all produce needs; with fewer it is refused NOT_ENOUGH_REPLICAS (one broker is one).',
+  },
+  'unclean.leader.election.enable': {
+    field: 'uncleanLeaderElectionEnable', kind: 'bool', default: 'false', broker: 'unclean.leader.election.enable',
+    doc: 'When no in-sync replica of a partition is alive, elect an out-of-sync one (accepting the loss of what it lacks) rather than keep the partition offline.',
   },
   'compression.type': {
     field: 'compressionType', kind: 'enum', choices: COMPRESSION_TYPES, default: 'producer', broker: 'compression.type',
@@ -176,7 +182,6 @@ const KAFKA_ONLY_TOPIC_CONFIGS: Readonly<Record<string, TopicConfigDef>> = {
   'remote.storage.enable': kafkaOnly('bool', 'false', 'no tiered storage.'),
   'segment.index.bytes': kafkaOnly('int', '10485760', 'krill\'s index files grow as they are written.', { min: 4 }),
   'segment.jitter.ms': kafkaOnly('long', '0', 'segments roll at segment.ms exactly.', { min: 0 }),
-  'unclean.leader.election.enable': kafkaOnly('bool', 'false', 'one broker is the only replica.'),
 };
 
 /** Every topic config krill accepts, by Kafka's name: those it honours, then Kafka's it only keeps. */
@@ -211,6 +216,8 @@ function readValue(def: TopicConfigDef, raw: string | undefined): LogConfig[keyo
     }
     case 'enum':
       return (def.choices!.includes(value) ? value : def.default) as LogConfig[keyof LogConfig];
+    case 'bool':
+      return value.toLowerCase() === 'true' || (value.toLowerCase() !== 'false' && def.default === 'true');
     case 'list':
       return value.split(',').map((item) => item.trim()).filter((item) => def.choices!.includes(item)) as CleanupPolicy[];
     default:

@@ -40,6 +40,7 @@ import { IncrementalAlterConfigs } from './44-incremental-alter-configs.js';
 import { AlterPartitionReassignments } from './45-alter-partition-reassignments.js';
 import { ListPartitionReassignments } from './46-list-partition-reassignments.js';
 import { OffsetDelete } from './47-offset-delete.js';
+import { AlterPartition } from './56-alter-partition.js';
 import { DescribeCluster } from './60-describe-cluster.js';
 import { DescribeProducers } from './61-describe-producers.js';
 import { DescribeTransactions } from './65-describe-transactions.js';
@@ -85,6 +86,7 @@ export const MESSAGES = [
   AlterPartitionReassignments,
   ListPartitionReassignments,
   OffsetDelete,
+  AlterPartition,
   DescribeCluster,
   DescribeProducers,
   DescribeTransactions,

@@ -18,8 +18,11 @@
 // the election without knowing it (a long pause) fails its writes and resigns. Every request it sends
 // carries its epoch and the target broker's epoch, so brokers ignore a stale controller.
 //
-// Until replication (issue 13) a partition's ISR is its leader alone: followers hold no copy yet, so no
-// other replica may take over without losing acknowledged records.
+// Replication: a new partition's ISR is all its live replicas; afterwards it changes through the leader's
+// AlterPartition (a follower leaves after replica.lag.time.max.ms behind, joins again once caught up) and when
+// a broker dies (it leaves every ISR, keeping a last member). A leader is elected from the live ISR; when no
+// ISR member is alive the partition stays offline, unless unclean.leader.election.enable (the topic's, else
+// the broker default) allows any live replica to lead, losing what it lacks.
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../logger.js';
@@ -56,6 +59,33 @@ export interface ControllerOptions {
   log: Logger;
   /** controller.socket.timeout.ms. */
   requestTimeoutMs: number;
+  /** The broker default of unclean.leader.election.enable (a topic's own config overrides it). */
+  uncleanLeaderElectionDefault(): boolean;
+}
+
+/** One partition of an AlterPartition request, as the handler gives it. */
+export interface AlterPartitionItem {
+  partitionIndex: number;
+  leaderEpoch: number;
+  partitionEpoch: number;
+  newIsr: { brokerId: number; brokerEpoch: number }[];
+}
+
+export interface AlterPartitionRequestData {
+  brokerId: number;
+  brokerEpoch: number;
+  /** By name (v0-1) or by id (v2+). */
+  topics: { topicName: string | null; topicId: Buffer | null; partitions: AlterPartitionItem[] }[];
+}
+
+export interface AlterPartitionResult {
+  throttleTimeMs: number;
+  errorCode: number;
+  topics: {
+    topicName: string;
+    topicId: Buffer;
+    partitions: { partitionIndex: number; errorCode: number; leaderId: number; leaderEpoch: number; isr: number[]; leaderRecoveryState: number; partitionEpoch: number }[];
+  }[];
 }
 
 export interface ControlledShutdownResult {
@@ -203,6 +233,7 @@ export class Controller {
         const isr = isrWithout(state.isr, id);
         const leader = offlinePartitionLeader(replicas, isr.filter((r) => r !== id), (b) => this.live.has(b));
         next = { ...state, leader, isr: leader === -1 ? isr : isr.filter((r) => r !== id), leaderEpoch: state.leaderEpoch + 1, controllerEpoch: this.epoch };
+        if (leader === -1) next = (await this.uncleanElection(topic, p, replicas, next)) ?? next;
       } else if (state.isr.includes(id)) {
         next = { ...state, isr: isrWithout(state.isr, id), leaderEpoch: state.leaderEpoch + 1, controllerEpoch: this.epoch };
       }
@@ -220,6 +251,11 @@ export class Controller {
       const replicas = this.topics.get(topic)?.assignment.get(p) ?? [];
       const leader = offlinePartitionLeader(replicas, state.isr, (b) => this.live.has(b) && !this.shuttingDown.has(b));
       if (leader === -1) {
+        const unclean = await this.uncleanElection(topic, p, replicas, { ...state, leaderEpoch: state.leaderEpoch + 1, controllerEpoch: this.epoch });
+        if (unclean) {
+          if (await this.writeState(topic, p, state, unclean)) changed.push(key);
+          continue;
+        }
         // A leader that died while nobody was controller: ZooKeeper keeps its state (Kafka's controller writes
         // nothing when an election fails), but it is offline here, so that its return is an election (a new
         // leader epoch) rather than a silent resumption of the old term.
@@ -326,19 +362,97 @@ export class Controller {
     return result ?? { errorCode: ErrorCode.NOT_CONTROLLER, remainingPartitions: [] };
   }
 
+  /**
+   * AlterPartition from a partition's leader: a new ISR, written when the sender leads the partition in the
+   * leader epoch and partition epoch it names and every new member is a live replica (the leader epoch is
+   * unchanged, as in Kafka); every broker then gets the new metadata. A leader that names an old partition
+   * epoch (it missed an answer) is sent the partition's LeaderAndIsr again.
+   */
+  async alterPartition(req: AlterPartitionRequestData): Promise<AlterPartitionResult> {
+    const result = await this.enqueue('alter-partition', async (): Promise<AlterPartitionResult> => {
+      const broker = this.live.get(req.brokerId);
+      if (!broker || (req.brokerEpoch !== -1 && req.brokerEpoch !== broker.epoch)) return { throttleTimeMs: 0, errorCode: ErrorCode.STALE_BROKER_EPOCH, topics: [] };
+      const changed: string[] = [];
+      const stale: string[] = [];
+      const topics: AlterPartitionResult['topics'] = [];
+      for (const t of req.topics) {
+        const name = t.topicName ?? [...this.topics].find(([, topic]) => t.topicId && topic.topicId.equals(t.topicId))?.[0];
+        const topic = name === undefined ? undefined : this.topics.get(name);
+        const partitions: AlterPartitionResult['topics'][number]['partitions'] = [];
+        for (const item of t.partitions) {
+          const key = name === undefined ? '' : partitionKey(name, item.partitionIndex);
+          const state = this.states.get(key);
+          const answer = (errorCode: number, s?: PartitionState) => partitions.push({
+            partitionIndex: item.partitionIndex, errorCode, leaderId: s?.leader ?? -1, leaderEpoch: s?.leaderEpoch ?? -1,
+            isr: s ? [...s.isr] : [], leaderRecoveryState: 0, partitionEpoch: s?.zkVersion ?? -1,
+          });
+          if (!topic || !state || name === undefined) {
+            answer(t.topicName === null ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+            continue;
+          }
+          const replicas = topic.assignment.get(item.partitionIndex) ?? [];
+          const isr = item.newIsr.map((b) => b.brokerId);
+          if (state.leader !== req.brokerId) answer(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+          else if (item.leaderEpoch !== state.leaderEpoch) answer(ErrorCode.FENCED_LEADER_EPOCH);
+          else if (item.partitionEpoch !== state.zkVersion) {
+            stale.push(key);
+            answer(ErrorCode.INVALID_UPDATE_VERSION);
+          } else if (!isr.includes(state.leader) || new Set(isr).size !== isr.length || item.newIsr.some((b) => !replicas.includes(b.brokerId)
+            || !this.live.has(b.brokerId) || (b.brokerEpoch !== -1 && b.brokerEpoch !== this.live.get(b.brokerId)!.epoch))) {
+            answer(ErrorCode.INELIGIBLE_REPLICA);
+          } else if (isr.length === state.isr.length && isr.every((r) => state.isr.includes(r))) {
+            answer(ErrorCode.NONE, state);
+          } else if (await this.writeState(name, item.partitionIndex, state, { ...state, isr, controllerEpoch: this.epoch })) {
+            changed.push(key);
+            this.log.info({ topic: name, partition: item.partitionIndex, from: state.isr, to: isr }, 'ISR changed');
+            answer(ErrorCode.NONE, this.states.get(key));
+          } else {
+            stale.push(key);
+            answer(ErrorCode.INVALID_UPDATE_VERSION);
+          }
+        }
+        topics.push({ topicName: name ?? t.topicName ?? '', topicId: topic?.topicId ?? t.topicId ?? Buffer.alloc(16), partitions });
+      }
+      if (changed.length > 0) {
+        this.onIsrChanged(changed);
+        await this.sendUpdateMetadata([...this.live.keys()], changed);
+      }
+      if (stale.length > 0) await this.sendLeaderAndIsr(req.brokerId, stale, false);
+      return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, topics };
+    });
+    return result ?? { throttleTimeMs: 0, errorCode: ErrorCode.NOT_CONTROLLER, topics: [] };
+  }
+
+  /** ISRs changed through AlterPartition (what waits on replicas catching up looks again). */
+  private onIsrChanged(_keys: string[]): void {}
+
+  /**
+   * An unclean election for a partition with no live ISR member, when the topic's (or the broker default's)
+   * unclean.leader.election.enable allows it: the first live replica leads, alone in the ISR. Null otherwise.
+   */
+  private async uncleanElection(topic: string, p: number, replicas: number[], next: PartitionLeadership): Promise<PartitionLeadership | null> {
+    const leader = replicas.find((b) => this.live.has(b) && !this.shuttingDown.has(b)) ?? -1;
+    if (leader === -1) return null;
+    const override = (await this.zk.getTopicConfig(topic))['unclean.leader.election.enable'];
+    const allowed = override === undefined ? this.options.uncleanLeaderElectionDefault() : override === 'true';
+    if (!allowed) return null;
+    this.log.warn({ topic, partition: p, leader, lastIsr: next.isr }, 'unclean leader election: an out-of-sync replica leads, records it lacks are lost');
+    return { ...next, leader, isr: [leader] };
+  }
+
   // --- state changes -----------------------------------------------------------------------------------
 
   /**
-   * First leaders of partitions that have no state znode yet: the first live replica of the assignment,
-   * alone in the ISR (see the file comment). Partitions with no live replica wait for one.
+   * First leaders of partitions that have no state znode yet: the first live replica of the assignment, with
+   * every live replica in the ISR (none holds anything yet). Partitions with no live replica wait for one.
    */
   private async initializePartitions(name: string, topic: TopicState, partitions: number[]): Promise<string[]> {
     const fresh = new Map<number, PartitionLeadership>();
     for (const p of partitions) {
       if (this.states.has(partitionKey(name, p))) continue;
-      const leader = (topic.assignment.get(p) ?? []).find((b) => this.live.has(b)) ?? -1;
-      if (leader === -1) continue;
-      fresh.set(p, { leader, leaderEpoch: 0, isr: [leader], controllerEpoch: this.epoch });
+      const live = (topic.assignment.get(p) ?? []).filter((b) => this.live.has(b));
+      if (live.length === 0) continue;
+      fresh.set(p, { leader: live[0], leaderEpoch: 0, isr: live, controllerEpoch: this.epoch });
     }
     if (fresh.size === 0) return [];
     await this.zk.createPartitionStates(name, fresh, this.epochZkVersion);

@@ -10,8 +10,11 @@
 //   is dropped at once, and the broker reconnects, registers again and runs again, with backoff, until it
 //   can. Its logs are untouched meanwhile: losing ZooKeeper never loses data.
 // - From the controller: UpdateMetadata fills the metadata cache; LeaderAndIsr makes this broker leader of
-//   some partitions (Produce and Fetch are served only then) and not of others; StopReplica with delete
-//   removes a deleted topic's logs. Requests from an older controller epoch, or for an older registration
+//   some partitions (Produce and Fetch are served only then) and a follower of others (the replica fetcher
+//   copies them from their leader, replica-fetcher.ts); StopReplica stops both, and with delete removes a
+//   deleted topic's logs.
+// - As a leader it asks the controller for ISR changes (AlterPartition): every replica.lag.time.max.ms / 2 it
+//   looks for followers that fell behind, and a follower's fetch that catches up asks at once. Requests from an older controller epoch, or for an older registration
 //   of this broker (its epoch, the registration znode's czxid), are refused as Kafka refuses them.
 // - Every broker keeps a log directory for every partition of every topic, created when the controller first
 //   names the topic (configs read from /config/topics): those it does not replicate stay empty. This keeps
@@ -26,7 +29,6 @@ import { MAX_PARTITIONS_PER_TOPIC, type LogManager } from '../storage/log-manage
 import type { ReplicaManager } from '../partition/replica-manager.js';
 import type { BrokerEndpoint, ClusterView, PartitionMetadata } from './cluster-view.js';
 import type { CoordinatorElections, CoordinatorOwnership } from './coordinator-guard.js';
-import type { Partition } from '../partition/partition.js';
 import type { TxnMarker } from '../txn/markers.js';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { MetadataCache, LEADER_DURING_DELETE, type TopicStateUpdate } from './metadata-cache.js';
@@ -35,12 +37,18 @@ import { ZkClient, ZkError } from './zk/zk-client.js';
 import { KafkaZk } from './zk/kafka-zk.js';
 import { BROKER_DEFAULT_ENTITY } from './zk/znodes.js';
 import { BrokerClient, INTER_BROKER_VERSIONS } from './broker-client.js';
+import { ReplicaFetcherManager } from './replica-fetcher.js';
+import type { Partition } from '../partition/partition.js';
+import type { AlterPartitionRequestData, AlterPartitionResult } from './controller.js';
 import { randomKafkaUuid, writeMetaProperties } from '../storage/meta-properties.js';
 import { OFFSETS_TOPIC } from '../group/offsets-topic.js';
 import { partitionForGroup } from '../group/records.js';
 import { TRANSACTION_STATE_TOPIC, partitionForTransactionalId } from '../txn/state-topic.js';
 
 const API_CONTROLLED_SHUTDOWN = 7;
+const API_ALTER_PARTITION = 56;
+/** AlterPartition v1: topic names (the controller's ZooKeeper state is by name). */
+const ALTER_PARTITION_VERSION = 1;
 const REJOIN_BACKOFF_MS = 1000;
 /** Kafka's ZkNodeChangeNotificationListener.changeExpirationMs. */
 const CONFIG_CHANGE_EXPIRATION_MS = 15 * 60_000;
@@ -102,6 +110,12 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
   private readonly markerClients = new Map<string, BrokerClient>();
   /** Whether meta.properties was created by this start and its cluster id not yet agreed with ZooKeeper. */
   private dataDirIsNew: boolean;
+  /** Copies the partitions this broker follows from their leaders. */
+  readonly fetchers: ReplicaFetcherManager;
+  /** Where the leaders named by LeaderAndIsr listen (they may precede the UpdateMetadata naming them). */
+  private readonly leaderEndpoints = new Map<number, { host: string; port: number }>();
+  private controllerClient: { id: number; address: string; client: BrokerClient } | null = null;
+  private isrCheck: NodeJS.Timeout | null = null;
   /** The newest controller epoch a request was accepted from (see staleness). */
   private controllerEpoch = -1;
 
@@ -109,6 +123,23 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     this.clusterId = options.meta.clusterId;
     this.dataDirIsNew = options.meta.created;
     this.log = options.log.child({ component: 'cluster' });
+    const { config, replicas } = options;
+    this.fetchers = new ReplicaFetcherManager({
+      localId: config.nodeId,
+      replicas,
+      log: this.log.child({ component: 'replica-fetcher' }),
+      endpoint: (id) => this.cache.broker(id) ?? this.leaderEndpoints.get(id),
+      config: {
+        maxWaitMs: config.int('replica.fetch.wait.max.ms'),
+        minBytes: config.int('replica.fetch.min.bytes'),
+        partitionMaxBytes: config.int('replica.fetch.max.bytes'),
+        maxBytes: config.int('replica.fetch.response.max.bytes'),
+        backoffMs: config.int('replica.fetch.backoff.ms'),
+        socketTimeoutMs: config.int('replica.socket.timeout.ms'),
+      },
+    });
+    replicas.replicaLagTimeMaxMs = config.int('replica.lag.time.max.ms');
+    replicas.isrChanger = (partition, isr) => this.sendAlterPartition(partition, isr);
   }
 
   get localNodeId(): number {
@@ -191,7 +222,18 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       throw err;
     }
     this.zk = zk;
-    this.controller = new Controller({ zk, brokerId: this.localNodeId, log: this.log, requestTimeoutMs: this.options.config.int('controller.socket.timeout.ms') });
+    this.controller = new Controller({
+      zk,
+      brokerId: this.localNodeId,
+      log: this.log,
+      requestTimeoutMs: this.options.config.int('controller.socket.timeout.ms'),
+      uncleanLeaderElectionDefault: () => this.options.config.bool('unclean.leader.election.enable'),
+    });
+    if (!this.isrCheck) {
+      const every = Math.max(1, Math.floor(this.options.replicas.replicaLagTimeMaxMs / 2));
+      this.isrCheck = setInterval(() => this.options.replicas.checkIsrs(Date.now()), every);
+      this.isrCheck.unref();
+    }
     zk.zk.on('expired', () => this.onSessionExpired(zk));
     this.log.info({ brokerId: this.localNodeId, brokerEpoch: this.brokerEpoch }, 'registered in ZooKeeper');
     await this.elect(zk);
@@ -335,11 +377,13 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
   /** LeaderAndIsr: this broker's role for each partition named. Returns the top-level and per-partition codes. */
   applyLeaderAndIsr(req: {
     controllerEpoch: number; brokerEpoch: number;
-    topicStates: { topicName: string; topicId: Buffer; partitionStates: { partitionIndex: number; leader: number; leaderEpoch: number; isr: number[]; replicas: number[] }[] }[];
+    topicStates: { topicName: string; topicId: Buffer; partitionStates: { partitionIndex: number; leader: number; leaderEpoch: number; isr: number[]; replicas: number[]; partitionEpoch: number }[] }[];
+    liveLeaders?: { brokerId: number; hostName: string; port: number }[];
   }): Promise<{ errorCode: number; partitions: { topicName: string; topicId: Buffer; partitionIndex: number; errorCode: number }[] }> {
     return this.serially(async () => {
       const stale = this.staleness(req.controllerEpoch, req.brokerEpoch);
       if (stale !== null) return { errorCode: stale, partitions: [] };
+      for (const l of req.liveLeaders ?? []) this.leaderEndpoints.set(l.brokerId, { host: l.hostName, port: l.port });
       const partitions = [];
       for (const t of req.topicStates) {
         if (t.partitionStates.length === 0) continue;
@@ -348,9 +392,9 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
           const partition = this.options.replicas.partition(t.topicName, p.partitionIndex);
           let errorCode: number = ErrorCode.NONE;
           if (!partition) errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-          else if (!partition.setLeaderState({ leaderId: p.leader, leaderEpoch: p.leaderEpoch, replicas: p.replicas, isr: p.isr })) errorCode = ErrorCode.STALE_CONTROLLER_EPOCH;
+          else if (!partition.setLeaderState({ leaderId: p.leader, leaderEpoch: p.leaderEpoch, replicas: p.replicas, isr: p.isr, partitionEpoch: p.partitionEpoch })) errorCode = ErrorCode.STALE_CONTROLLER_EPOCH;
           else {
-            this.options.replicas.fetchPurgatory.completeAll(partition); // readers waiting on a partition that changed hands
+            this.becomeLeaderOrFollower(partition);
             this.coordinatorPartitionChanged(partition);
           }
           partitions.push({ topicName: t.topicName, topicId: t.topicId, partitionIndex: p.partitionIndex, errorCode });
@@ -358,6 +402,65 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       }
       return { errorCode: ErrorCode.NONE, partitions };
     });
+  }
+
+  /**
+   * After a LeaderAndIsr: a leader stops fetching the partition, a follower fetches it from its leader, a
+   * broker that is no replica does neither; whatever waited on its old role is answered.
+   */
+  private becomeLeaderOrFollower(partition: Partition): void {
+    if (partition.isLeader || partition.leaderId < 0 || !partition.replicas.includes(this.localNodeId)) this.fetchers.unfollow(partition);
+    else this.fetchers.follow(partition);
+    this.options.replicas.leadershipChanged(partition);
+  }
+
+  /**
+   * AlterPartition to the controller for `partition`'s new ISR; its answer becomes the partition's state.
+   * Any failure drops the request: the next ISR check (or catching-up fetch) asks again.
+   */
+  private sendAlterPartition(partition: Partition, isr: number[]): void {
+    const controller = this.cache.broker(this.cache.controllerId);
+    const pending = partition.pendingIsr;
+    if (!controller) {
+      partition.pendingIsr = null;
+      return;
+    }
+    const address = `${controller.host}:${controller.port}`;
+    if (this.controllerClient?.id !== controller.nodeId || this.controllerClient.address !== address) {
+      this.controllerClient?.client.close();
+      this.controllerClient = {
+        id: controller.nodeId,
+        address,
+        client: new BrokerClient({ host: controller.host, port: controller.port, clientId: `krill-alter-partition-${this.localNodeId}`, requestTimeoutMs: this.options.config.int('controller.socket.timeout.ms'), log: this.log }),
+      };
+    }
+    const leaderEpoch = partition.leaderEpoch;
+    this.controllerClient.client.send(API_ALTER_PARTITION, ALTER_PARTITION_VERSION, {
+      brokerId: this.localNodeId,
+      brokerEpoch: this.brokerEpoch,
+      topics: [{ topicName: partition.topic, partitions: [{ partitionIndex: partition.index, leaderEpoch, newIsr: isr, leaderRecoveryState: 0, partitionEpoch: partition.partitionEpoch }] }],
+    }).then((response) => {
+      if (partition.pendingIsr !== pending) return;
+      partition.pendingIsr = null;
+      const r = response.topics?.[0]?.partitions?.[0];
+      const errorCode = r?.errorCode ?? response.errorCode;
+      if (errorCode !== ErrorCode.NONE || !r) {
+        this.log.info({ topic: partition.topic, partition: partition.index, isr, errorCode }, 'the controller did not change the ISR');
+        return;
+      }
+      if (!partition.isLeader || r.leaderEpoch !== partition.leaderEpoch || r.leaderId !== this.localNodeId) return;
+      partition.setLeaderState({ leaderId: r.leaderId, leaderEpoch: r.leaderEpoch, replicas: partition.replicas, isr: r.isr, partitionEpoch: r.partitionEpoch });
+      this.options.replicas.highWatermarkMoved(partition);
+    }, (err) => {
+      if (partition.pendingIsr === pending) partition.pendingIsr = null;
+      this.log.warn({ topic: partition.topic, partition: partition.index, err: (err as Error).message }, 'could not send AlterPartition to the controller');
+    });
+  }
+
+  /** AlterPartition, answered by the controller. */
+  alterPartition(req: AlterPartitionRequestData): Promise<AlterPartitionResult> {
+    if (!this.controller?.isActive) return Promise.resolve({ throttleTimeMs: 0, errorCode: ErrorCode.NOT_CONTROLLER, topics: [] });
+    return this.controller.alterPartition(req);
   }
 
   /** StopReplica: not a leader any more of these; with delete, a deleted topic's logs go. */
@@ -376,6 +479,7 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
           const partition = replicas.partition(t.topicName, p.partitionIndex);
           if (partition) {
             partition.setLeaderState({ leaderId: -1, leaderEpoch: partition.leaderEpoch, replicas: partition.replicas, isr: partition.isr });
+            this.fetchers.unfollow(partition);
             this.coordinatorPartitionChanged(partition);
             removed.push(partition);
           }
@@ -390,7 +494,7 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
             replicas.partitionsRemoved(removed);
           }
         } else {
-          for (const partition of removed) replicas.fetchPurgatory.completeAll(partition);
+          for (const partition of removed) replicas.leadershipChanged(partition);
         }
       }
       return { errorCode: ErrorCode.NONE, partitions };
@@ -661,6 +765,10 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
   async close(): Promise<void> {
     this.closing = true;
     this.controller?.resign();
+    if (this.isrCheck) clearInterval(this.isrCheck);
+    this.options.replicas.isrChanger = null;
+    await this.fetchers.close();
+    this.controllerClient?.client.close();
     for (const client of this.markerClients.values()) client.close();
     this.markerClients.clear();
     const zk = this.zk;

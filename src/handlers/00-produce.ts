@@ -2,8 +2,10 @@
 // Like Kafka 4.0 (KIP-896), v0-2 stay advertised because older librdkafka refuses a broker whose Produce
 // minimum is above 0 (KAFKA-18659), and are answered with UNSUPPORTED_VERSION on every partition.
 // Behaviour: only the partition's leader takes records (NOT_LEADER_OR_FOLLOWER elsewhere, in a cluster);
-// acks 0 (no response), 1 and -1 (the leader is the whole ISR); batches are validated and
-// appended as bytes (see log-validator.ts). A topic that does not exist is UNKNOWN_TOPIC_OR_PARTITION:
+// acks 0 (no response), 1 (answered once the leader has appended) and -1 (answered once every ISR member
+// has the records: the high watermark passed them, or REQUEST_TIMED_OUT after timeoutMs; fewer in-sync
+// replicas than min.insync.replicas is NOT_ENOUGH_REPLICAS before the append and
+// NOT_ENOUGH_REPLICAS_AFTER_APPEND after it); batches are validated and appended as bytes (see log-validator.ts). A topic that does not exist is UNKNOWN_TOPIC_OR_PARTITION:
 // clients create topics through Metadata, as with Kafka.
 // Idempotent producers' sequences and epochs are checked by the partition's producer state; a transactional
 // batch must belong to its producer's open transaction on the partition (KIP-890 part 1, verifyTransactional)
@@ -61,11 +63,13 @@ export default defineHandler({
   // Records are written to the segment (a copy into the page cache) before handle() returns.
   releasesRequestBytes: true,
   errorResponse,
-  handle({ replicas, topics, transactions, clusterMember, apiVersion, log, closeConnection }, req): ProduceResponse | null {
+  handle({ replicas, topics, transactions, clusterMember, apiVersion, log, closeConnection, signal }, req): ProduceResponse | null | Promise<ProduceResponse> {
     if (apiVersion < 3) return errorResponse(req, ErrorCode.UNSUPPORTED_VERSION);
     if (req.acks !== 0 && req.acks !== 1 && req.acks !== -1) return errorResponse(req, ErrorCode.INVALID_REQUIRED_ACKS);
     const now = Date.now();
     const responses: ProduceResponse['responses'][number][] = [];
+    /** acks=all partitions whose records the ISR has yet to copy. */
+    const waits: Promise<void>[] = [];
     for (const t of req.topicData) {
       const topic = topics.getTopic(t.name);
       const cfg = topic ? topicAppendConfig(topic.logConfig) : null;
@@ -87,8 +91,8 @@ export default defineHandler({
           continue;
         }
         try {
-          const { baseOffset, logStartOffset } = replicas.appendRecords(partition, p.records, cfg, now, req.acks);
-          partitionResponses.push({
+          const { baseOffset, lastOffset, logStartOffset } = replicas.appendRecords(partition, p.records, cfg, now, req.acks);
+          const result: PartitionResponse = {
             index: p.index,
             errorCode: ErrorCode.NONE,
             baseOffset,
@@ -96,7 +100,18 @@ export default defineHandler({
             logStartOffset,
             recordErrors: [],
             errorMessage: null,
-          });
+          };
+          partitionResponses.push(result);
+          if (req.acks === -1 && partition.replicas.length > 1) {
+            waits.push(replicas.awaitReplicated(partition, lastOffset + 1, cfg.minInsyncReplicas, req.timeoutMs, signal).then((code) => {
+              if (code === ErrorCode.NONE) return;
+              Object.assign(result, partitionResult(p.index, code, code === ErrorCode.REQUEST_TIMED_OUT
+                ? `The in-sync replicas did not copy the records within ${req.timeoutMs} ms.`
+                : code === ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND
+                  ? `The records were written, but the ISR [${partition.isr.join(', ')}] fell below min.insync.replicas ${cfg.minInsyncReplicas}.`
+                  : 'This server lost the leadership of this topic-partition.'));
+            }));
+          }
         } catch (err) {
           const code = errorCodeOf(err);
           if (err instanceof KafkaError) log.info({ topic: t.name, partition: p.index, code }, err.message);
@@ -117,6 +132,7 @@ export default defineHandler({
       if (failed) closeConnection('an acks=0 produce failed');
       return null;
     }
+    if (waits.length > 0) return Promise.all(waits).then(() => ({ responses, throttleTimeMs: 0 }));
     return { responses, throttleTimeMs: 0 };
   },
 });

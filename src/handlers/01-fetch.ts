@@ -7,7 +7,13 @@
 // sending full requests; a request naming a session gets FETCH_SESSION_ID_NOT_FOUND.
 // read_committed (isolationLevel 1) stops at the last stable offset and lists the aborted transactions in what
 // it returns (from the segments' .txnindex); read_uncommitted answers abortedTransactions null.
-// Version notes: topic ids replace names from v13 (KIP-516); lastStableOffset is the partition's; preferredReadReplica is always -1 (one broker, no KIP-392).
+// currentLeaderEpoch (v9+) is checked as Kafka does: older than the partition's is FENCED_LEADER_EPOCH, newer
+// UNKNOWN_LEADER_EPOCH. Consumers read up to the high watermark. A follower (replicaId, or replicaState from
+// v15, >= 0) reads up to the log end offset, waits for the log end to move rather than the high watermark,
+// and its fetch offset tells the leader how far it has copied (ReplicaManager.recordFollowerFetch).
+// Version notes: topic ids replace names from v13 (KIP-516); lastStableOffset is the partition's;
+// preferredReadReplica is always -1 (no KIP-392 rack-aware reads); divergingEpoch is never set: followers
+// truncate through OffsetForLeaderEpoch before fetching (KIP-101), not from fetch responses (KIP-595).
 import { ErrorCode } from '../../protocol/errors.js';
 import { asKafkaError } from './error-result.js';
 import { defineHandler } from './registry.js';
@@ -35,15 +41,28 @@ function resolveTargets(replicas: ReplicaManager, topics: TopicAdmin, req: Fetch
     const topic = byId ? topics.getTopicById(t.topicId) : topics.getTopic(t.topic);
     for (const p of t.partitions) {
       const found = topic ? replicas.leaderPartition(topic.name, p.partition) : undefined;
-      const replica = typeof found === 'object' ? found : undefined;
-      const errorCode = replica ? ErrorCode.NONE : byId && !topic ? ErrorCode.UNKNOWN_TOPIC_ID : typeof found === 'number' ? found : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+      let replica = typeof found === 'object' ? found : undefined;
+      let errorCode = replica ? ErrorCode.NONE : byId && !topic ? ErrorCode.UNKNOWN_TOPIC_ID : typeof found === 'number' ? found : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+      const fenced = replica?.checkLeaderEpoch(p.currentLeaderEpoch);
+      if (fenced) {
+        replica = undefined;
+        errorCode = ErrorCode[fenced];
+      }
       targets.push({ topic: t, partition: p, replica, errorCode });
     }
   }
   return targets;
 }
 
-function readAll(targets: Target[], maxBytes: number, readCommitted: boolean) {
+/** A follower's fetch offsets are how far it has copied: recorded at each read, as the leader's Partition does. */
+function recordFollowerFetches(replicas: ReplicaManager, targets: Target[], replicaId: number): void {
+  const now = Date.now();
+  for (const { replica, partition } of targets) {
+    if (replica) replicas.recordFollowerFetch(replica, replicaId, partition.fetchOffset, now);
+  }
+}
+
+function readAll(targets: Target[], maxBytes: number, readCommitted: boolean, follower: boolean) {
   let total = 0;
   let errors = false;
   const results = targets.map(({ partition: p, replica, errorCode }) => {
@@ -67,7 +86,7 @@ function readAll(targets: Target[], maxBytes: number, readCommitted: boolean) {
     const budget = Math.min(p.partitionMaxBytes, maxBytes - total);
     if (budget <= 0 && total > 0) return base;
     try {
-      const read = replica.read(p.fetchOffset, Math.max(budget, 0), total === 0, readCommitted);
+      const read = replica.read(p.fetchOffset, Math.max(budget, 0), total === 0, readCommitted, follower);
       let size = 0;
       for (const b of read.records) size += b.length;
       total += size;
@@ -108,16 +127,19 @@ export default defineHandler({
       return { throttleTimeMs: 0, errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND, sessionId: 0, responses: [] };
     }
     const byId = apiVersion >= 13;
+    const replicaId = apiVersion >= 15 ? (req.replicaState?.replicaId ?? -1) : req.replicaId;
+    const follower = replicaId >= 0;
     const targets = resolveTargets(replicas, topics, req, byId);
     const deadline = Date.now() + Math.max(0, req.maxWaitMs);
     const maxBytes = req.maxBytes > 0 ? req.maxBytes : 0x7fffffff;
     for (;;) {
-      const { results, total, errors } = readAll(targets, maxBytes, req.isolationLevel === READ_COMMITTED);
+      if (follower) recordFollowerFetches(replicas, targets, replicaId);
+      const { results, total, errors } = readAll(targets, maxBytes, !follower && req.isolationLevel === READ_COMMITTED, follower);
       const remaining = deadline - Date.now();
       if (total >= req.minBytes || errors || remaining <= 0 || signal.aborted || targets.length === 0) {
         return respond(req, results);
       }
-      await replicas.awaitChange(targets.map((t) => t.replica!), remaining, signal);
+      await replicas.awaitChange(targets.map((t) => t.replica!), remaining, signal, follower);
     }
   },
 });

@@ -1,11 +1,13 @@
 // OffsetForLeaderEpoch: v2-4.
-// Behaviour: consumers (KIP-320) and followers ask where a leader epoch ends, to detect a truncated log.
-// krill leads every partition in epoch 0 (partition.ts), so epoch 0 ends at the log end offset, a later or
-// undefined epoch is answered (-1, -1) with no error, and a negative one the log start offset, as Kafka's
-// LeaderEpochFileCache does. currentLeaderEpoch fences: older → FENCED_LEADER_EPOCH, newer →
-// UNKNOWN_LEADER_EPOCH, -1 skips the check. An unknown topic or partition is UNKNOWN_TOPIC_OR_PARTITION.
-// Version notes: v2 is the Kafka 4.0 baseline (KIP-896); v3 adds replicaId (ignored: no followers); v4 goes
-// flexible.
+// Behaviour: consumers (KIP-320) and followers (KIP-101/279) ask the leader where a leader epoch ends, to
+// detect a truncated or divergent log. The answer comes from the partition's leader-epoch-checkpoint as
+// Kafka's LeaderEpochFileCache.endOffsetFor gives it: the largest epoch at or below the one asked about, and
+// where it ends (the start of the next epoch, or the log end offset for the current one); an epoch above the
+// current one, or -1, is answered (-1, -1) with no error. currentLeaderEpoch fences: older →
+// FENCED_LEADER_EPOCH, newer → UNKNOWN_LEADER_EPOCH, -1 skips the check. Only the leader answers
+// (NOT_LEADER_OR_FOLLOWER elsewhere); an unknown topic or partition is UNKNOWN_TOPIC_OR_PARTITION.
+// Version notes: v2 is the Kafka 4.0 baseline (KIP-896); v3 adds replicaId (a follower's and a consumer's
+// questions get the same answer); v4 goes flexible.
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
 import type { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from '../../protocol/messages/23-offset-for-leader-epoch.js';

@@ -41,6 +41,7 @@ import stopReplica from './05-stop-replica.js';
 import updateMetadata from './06-update-metadata.js';
 import controlledShutdown from './07-controlled-shutdown.js';
 import writeTxnMarkers from './27-write-txn-markers.js';
+import alterPartition from './56-alter-partition.js';
 
 export const HANDLERS: readonly Handler[] = [
   produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator, joinGroup, heartbeat, leaveGroup,
@@ -51,4 +52,4 @@ export const HANDLERS: readonly Handler[] = [
 ];
 
 /** The inter-broker APIs (the ZooKeeper era's and WriteTxnMarkers), served (and advertised) only by brokers of a cluster. */
-export const CLUSTER_HANDLERS: readonly Handler[] = [leaderAndIsr, stopReplica, updateMetadata, controlledShutdown, writeTxnMarkers];
+export const CLUSTER_HANDLERS: readonly Handler[] = [leaderAndIsr, stopReplica, updateMetadata, controlledShutdown, writeTxnMarkers, alterPartition];

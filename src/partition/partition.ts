@@ -1,9 +1,15 @@
 // Kafka's Partition: one topic-partition as the cluster sees it, over the local log that stores it.
 // What replication and transactions change lives here rather than in handlers or storage: who leads, in
 // which leader epoch, which replicas are in sync, how far consumers may read (the high watermark) and how
-// far read_committed consumers may read (the last stable offset). Today this broker is the only replica:
-// it leads every partition from its creation in epoch 0, the ISR is itself, everything appended is
-// committed at once, and with no transactions the last stable offset is the high watermark.
+// far read_committed consumers may read (the last stable offset).
+// A partition with one replica (every partition of a single broker) commits what it appends at once: its
+// high watermark is its log end offset. With followers the leader tracks how far each has fetched (the
+// offset a follower fetches from is its log end offset) and the high watermark is the smallest log end
+// offset in the ISR, never moving back; a follower learns it from the leader's fetch responses. A follower
+// whose fetches reach the leader's log end offset is caught up; one that has not been for
+// replica.lag.time.max.ms leaves the ISR, and one that reaches the high watermark (and the start of the
+// current leader epoch) joins it again. The ISR itself changes only through the controller (AlterPartition):
+// while a change is in flight the larger of the two sets counts (Kafka's "maximal ISR").
 
 import { RECORD_BATCH_OVERHEAD, readBatchHeader } from '../../protocol/record-batch.js';
 import type { PartitionLog, ReadResult } from '../storage/partition-log.js';
@@ -37,7 +43,7 @@ function cutAt(chunks: Buffer[], bound: number): { records: Buffer[]; end: numbe
   return { records, end };
 }
 
-/** A single broker leads every partition from its creation on: the leader epoch is always 0. */
+/** The leader epoch of a partition's first leader (a single broker's, for ever). */
 export const INITIAL_LEADER_EPOCH = 0;
 
 /** Kafka's UNDEFINED_EPOCH and UNDEFINED_EPOCH_OFFSET, and the "no epoch given" of a request's currentLeaderEpoch. */
@@ -50,13 +56,35 @@ export interface LeaderState {
   leaderEpoch: number;
   replicas: readonly number[];
   isr: readonly number[];
+  /** The version of the ISR (ZooKeeper's version of the state znode); AlterPartition names it. */
+  partitionEpoch?: number;
+}
+
+/** What the leader knows of a follower, from its fetches (Kafka's Replica). */
+export interface FollowerState {
+  /** The offset it last fetched from; -1 until it fetches in this leader epoch. */
+  logEndOffset: number;
+  /** When it last had everything the leader had (see updateFollowerFetchState). */
+  lastCaughtUpTimeMs: number;
+  lastFetchTimeMs: number;
+  /** The leader's log end offset at its last fetch. */
+  lastFetchLeaderLogEndOffset: number;
 }
 
 export class Partition {
   leaderId: number;
   leaderEpoch = INITIAL_LEADER_EPOCH;
+  partitionEpoch = 0;
   replicas: readonly number[];
   isr: readonly number[];
+  /** An ISR sent to the controller and not yet answered (AlterPartition), or null. */
+  pendingIsr: readonly number[] | null = null;
+  /** The leader's view of its followers (empty on a follower). */
+  readonly followers = new Map<number, FollowerState>();
+  /** The log end offset when this broker became leader: the start of its leader epoch. */
+  leaderEpochStartOffset = 0;
+  /** With followers: the high watermark (see the getter). */
+  private hw = 0;
 
   /**
    * A single broker leads from the start (`leaderId` is itself); in a cluster a partition is led by nobody
@@ -72,6 +100,9 @@ export class Partition {
     this.leaderId = leaderId;
     this.replicas = leaderId === -1 ? [] : [leaderId];
     this.isr = this.replicas;
+    // A broker that restarts knows no high watermark: it starts from what every replica certainly has
+    // (as a leader it moves up as soon as the ISR has fetched; as a follower from the leader's answers).
+    this.hw = log.logStartOffset;
   }
 
   /** Whether this broker leads the partition: only then does it take produce and serve fetches. */
@@ -79,19 +110,110 @@ export class Partition {
     return this.leaderId === this.localNodeId;
   }
 
-  /** The controller's word (LeaderAndIsr); an older leader epoch than the one held is ignored. Returns whether applied. */
-  setLeaderState(state: LeaderState): boolean {
+  /**
+   * The controller's word (LeaderAndIsr); an older leader epoch than the one held is ignored. Returns whether
+   * applied. Becoming leader (in a new epoch) starts the epoch at the log end offset and forgets what the
+   * previous term knew of followers: those in the ISR count as caught up now, as in Kafka's makeLeader.
+   */
+  setLeaderState(state: LeaderState, now = Date.now()): boolean {
     if (state.leaderEpoch < this.leaderEpoch && this.leaderId !== -1) return false;
+    const wasLeader = this.isLeader;
+    const newTerm = state.leaderEpoch !== this.leaderEpoch || state.leaderId !== this.leaderId;
+    if (!wasLeader && this.replicas.length > 1) this.hw = Math.min(this.hw, this.log.logEndOffset);
     this.leaderId = state.leaderId;
     this.leaderEpoch = state.leaderEpoch;
+    this.partitionEpoch = state.partitionEpoch ?? this.partitionEpoch;
     this.replicas = [...state.replicas];
     this.isr = [...state.isr];
+    this.pendingIsr = null;
+    if (!this.isLeader) {
+      this.followers.clear();
+      return true;
+    }
+    if (newTerm || !wasLeader) {
+      this.followers.clear();
+      this.leaderEpochStartOffset = this.log.logEndOffset;
+      this.log.leaderEpochs.assign(this.leaderEpoch, this.log.logEndOffset);
+    }
+    for (const id of this.replicas) {
+      if (id === this.localNodeId || this.followers.has(id)) continue;
+      this.followers.set(id, { logEndOffset: -1, lastCaughtUpTimeMs: this.isr.includes(id) ? now : 0, lastFetchTimeMs: 0, lastFetchLeaderLogEndOffset: -1 });
+    }
+    for (const id of this.followers.keys()) if (!this.replicas.includes(id)) this.followers.delete(id);
+    this.maybeIncrementHighWatermark();
     return true;
+  }
+
+  /** The ISR for the high watermark and acks=all: with a change in flight, the larger set. */
+  get maximalIsr(): readonly number[] {
+    if (!this.pendingIsr) return this.isr;
+    return [...new Set([...this.isr, ...this.pendingIsr])];
   }
 
   /** Offset below which records are committed (replicated to the ISR): consumers read up to here. */
   get highWatermark(): number {
-    return this.log.logEndOffset;
+    return this.replicas.length <= 1 ? this.log.logEndOffset : this.hw;
+  }
+
+  /**
+   * The leader's high watermark moves to the smallest log end offset in the ISR, never back. Returns whether it
+   * moved. A follower that has not fetched in this term (-1) holds it where it is.
+   */
+  maybeIncrementHighWatermark(): boolean {
+    if (!this.isLeader || this.replicas.length <= 1) return false;
+    let min = this.log.logEndOffset;
+    for (const id of this.maximalIsr) {
+      if (id === this.localNodeId) continue;
+      const f = this.followers.get(id);
+      min = Math.min(min, f ? f.logEndOffset : -1);
+    }
+    if (min <= this.hw) return false;
+    this.hw = min;
+    return true;
+  }
+
+  /** A follower's high watermark: the leader's, as far as its own log reaches. */
+  updateFollowerHighWatermark(leaderHighWatermark: number): boolean {
+    const next = Math.min(leaderHighWatermark, this.log.logEndOffset);
+    if (next === this.hw) return false;
+    this.hw = next;
+    return true;
+  }
+
+  /**
+   * A follower fetched from `fetchOffset` while the leader's log ended at `leaderLogEndOffset`, as Kafka's
+   * Replica.updateFetchState: it is caught up now when it asked for everything; it was at its previous fetch
+   * when it now asks from where the leader's log ended then. Returns whether the high watermark moved.
+   */
+  updateFollowerFetchState(replicaId: number, fetchOffset: number, leaderLogEndOffset: number, now: number): boolean {
+    const f = this.followers.get(replicaId);
+    if (!f) return false;
+    if (fetchOffset >= leaderLogEndOffset) f.lastCaughtUpTimeMs = Math.max(f.lastCaughtUpTimeMs, now);
+    else if (fetchOffset >= f.lastFetchLeaderLogEndOffset) f.lastCaughtUpTimeMs = Math.max(f.lastCaughtUpTimeMs, f.lastFetchTimeMs);
+    f.logEndOffset = fetchOffset;
+    f.lastFetchLeaderLogEndOffset = leaderLogEndOffset;
+    f.lastFetchTimeMs = now;
+    return this.maybeIncrementHighWatermark();
+  }
+
+  /**
+   * The ISR this leader should ask for, or null: a follower out of the ISR that has reached the high
+   * watermark and the start of this leader epoch joins (Kafka's isFollowerInSync); members that have not
+   * caught up for `lagTimeMaxMs` leave (the leader always stays).
+   */
+  desiredIsr(now: number, lagTimeMaxMs: number): number[] | null {
+    if (!this.isLeader || this.pendingIsr || this.replicas.length <= 1) return null;
+    const next = this.isr.filter((id) => {
+      if (id === this.localNodeId) return true;
+      const f = this.followers.get(id);
+      return !!f && now - f.lastCaughtUpTimeMs <= lagTimeMaxMs;
+    });
+    for (const [id, f] of this.followers) {
+      if (next.includes(id) || !this.replicas.includes(id)) continue;
+      if (f.logEndOffset >= this.hw && f.logEndOffset >= this.leaderEpochStartOffset && now - f.lastCaughtUpTimeMs <= lagTimeMaxMs) next.push(id);
+    }
+    if (next.length === this.isr.length && next.every((id) => this.isr.includes(id))) return null;
+    return next;
   }
 
   /**
@@ -117,10 +239,13 @@ export class Partition {
    * offsets. read_committed (Kafka's isolation level 1) stops at the last stable offset and lists the
    * aborted transactions whose records it returns; otherwise abortedTransactions is null.
    */
-  read(fetchOffset: number, maxBytes: number, minOneBatch: boolean, readCommitted = false): PartitionRead {
+  read(fetchOffset: number, maxBytes: number, minOneBatch: boolean, readCommitted = false, upToLogEnd = false): PartitionRead {
+    const highWatermark = this.highWatermark;
     const read = this.log.read(fetchOffset, maxBytes, minOneBatch);
     const lastStableOffset = this.lastStableOffset;
-    const result: PartitionRead = { records: read.records, highWatermark: this.highWatermark, lastStableOffset, logStartOffset: read.logStartOffset, abortedTransactions: null };
+    const result: PartitionRead = { records: read.records, highWatermark, lastStableOffset, logStartOffset: read.logStartOffset, abortedTransactions: null };
+    // Consumers never see past the high watermark (followers, upToLogEnd, copy everything).
+    if (!upToLogEnd && highWatermark < this.log.logEndOffset) result.records = cutAt(result.records, highWatermark).records;
     if (!readCommitted) return result;
     const { records, end } = cutAt(read.records, lastStableOffset);
     result.records = records;
@@ -141,20 +266,11 @@ export class Partition {
   }
 
   /**
-   * The end offset of leader epoch `epoch` and the epoch it belongs to, as Kafka's LeaderEpochFileCache.endOffsetFor
-   * answers over this partition's one epoch (0, starting at the log start offset: truncating the front moves
-   * an epoch's start with it): the current epoch ends at the log end offset; an epoch below every known one
-   * gets the start of the first known; an unknown or undefined epoch gets (-1, -1).
-   * In a cluster the leader epoch moves at each election, and krill keeps no per-epoch history yet (Kafka's
-   * leader-epoch-checkpoint comes with replication): an earlier epoch is answered with the log end offset.
-   * That is safe for the consumers that ask (KIP-320: they compare it with their position to detect a
-   * truncated log) because without replication a partition's log is only ever on its one in-sync replica,
-   * so no history was ever cut: a smaller answer could make them reset for nothing.
+   * The end offset of leader epoch `epoch` and the epoch it belongs to (OffsetForLeaderEpoch, KIP-101/279),
+   * from the log's leader-epoch-checkpoint: Kafka's LeaderEpochFileCache.endOffsetFor.
    */
   endOffsetForEpoch(epoch: number): { leaderEpoch: number; endOffset: number } {
-    if (epoch === UNDEFINED_EPOCH || epoch > this.leaderEpoch) return { leaderEpoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_EPOCH_OFFSET };
-    if (epoch >= INITIAL_LEADER_EPOCH) return { leaderEpoch: epoch, endOffset: this.logEndOffset };
-    return { leaderEpoch: epoch, endOffset: this.logStartOffset };
+    return this.log.endOffsetForEpoch(epoch);
   }
 
   /** The idempotent producers that wrote to this partition and are not yet expired (DescribeProducers). */

@@ -2,8 +2,12 @@
 // objects over the log manager's logs, appends to leaders (validating as Kafka's LogValidator does) and
 // wakes the requests waiting in its fetch purgatory when a partition changes (appends, and the log start
 // offset moved by DeleteRecords or retention). In a cluster it knows which partitions this broker leads
-// (the controller's LeaderAndIsr, see Partition.setLeaderState). Later: acks=all waits, followers' fetches
-// and the ISR.
+// (the controller's LeaderAndIsr, see Partition.setLeaderState).
+// Replication (a cluster's partitions with followers): followers' fetches tell the leader how far each has
+// copied (recordFollowerFetch), which moves the high watermark; acks=all produce requests wait in the
+// produce purgatory until the high watermark passes their records (awaitReplicated); a periodic check asks
+// the controller for ISR changes (shrink and expand, through the IsrChanger the cluster gives). The follower
+// side (fetching from leaders, truncating) is the cluster's ReplicaFetcherManager.
 
 import type { BatchInfo } from '../../protocol/record-batch.js';
 import type { LogManager } from '../storage/log-manager.js';
@@ -20,10 +24,17 @@ export interface AppendResult {
   logStartOffset: number;
 }
 
+/** How a leader asks the controller for a new ISR (AlterPartition); the answer comes as a new LeaderState. */
+export type IsrChanger = (partition: Partition, isr: number[]) => void;
+
 export class ReplicaManager {
   /** Fetches waiting for data, keyed by the partitions they read. */
   readonly fetchPurgatory = new DelayedOperationPurgatory<Partition>('Fetch');
+  /** acks=all produce requests waiting for the ISR to copy their records. */
+  readonly producePurgatory = new DelayedOperationPurgatory<Partition>('Produce');
   private readonly partitions = new WeakMap<PartitionLog, Partition>();
+  /** Set by the cluster: how ISR changes reach the controller. */
+  isrChanger: IsrChanger | null = null;
 
   /**
    * `clustered`: this broker is one of several, and leads a partition only once the controller says so
@@ -79,21 +90,90 @@ export class ReplicaManager {
   /** Appends batches the broker built itself (coordinator records, transaction markers), as the leader. */
   appendValidated(partition: Partition, buf: Buffer, batches: BatchInfo[], fromCoordinator = false): AppendResult {
     const { baseOffset, lastOffset } = partition.log.append(buf, batches, fromCoordinator);
+    if (partition.maybeIncrementHighWatermark()) this.producePurgatory.checkAndComplete(partition);
     this.fetchPurgatory.checkAndComplete(partition);
     return { baseOffset, lastOffset, logStartOffset: partition.logStartOffset };
   }
 
   /**
+   * As Kafka's Partition.checkEnoughReplicasReachOffset: NONE once the high watermark has passed
+   * `requiredOffset` with at least `minInsyncReplicas` in the ISR (NOT_ENOUGH_REPLICAS_AFTER_APPEND with
+   * fewer), NOT_LEADER_OR_FOLLOWER when this broker lost the leadership, null while it must still wait.
+   */
+  replicationResult(partition: Partition, requiredOffset: number, minInsyncReplicas: number): number | null {
+    if (!partition.isLeader || partition.log.isClosed) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
+    if (partition.highWatermark < requiredOffset) return null;
+    return partition.isr.length >= minInsyncReplicas ? ErrorCode.NONE : ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND;
+  }
+
+  /**
+   * Waits until the ISR has the records below `requiredOffset` (acks=all, coordinator writes); resolves with
+   * the error code for them: NONE, NOT_ENOUGH_REPLICAS_AFTER_APPEND, NOT_LEADER_OR_FOLLOWER, or
+   * REQUEST_TIMED_OUT after `timeoutMs` (or when the client went away).
+   */
+  awaitReplicated(partition: Partition, requiredOffset: number, minInsyncReplicas: number, timeoutMs: number, signal?: AbortSignal): Promise<number> {
+    const now = this.replicationResult(partition, requiredOffset, minInsyncReplicas);
+    if (now !== null) return Promise.resolve(now);
+    return awaitDelayed(this.producePurgatory, [partition], timeoutMs, signal, () => this.replicationResult(partition, requiredOffset, minInsyncReplicas) !== null)
+      .then((done) => (done ? this.replicationResult(partition, requiredOffset, minInsyncReplicas)! : ErrorCode.REQUEST_TIMED_OUT));
+  }
+
+  /**
+   * A follower fetched `partition` (which this broker leads) from `fetchOffset`: its state, the high
+   * watermark (waking the acks=all requests and consumers it lets through) and the ISR it may now join.
+   */
+  recordFollowerFetch(partition: Partition, replicaId: number, fetchOffset: number, now: number): void {
+    if (partition.updateFollowerFetchState(replicaId, fetchOffset, partition.logEndOffset, now)) this.highWatermarkMoved(partition);
+    if (!partition.isr.includes(replicaId)) this.maybeChangeIsr(partition, now);
+  }
+
+  /** Waiters on a partition whose high watermark moved (or whose role changed). */
+  highWatermarkMoved(partition: Partition): void {
+    this.producePurgatory.checkAndComplete(partition);
+    this.fetchPurgatory.checkAndComplete(partition);
+  }
+
+  /** A new LeaderAndIsr for `partition` was applied: whatever waited on its old role is answered or re-checked. */
+  leadershipChanged(partition: Partition): void {
+    this.producePurgatory.checkAndComplete(partition);
+    this.fetchPurgatory.completeAll(partition);
+  }
+
+  /** Asks the controller for the ISR `partition` should have now, if it differs (replica.lag.time.max.ms). */
+  maybeChangeIsr(partition: Partition, now: number): void {
+    if (!this.isrChanger) return;
+    const isr = partition.desiredIsr(now, this.replicaLagTimeMaxMs);
+    if (!isr) return;
+    partition.pendingIsr = isr;
+    this.isrChanger(partition, isr);
+  }
+
+  /** replica.lag.time.max.ms, as the broker configures it. */
+  replicaLagTimeMaxMs = 30_000;
+
+  /** Kafka's isr-expiration task: every partition this broker leads, checked for followers that fell behind. */
+  checkIsrs(now: number): void {
+    for (const topic of this.logs.topics()) {
+      for (let p = 0; p < topic.partitions; p++) {
+        const partition = this.partition(topic.name, p);
+        if (partition?.isLeader && partition.replicas.length > 1) this.maybeChangeIsr(partition, now);
+      }
+    }
+  }
+
+  /**
    * Waits until one of `partitions` has records beyond its high watermark when the wait began, its log
    * start offset has moved, or it goes away; or until the timeout or the abort signal. True when woken by
-   * a change. Appends and topic deletion wake the wait today; whatever moves a log start offset (DeleteRecords,
-   * retention) must call fetchPurgatory.checkAndComplete too.
+   * a change. Appends, high watermark moves and topic deletion wake the wait; whatever moves a log start offset
+   * (DeleteRecords, retention) must call fetchPurgatory.checkAndComplete too. A follower's fetch
+   * (`upToLogEnd`) waits for the log end offset instead.
    */
-  awaitChange(partitions: readonly Partition[], timeoutMs: number, signal: AbortSignal): Promise<boolean> {
-    const seen = partitions.map((p) => p.highWatermark);
+  awaitChange(partitions: readonly Partition[], timeoutMs: number, signal: AbortSignal, upToLogEnd = false): Promise<boolean> {
+    const end = (p: Partition) => (upToLogEnd ? p.logEndOffset : p.highWatermark);
+    const seen = partitions.map(end);
     const starts = partitions.map((p) => p.logStartOffset);
     return awaitDelayed(this.fetchPurgatory, partitions, timeoutMs, signal, () =>
-      partitions.some((p, i) => p.log.isClosed || p.highWatermark !== seen[i] || p.logStartOffset !== starts[i]),
+      partitions.some((p, i) => p.log.isClosed || end(p) !== seen[i] || p.logStartOffset !== starts[i]),
     );
   }
 
@@ -149,6 +229,9 @@ export class ReplicaManager {
 
   /** The topic's partitions are gone (deleted): requests waiting on them are answered now. */
   partitionsRemoved(removed: readonly Partition[]): void {
-    for (const p of removed) this.fetchPurgatory.completeAll(p);
+    for (const p of removed) {
+      this.fetchPurgatory.completeAll(p);
+      this.producePurgatory.completeAll(p);
+    }
   }
 }

@@ -217,6 +217,15 @@ function recoverTail(seg: Segment): ScanResult | null {
 }
 
 /**
+ * After the log cut `seg` at a batch boundary (PartitionLog.truncateTo): its end, max timestamp and index
+ * bookkeeping, taken up again from the tail as after a clean shutdown (the whole segment when its indexes
+ * are unusable).
+ */
+export function rescanAfterTruncation(seg: Segment): void {
+  if (!recoverTail(seg)) recoverSegment(seg);
+}
+
+/**
  * A cheap look at a trusted segment (one before the recovery point, not scanned at start): walks the
  * batches from its last offset index entry to the end of the .log, checking headers and CRCs, and changes
  * nothing. Returns what is wrong (the .log was cut mid-batch, a batch is corrupt, the index points past

@@ -1,7 +1,13 @@
 // The log of one partition: a directory of segments (see segment.ts for their files) ordered by base
 // offset, the last one active (receiving appends). Offsets are dense from logStartOffset to
 // logEndOffset - 1; the segment holding offset o is the one with the largest base offset <= o.
-// Besides segment files the directory holds partition.metadata (written by LogManager).
+// Besides segment files the directory holds partition.metadata (written by LogManager), the producer state
+// snapshots (producer-state.ts) and leader-epoch-checkpoint (leader-epoch-cache.ts).
+//
+// Replication: a leader appends with append() (offsets assigned here); a follower copies the leader's
+// batches as they are with appendAsFollower(), cuts its log back with truncateTo() where it diverges from
+// the leader's (found through endOffsetForEpoch() on the leader), or starts over at an offset with
+// truncateFullyAndStartAt(). Every batch's partitionLeaderEpoch goes into the leader epoch cache.
 //
 // Opening recovers the log from what a crash or a clean shutdown left (log-loader.ts).
 // A rolled segment is fsynced in the background and the recovery point then moves to the next segment's
@@ -11,15 +17,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from './random.js';
 import { KafkaError } from '../../protocol/errors.js';
-import { LOG_OVERHEAD, RECORD_BATCH_OVERHEAD as HEADER_SIZE, readBatchHeader, scanBatches, setBaseOffset } from '../../protocol/record-batch.js';
+import { LOG_OVERHEAD, PARTITION_LEADER_EPOCH_OFFSET, RECORD_BATCH_OVERHEAD as HEADER_SIZE, readBatchHeader, scanBatches, setBaseOffset } from '../../protocol/record-batch.js';
 import { DELETED_SUFFIX, deletedDirName, offsetToName, parsePartitionDirName } from './file-names.js';
 import { lastIndexWhere } from './binary-search.js';
-import { loadLog, type StorageLogger } from './log-loader.js';
+import { loadLog, rescanAfterTruncation, type StorageLogger } from './log-loader.js';
+import { LeaderEpochCache, type EpochEndOffset } from './leader-epoch-cache.js';
+import { headerProblem } from './batch-header.js';
 import { fsyncDir, fsyncDirInBackground } from './atomic-file.js';
 import { OpenFiles } from './open-files.js';
 import { FileDeleter, renameForDeletion } from './file-deleter.js';
 import { Segment, type SegmentAppendBatch, type SegmentConfig } from './segment.js';
-import { findOffsetByTimestamp, maxTimestampAndOffset, readBatches, translateOffset } from './segment-reader.js';
+import { Window, findOffsetByTimestamp, maxTimestampAndOffset, readBatch, readBatches, translateOffset } from './segment-reader.js';
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../log-config.js';
 import { ProducerStateManager, SNAPSHOT_SUFFIX, snapshotOffsets, type ActiveProducer, type CompletedTxn, type ProducerBatch } from './producer-state.js';
 import { readMarker, type TransactionMarker } from '../../protocol/control-record.js';
@@ -73,6 +81,12 @@ export interface AppendResult {
   duplicate?: boolean;
 }
 
+/** What appendAsFollower() appended: the first and last offsets of the batches written. */
+export interface FollowerAppendResult {
+  firstOffset: number;
+  lastOffset: number;
+}
+
 export interface ReadResult {
   records: Buffer[];
   logStartOffset: number;
@@ -98,6 +112,10 @@ export class PartitionLog {
   /** Removes the files of deleted segments after file.delete.delay.ms. */
   private readonly deleter: FileDeleter;
   private readonly ownsDeleter: boolean;
+  /** The first offset of each leader epoch in this log (leader-epoch-cache.ts), always written through to its file. */
+  readonly leaderEpochs: LeaderEpochCache;
+  /** Counts truncations, so that a background flush begun before one does not move the recovery point after it. */
+  private truncations = 0;
 
   private constructor(
     readonly dir: string,
@@ -115,6 +133,7 @@ export class PartitionLog {
     this.producers = new ProducerStateManager(dir);
     this.deleter = options.deleter ?? new FileDeleter(options.log ?? null);
     this.ownsDeleter = options.deleter === undefined;
+    this.leaderEpochs = LeaderEpochCache.load(dir, options.log);
   }
 
   /** Opens (creating if needed) and recovers the log in `dir` (log-loader.ts). Synchronous. */
@@ -133,6 +152,7 @@ export class PartitionLog {
     const log = new PartitionLog(dir, config, options, segmentConfig, segments, logStartOffset, recoveryPoint);
     try {
       log.loadProducerState(options.cleanShutdown === true);
+      log.loadLeaderEpochs(options.cleanShutdown === true);
     } catch (err) {
       log.close();
       throw err;
@@ -152,9 +172,32 @@ export class PartitionLog {
       this.options.log?.warn({ dir: this.dir, file, reason: why }, `ignoring producer state snapshot ${path.basename(file)}: ${why}`),
     );
     if (snapshot === null && !hadSnapshots && cleanShutdown) return;
-    let from: number = snapshot ?? (hadSnapshots ? this._logStartOffset : this.active.baseOffset);
-    from = Math.max(from, this._logStartOffset);
+    const from = snapshot ?? (hadSnapshots ? this._logStartOffset : this.active.baseOffset);
     let replayed = 0;
+    this.forEachBatch(from, (chunk, b) => {
+      if (b.producerId < 0) return;
+      this.replayProducerBatch(b, b.isControl ? readMarker(chunk, b) : null);
+      replayed++;
+    });
+    if (replayed > 0) this.options.log?.info({ dir: this.dir, batches: replayed }, 'rebuilt producer state from the log');
+  }
+
+  /**
+   * A batch already in the log (with its offsets), as the producers' state takes it on replay and from a
+   * leader: data batches update their producer (or open its transaction), markers end the transaction.
+   */
+  private replayProducerBatch(b: BatchInfo, marker: TransactionMarker | null): void {
+    if (b.isControl) {
+      if (marker) this.completeTxn(b.producerId, b.producerEpoch, marker, b.baseOffset, b.maxTimestamp);
+    } else if (b.baseSequence < 0) {
+      if (b.isTransactional) this.producers.beginTxn(b.producerId, b.producerEpoch, b.baseOffset, b.maxTimestamp);
+    } else this.producers.update(b, b.baseOffset, b.isTransactional);
+  }
+
+  /** Calls visit(chunk, header) for each batch from the one holding `from` (those starting below it skipped) to the log end. */
+  private forEachBatch(from: number, visit: (chunk: Buffer, b: BatchInfo) => void): void {
+    const end = this.logEndOffset;
+    from = Math.max(from, this._logStartOffset);
     while (from < end) {
       const { records } = this.read(from, 1 << 20, true);
       if (records.length === 0) break;
@@ -162,20 +205,64 @@ export class PartitionLog {
       for (const chunk of records) {
         for (const b of scanBatches(chunk, { fromClient: false })) {
           next = b.baseOffset + b.lastOffsetDelta + 1;
-          if (b.producerId < 0 || b.baseOffset < from) continue;
-          if (b.isControl) {
-            const marker = readMarker(chunk, b);
-            if (marker) this.completeTxn(b.producerId, b.producerEpoch, marker, b.baseOffset, b.maxTimestamp);
-          } else if (b.baseSequence < 0) {
-            if (b.isTransactional) this.producers.beginTxn(b.producerId, b.producerEpoch, b.baseOffset, b.maxTimestamp);
-          } else this.producers.update(b, b.baseOffset, b.isTransactional);
-          replayed++;
+          if (b.baseOffset >= from) visit(chunk, b);
         }
       }
       if (next <= from) break;
       from = next;
     }
-    if (replayed > 0) this.options.log?.info({ dir: this.dir, batches: replayed }, 'rebuilt producer state from the log');
+  }
+
+  /**
+   * Calls visit(header) for each batch from the one holding `from` to the log end, reading only batch headers
+   * (no CRC: the loader checked what it had to). Stops at a header that makes no sense (a damaged segment
+   * the loader left as it was) and returns what is wrong there; null when it reached the end.
+   */
+  private forEachBatchHeader(from: number, visit: (b: BatchInfo) => void): string | null {
+    from = Math.max(from, this._logStartOffset);
+    const first = this.segmentIndexFor(from);
+    for (let i = first; i < this.segments.length; i++) {
+      const seg = this.segments[i];
+      let pos = i === first ? translateOffset(seg, from) : 0;
+      if (pos < 0) continue;
+      const win = new Window(seg.handle(), seg.size, 1 << 16);
+      while (pos < seg.size) {
+        const at = win.at(pos, HEADER_SIZE);
+        if (at < 0) return `incomplete batch header at position ${pos} of segment ${seg.baseOffset}`;
+        const h = readBatchHeader(win.buf, at);
+        const problem = headerProblem(h);
+        if (problem) return `${problem} (position ${pos} of segment ${seg.baseOffset})`;
+        visit(h);
+        pos += h.size;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Brings the leader epoch cache in line with the log after opening it. The batch headers are read only
+   * when the checkpoint is missing or unreadable and the log has data (the whole log), or after a crash
+   * (from the recovery point: a crash may fall between an append and the checkpoint's rewrite, which
+   * Kafka's recovery covers the same way).
+   */
+  private loadLeaderEpochs(cleanShutdown: boolean): void {
+    const epochs = this.leaderEpochs;
+    const end = this.logEndOffset;
+    let from: number | null = null;
+    if (!epochs.fromFile && end > this._logStartOffset) from = this._logStartOffset;
+    else if (!cleanShutdown && this._recoveryPoint < end) from = this._recoveryPoint;
+    if (from !== null) {
+      let damage: string | null;
+      try {
+        damage = this.forEachBatchHeader(from, (b) => epochs.assign(b.partitionLeaderEpoch, b.baseOffset));
+      } catch (err) {
+        damage = (err as Error).message;
+      }
+      if (damage) this.options.log?.warn({ dir: this.dir, reason: damage }, `reading leader epochs from the log of ${path.basename(this.dir)} stopped early: ${damage}`);
+      if (!epochs.fromFile) this.options.log?.info({ dir: this.dir, entries: epochs.entries().length }, 'rebuilt the leader epoch cache from the log');
+    }
+    epochs.truncateFromEnd(end);
+    epochs.truncateFromStart(this._logStartOffset);
   }
 
   // --- state -------------------------------------------------------------------------------------------
@@ -277,6 +364,11 @@ export class PartitionLog {
       offset += b.lastOffsetDelta + 1;
     }
     this.active.append(bytes, segBatches);
+    offset = baseOffset;
+    for (const b of batches) {
+      this.leaderEpochs.assign(buf.readInt32BE(b.position + PARTITION_LEADER_EPOCH_OFFSET), offset);
+      offset += b.lastOffsetDelta + 1;
+    }
     if (producers) {
       offset = baseOffset;
       for (const b of batches) {
@@ -293,6 +385,155 @@ export class PartitionLog {
     return { baseOffset, lastOffset };
   }
 
+  /**
+   * A follower's append of the leader's batches (a Fetch response's records), as they are: offsets, leader
+   * epochs and everything else already set, nothing re-encoded. A trailing partial batch (a fetch may end
+   * in one) is ignored; each whole batch's CRC is checked first (CORRUPT_MESSAGE); batches wholly below
+   * logEndOffset (already here) are skipped. The first batch kept must start at or after logEndOffset
+   * (offsets may jump: a compacted leader log has gaps) and offsets must increase, else nothing is written
+   * (UNKNOWN_SERVER_ERROR "unexpected append offset", CORRUPT_MESSAGE respectively). Rolls and indexes as
+   * append() does; the producers' state and the aborted-transaction index follow the batches as on
+   * replay, with no duplicate check (the leader made it); the leader epochs are recorded. Returns the
+   * offsets written, or null when nothing was.
+   */
+  appendAsFollower(buf: Buffer): FollowerAppendResult | null {
+    this.ensureOpen();
+    let end = 0;
+    while (end + LOG_OVERHEAD <= buf.length) {
+      const size = LOG_OVERHEAD + buf.readInt32BE(end + 8);
+      if (size < HEADER_SIZE) throw new KafkaError('CORRUPT_MESSAGE', `batch at ${end} of a fetched buffer declares size ${size}`);
+      if (end + size > buf.length) break;
+      end += size;
+    }
+    if (end === 0) return null;
+    const data = buf.subarray(0, end);
+    const logEnd = this.logEndOffset;
+    const kept: BatchInfo[] = [];
+    let next = logEnd;
+    for (const b of scanBatches(data, { fromClient: false })) {
+      const problem = headerProblem(b);
+      if (problem) throw new KafkaError('CORRUPT_MESSAGE', `fetched batch at ${b.position}: ${problem}`);
+      const last = b.baseOffset + b.lastOffsetDelta;
+      if (kept.length === 0 && last < logEnd) continue;
+      if (b.baseOffset < next) {
+        if (kept.length === 0) {
+          throw new KafkaError('UNKNOWN_SERVER_ERROR', `unexpected append offset: fetched batch [${b.baseOffset}, ${last}] overlaps the log end offset ${logEnd} of ${path.basename(this.dir)}`);
+        }
+        throw new KafkaError('CORRUPT_MESSAGE', `fetched batches out of order: ${b.baseOffset} follows ${next - 1}`);
+      }
+      kept.push(b);
+      next = last + 1;
+    }
+    if (kept.length === 0) return null;
+    // Markers are read before anything is written, so that an unreadable one writes nothing.
+    const markers = kept.map((b) => (b.isControl && b.producerId >= 0 ? readMarker(data, b) : null));
+    const firstOffset = kept[0].baseOffset;
+    const lastOffset = next - 1;
+    // One write, unless the offsets are too far apart for one segment (a compacted log's gaps): then one per batch.
+    const runs = lastOffset - firstOffset > INT32_MAX ? kept.map((_, i) => [i, i + 1]) : [[0, kept.length]];
+    for (const [from, to] of runs) {
+      const run = kept.slice(from, to);
+      const start = run[0].position;
+      const last = run[run.length - 1];
+      const bytes = data.subarray(start, last.position + last.size);
+      const runLast = last.baseOffset + last.lastOffsetDelta;
+      const segBatches = run.map((b) => ({ position: b.position - start, size: b.size, lastOffset: b.baseOffset + b.lastOffsetDelta, maxTimestamp: b.maxTimestamp }));
+      if (runLast - this.active.baseOffset > INT32_MAX) this.rollAt(runLast - this.logEndOffset > INT32_MAX ? run[0].baseOffset : this.logEndOffset);
+      else if (this.shouldRoll(bytes.length, runLast)) this.roll();
+      this.active.append(bytes, segBatches);
+      for (let i = from; i < to; i++) {
+        const b = kept[i];
+        if (b.producerId >= 0) this.replayProducerBatch(b, markers[i]);
+        this.leaderEpochs.assign(b.partitionLeaderEpoch, b.baseOffset);
+      }
+    }
+    return { firstOffset, lastOffset };
+  }
+
+  /**
+   * Kafka's UnifiedLog.truncateTo: removes everything at `offset` and after (a follower cutting its log to
+   * where it agrees with the leader). No-op (false) when offset >= logEndOffset; below logStartOffset it is
+   * truncateFullyAndStartAt(offset). Otherwise the segments starting after `offset` are deleted and the one
+   * holding it is cut before its batch holding `offset`, which becomes the log end offset when it is a batch
+   * boundary (else the log ends at the base offset of that batch, removed whole as in Kafka). Then the
+   * recovery point is capped, the producers' state reloaded from the newest snapshot at or below the new end
+   * (snapshots above it deleted) and the log after it, and leader epochs starting at or after the end dropped.
+   * Returns true when something was removed.
+   */
+  truncateTo(offset: number): boolean {
+    this.ensureOpen();
+    if (!Number.isSafeInteger(offset) || offset < 0) throw new KafkaError('OFFSET_OUT_OF_RANGE', `cannot truncate ${path.basename(this.dir)} to offset ${offset}`);
+    if (offset >= this.logEndOffset) return false;
+    if (offset < this._logStartOffset) {
+      this.truncateFullyAndStartAt(offset);
+      return true;
+    }
+    this.truncations++;
+    this.readHint = null;
+    let keep = this.segments.length;
+    while (keep > 1 && this.segments[keep - 1].baseOffset > offset) keep--;
+    const doomed = this.segments.splice(keep);
+    this.scheduleDeletion(doomed);
+    const seg = this.active;
+    seg.setActive(true);
+    const position = translateOffset(seg, offset);
+    if (position >= 0) {
+      seg.nextOffset = readBatchHeader(readBatch(seg, position), 0).baseOffset;
+      seg.truncateTo(position);
+      rescanAfterTruncation(seg);
+    } else {
+      // Every batch of the segment lies below `offset` (a compacted log's gap follows): the log ends there.
+      seg.nextOffset = Math.max(seg.baseOffset, offset);
+    }
+    const end = this.logEndOffset;
+    this._recoveryPoint = Math.min(this._recoveryPoint, end);
+    this.loadProducerState(false);
+    this.leaderEpochs.truncateFromEnd(end);
+    this.options.log?.info({ dir: this.dir, offset, logEndOffset: end, deletedSegments: doomed.map((d) => d.baseOffset) }, `truncated ${path.basename(this.dir)} to offset ${end}`);
+    return true;
+  }
+
+  /**
+   * Kafka's truncateFullyAndStartAt: deletes every segment (through the file deleter, as retention does)
+   * and starts again with an empty active segment at `offset`, which becomes the log start offset and the
+   * recovery point; the producers' state, its snapshots and the leader epochs are cleared.
+   */
+  truncateFullyAndStartAt(offset: number): void {
+    this.ensureOpen();
+    if (!Number.isSafeInteger(offset) || offset < 0) throw new KafkaError('OFFSET_OUT_OF_RANGE', `cannot start ${path.basename(this.dir)} at offset ${offset}`);
+    this.truncations++;
+    this.readHint = null;
+    const doomed = this.segments.splice(0);
+    this.scheduleDeletion(doomed);
+    this.segments.push(Segment.create(this.dir, offset, this.segmentConfig));
+    this._logStartOffset = offset;
+    this._recoveryPoint = offset;
+    this.producers.clear();
+    this.leaderEpochs.clearAndFlush();
+    this.options.log?.info({ dir: this.dir, offset, deletedSegments: doomed.map((d) => d.baseOffset) }, `truncated ${path.basename(this.dir)} fully; it starts again at ${offset}`);
+  }
+
+  /** Renames the files of segments taken out of the log for deletion, removed file.delete.delay.ms later. */
+  private scheduleDeletion(doomed: readonly Segment[]): void {
+    const renamed: string[] = [];
+    for (const seg of doomed) {
+      this.unflushed.delete(seg);
+      if (this.readHint?.segment === seg) this.readHint = null;
+      try {
+        renamed.push(...seg.renameForDeletion());
+      } catch (err) {
+        // Its files keep their names: the next open finds the segment again.
+        this.options.log?.warn({ dir: this.dir, segment: seg.baseOffset, err: (err as Error).message }, 'renaming a deleted segment failed');
+      }
+    }
+    this.deleter.schedule(renamed, this.config.fileDeleteDelayMs);
+  }
+
+  /** Kafka's endOffsetForEpoch, what OffsetForLeaderEpoch answers: leaderEpochs.endOffsetFor(epoch, logEndOffset). */
+  endOffsetForEpoch(epoch: number): EpochEndOffset {
+    return this.leaderEpochs.endOffsetFor(epoch, this.logEndOffset);
+  }
+
   private shouldRoll(bytes: number, lastOffset: number): boolean {
     const seg = this.active;
     if (seg.size === 0) return false;
@@ -305,11 +546,29 @@ export class PartitionLog {
   /** Starts a new active segment at logEndOffset (no-op when the active one is empty). */
   roll(): void {
     this.ensureOpen();
+    this.rollAt(this.logEndOffset);
+  }
+
+  /**
+   * Starts a new active segment at `base` (>= logEndOffset: above it only when a follower's next batch
+   * lies past an offset gap too wide for the active segment). An empty active segment stays, unless
+   * `base` is above its own: then it is replaced.
+   */
+  private rollAt(base: number): void {
     const old = this.active;
-    if (old.size === 0) return;
-    const base = old.nextOffset;
+    if (old.size === 0) {
+      if (base <= old.baseOffset) return;
+      this.segments.pop();
+      this.unflushed.delete(old);
+      if (this.readHint?.segment === old) this.readHint = null;
+      old.delete();
+      this.segments.push(Segment.create(this.dir, base, this.segmentConfig));
+      this._logStartOffset = Math.max(this._logStartOffset, this.segments[0].baseOffset);
+      return;
+    }
+    const truncations = this.truncations;
     // Not fsynced here (the roll is on the append path): a snapshot lost in a crash is rebuilt from the log.
-    this.producers.writeSnapshot(base, false);
+    this.producers.writeSnapshot(old.nextOffset, false);
     old.onBecomeInactive();
     const seg = Segment.create(this.dir, base, this.segmentConfig);
     this.segments.push(seg);
@@ -320,7 +579,7 @@ export class PartitionLog {
         await old.flushAsync();
         await fsyncDirInBackground(this.dir);
         this.unflushed.delete(old);
-        if (!this.closed) this._recoveryPoint = Math.max(this._recoveryPoint, base);
+        if (!this.closed && truncations === this.truncations) this._recoveryPoint = Math.max(this._recoveryPoint, base);
       })
       .catch((err) => {
         if (!this.closed) this.options.log?.warn({ dir: this.dir, err: (err as Error).message }, 'background flush of a rolled segment failed');
@@ -409,6 +668,7 @@ export class PartitionLog {
     this._logStartOffset = offset;
     if (offset === logEnd && this.active.size > 0) this.roll();
     this.deleteOldestSegments(this.countDeletableSegments((_, next) => next !== null && next.baseOffset <= offset));
+    this.leaderEpochs.truncateFromStart(this._logStartOffset);
     return offset;
   }
 
@@ -447,6 +707,7 @@ export class PartitionLog {
     const doomed = this.segments.splice(0, n);
     const first = this.segments[0].baseOffset;
     this._logStartOffset = Math.max(this._logStartOffset, first);
+    this.leaderEpochs.truncateFromStart(this._logStartOffset);
     const renamed: string[] = [];
     for (const seg of doomed) {
       this.unflushed.delete(seg);

@@ -227,6 +227,13 @@ export class ProducerStateManager {
     if (!this.snapshotting) this.snapshotting = true;
   }
 
+  /** Forgets every producer and deletes the snapshot files (the log was emptied: truncateFullyAndStartAt). */
+  clear(): void {
+    this.producers.clear();
+    this.ongoing.clear();
+    for (const offset of snapshotOffsets(this.dir)) fs.rmSync(snapshotPath(this.dir, offset), { force: true });
+  }
+
   /** Forgets producers whose last batch is older than `before` (producer.id.expiration.ms); returns how many. */
   expire(before: number): number {
     let n = 0;

@@ -187,9 +187,13 @@ export class Segment implements FileOwner {
     this.bytesSinceLastIndexEntry += size;
   }
 
-  /** Cuts the .log at `position`, a batch boundary (nextOffset is already the offset after it), and the index entries past it. */
+  /**
+   * Cuts the .log at `position`, a batch boundary (nextOffset is already the offset after it), and the index
+   * entries past it. The max timestamp is left to the caller (the loader rebuilds it as it scans).
+   */
   truncateTo(position: number): void {
     fs.ftruncateSync(this.handle(), position);
+    this.recent.clear();
     this.index.truncateToPosition(position);
     this.timeIndex.truncateTo(this.nextOffset);
     this.txnIndex.truncateTo(this.nextOffset);

@@ -1,6 +1,6 @@
 // A cluster broker's partitions: led by nobody until the controller's LeaderAndIsr names this broker, only
 // then served (NOT_LEADER_OR_FOLLOWER before and when another broker leads), an older leader epoch ignored,
-// and earlier epochs answered without a false truncation.
+// and epochs answered from the leader-epoch-checkpoint.
 import { afterEach, expect, it } from 'vitest';
 import { buildBatch, scanBatches } from '../../protocol/record-batch.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -35,13 +35,14 @@ it('leads only once LeaderAndIsr names this broker, and follows the controller\'
   expect([p.leaderId, p.leaderEpoch, p.isr]).toEqual([2, 3, [2]]);
 });
 
-it('answers an earlier leader epoch with the log end offset: no history was cut', () => {
+it('answers where a leader epoch ends from the epochs the log recorded (Kafka\'s endOffsetFor)', () => {
   const replicas = clustered();
   const p = replicas.partition('t', 0)!;
   p.setLeaderState({ leaderId: 2, leaderEpoch: 4, replicas: [2], isr: [2] });
   const buf = buildBatch([{ key: null, value: Buffer.from('v') }], { partitionLeaderEpoch: 4 });
   replicas.appendValidated(p, buf, scanBatches(buf));
-  expect(p.endOffsetForEpoch(1)).toEqual({ leaderEpoch: 1, endOffset: 1 });
+  // Below the first known epoch: the asked epoch, ending where the first known one starts.
+  expect(p.endOffsetForEpoch(1)).toEqual({ leaderEpoch: 1, endOffset: 0 });
   expect(p.endOffsetForEpoch(4)).toEqual({ leaderEpoch: 4, endOffset: 1 });
   expect(p.endOffsetForEpoch(5)).toEqual({ leaderEpoch: -1, endOffset: -1 });
 });
