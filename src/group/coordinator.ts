@@ -199,9 +199,9 @@ export class GroupCoordinator {
     if (group.leaderId === oldId) group.leaderId = newId;
     const unchanged = old.matches(req.protocols);
     if (group.is('Stable') && unchanged) {
-      this.persistGroup(group);
+      const failure = this.persistGroupQuietly(group);
       this.scheduleHeartbeat(group, member);
-      respond(this.joinResponse(group, member, false));
+      respond(failure === ErrorCode.NONE ? this.joinResponse(group, member, false) : joinError(newId, failure));
     } else if (group.is('CompletingRebalance') && unchanged) {
       this.scheduleHeartbeat(group, member);
       respond(this.joinResponse(group, member, group.leaderId === newId));
@@ -350,7 +350,7 @@ export class GroupCoordinator {
       group.protocolName = null;
       group.leaderId = null;
       this.transition(group, 'Empty');
-      this.persistGroup(group);
+      this.persistGroupQuietly(group); // as Kafka, nobody waits for it: a failure leaves the last stored generation
       return;
     }
     group.protocolName = group.selectProtocol();
@@ -716,6 +716,19 @@ export class GroupCoordinator {
 
   private persistGroup(group: Group): void {
     this.store?.append(group.groupId, [groupMetadataRecord(group)]);
+  }
+
+  /**
+   * persistGroup where a failure must not escape (completeJoin runs from timers too): NONE, or the code a
+   * waiting request gets (in a cluster the append is refused once leadership moved or the ISR is too small).
+   */
+  private persistGroupQuietly(group: Group): number {
+    try {
+      this.persistGroup(group);
+      return ErrorCode.NONE;
+    } catch (err) {
+      return storeFailure(err);
+    }
   }
 
   /** Replay: group metadata (value null = the group was deleted). Loaded groups are Empty: members are gone. */
