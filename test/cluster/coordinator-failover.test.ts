@@ -3,13 +3,16 @@
 // controlled shutdown, another broker is elected leader of the __consumer_offsets (__transaction_state)
 // partition from the replicas that copied it, loads the group (the transactional id) from its own log, and
 // the group carries on from its committed offsets there (the producer with its next transaction). The data
-// topics live on the two other brokers, so that only the coordinator moves.
+// topics live on the two other brokers, so that only the coordinator moves. First, as Kafka, the offsets
+// topic is created only once as many brokers are alive as offsets.topic.replication.factor (3) asks.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kafka, logLevel } from 'kafkajs';
 import { startCluster, type RunningCluster } from '../../src/index.js';
 import { zookeeperInstalled } from '../../src/cluster/zookeeper-server.js';
 import { TestClient } from '../server/client.js';
-import { FIND_COORDINATOR, coordinatorOf } from './cluster-probe.js';
+import { FIND_COORDINATOR, coordinatorOf, metadata } from './cluster-probe.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { Message } from '../../protocol/codec.js';
 import { waitFor } from './zk-helpers.js';
 
 const skip = !zookeeperInstalled() && process.env.CI !== 'true';
@@ -38,6 +41,25 @@ describe.skipIf(skip)('group coordinator failover', () => {
   afterAll(async () => {
     await cluster?.close();
   }, 60_000);
+
+  it('__consumer_offsets is created once offsets.topic.replication.factor brokers are alive, with that many replicas, all in sync', async () => {
+    await cluster.brokers[2].stop();
+    const probe = await TestClient.connect(cluster.brokers[0].port);
+    try {
+      await waitFor(async () => (await metadata(probe, null)).brokers.length === 2, 'two live brokers');
+      const lookup = async () => (await probe.request(FIND_COORDINATOR, 4, { keyType: 0, coordinatorKeys: [GROUP] })).coordinators[0];
+      expect((await lookup()).errorCode).toBe(ErrorCode.COORDINATOR_NOT_AVAILABLE); // 3 replicas wanted, 2 brokers
+      expect((await metadata(probe, ['__consumer_offsets'])).topics[0].errorCode).not.toBe(ErrorCode.NONE);
+      await cluster.brokers[2].start();
+      await coordinatorOf(probe, GROUP);
+      await waitFor(async () => {
+        const partitions: Message[] = (await metadata(probe, ['__consumer_offsets'])).topics[0].partitions;
+        return partitions.length === 50 && partitions.every((p) => p.replicaNodes.length === 3 && p.isrNodes.length === 3);
+      }, 'every __consumer_offsets partition with its 3 replicas in sync', 60_000);
+    } finally {
+      probe.close();
+    }
+  }, 120_000);
 
   it('a consumer group resumes at its committed offsets on the new coordinator', async () => {
     const probe = await TestClient.connect(cluster.brokers[0].port);
