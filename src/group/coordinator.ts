@@ -27,6 +27,7 @@ import { coordinatorWriteError } from './replicated-write.js';
 import { realTimers, type CoordinatorStore, type Timers } from './store.js';
 import { brokerConfigDefault } from '../config.js';
 import { Scheduler } from '../scheduler.js';
+import { ServedPartitions } from './served-partitions.js';
 
 export interface CoordinatorOptions extends OffsetsOptions {
   timers?: Timers;
@@ -89,14 +90,11 @@ export class GroupCoordinator {
   /** The __consumer_offsets partition of a group (where its transaction markers land). */
   private readonly partitionOf: (groupId: string) => number;
   private closed = false;
-  /**
-   * In a cluster, the __consumer_offsets partitions served: each being loaded (its load task, which a
-   * resignation meanwhile makes moot) or loaded (null). Null on a single broker, which serves them all.
-   */
-  private readonly partitions: Map<number, symbol | null> | null;
+  /** The __consumer_offsets partitions served: all on a single broker, those it leads in a cluster. */
+  private readonly served: ServedPartitions;
 
   constructor(options: CoordinatorOptions = {}) {
-    this.partitions = options.clustered ? new Map() : null;
+    this.served = new ServedPartitions(options.clustered ?? false);
     this.timers = options.timers ?? realTimers;
     this.store = options.store ?? null;
     this.minSession = options.minSessionTimeoutMs ?? brokerConfigDefault('group.min.session.timeout.ms');
@@ -643,39 +641,21 @@ export class GroupCoordinator {
 
   /** Whether this coordinator serves the group now (its partition loaded; always on a single broker). */
   coordinates(groupId: string): boolean {
-    return this.partitions === null || this.partitions.get(this.partitionOf(groupId)) === null;
+    return this.served.serves(this.partitionOf(groupId));
   }
 
   /** Whether the group's partition is being loaded (requests for it: COORDINATOR_LOAD_IN_PROGRESS). */
   isLoading(groupId: string): boolean {
-    return !!this.partitions?.get(this.partitionOf(groupId));
+    return this.served.isLoading(this.partitionOf(groupId));
   }
 
   /**
    * This broker now leads __consumer_offsets partition `p` (Kafka's onElection): `load` replays it (the
-   * store's loadPartition) in a task of its own, after the controller's request is answered, as Kafka's
-   * scheduled load; the promise settles when it has run. Nothing happens for a partition already served
-   * (a newer leader epoch of a leadership this broker kept), nor on a single broker, which serves all.
+   * store's loadPartition) in a task of its own; the promise settles when that has run. Nothing happens for
+   * a partition already served (a newer leader epoch of a leadership kept), nor on a single broker.
    */
-  onElection(p: number, load: () => void): Promise<void> {
-    if (this.partitions === null || this.partitions.has(p) || this.closed) return Promise.resolve();
-    const task = Symbol(`load-${p}`);
-    this.partitions.set(p, task);
-    return new Promise((resolve) => {
-      setImmediate(() => {
-        // Resigned (or resigned and elected again) meanwhile: that election's own task loads it.
-        if (this.partitions!.get(p) !== task || this.closed) return resolve();
-        try {
-          load();
-        } catch {
-          // `load` reports its own failure (the broker logs it).
-        } finally {
-          // As Kafka, a failed load still leaves the partition served (with what was read).
-          this.partitions!.set(p, null);
-          resolve();
-        }
-      });
-    });
+  async onElection(p: number, load: () => void): Promise<void> {
+    if (!this.closed) await this.served.elect(p, 0, load);
   }
 
   /**
@@ -683,7 +663,7 @@ export class GroupCoordinator {
    * timers stopped, the JoinGroup and SyncGroup their members wait in answered NOT_COORDINATOR.
    */
   onResignation(p: number): void {
-    if (this.partitions === null || !this.partitions.delete(p)) return;
+    if (!this.served.resign(p)) return;
     const inPartition = (groupId: string) => this.partitionOf(groupId) === p;
     for (const group of [...this.groups.values()]) {
       if (!inPartition(group.groupId)) continue;
@@ -753,6 +733,7 @@ export class GroupCoordinator {
 
   close(): void {
     this.closed = true;
+    this.served.clear();
     this.offsets.stop();
     void this.ownScheduler?.close();
     for (const group of this.groups.values()) this.stopGroup(group, ErrorCode.COORDINATOR_NOT_AVAILABLE);

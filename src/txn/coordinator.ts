@@ -14,6 +14,7 @@
 // deposed coordinator are fenced by the partitions' producer state.
 
 import { ErrorCode } from '../../protocol/errors.js';
+import { ServedPartitions } from '../group/served-partitions.js';
 
 export type TxnState = 'Empty' | 'Ongoing' | 'PrepareCommit' | 'PrepareAbort' | 'CompleteCommit' | 'CompleteAbort' | 'Dead' | 'PrepareEpochFence';
 
@@ -63,8 +64,6 @@ export interface TxnCoordinatorOptions {
   clustered?: boolean;
 }
 
-/** A __transaction_state partition served in a cluster: its coordinator epoch, and its load task until loaded. */
-interface ServedPartition { coordinatorEpoch: number; loading: symbol | null }
 
 const MAX_EPOCH = 32766; // Short.MaxValue - 1: the epoch after it needs a new producer id, as in Kafka
 
@@ -72,15 +71,15 @@ export type InitResult = { errorCode: number; producerId: number; producerEpoch:
 
 export class TransactionCoordinator {
   private readonly txns = new Map<string, TransactionMetadata>();
-  /** In a cluster, the partitions served; null on a single broker (all of them, in coordinator epoch 0). */
-  private readonly partitions: Map<number, ServedPartition> | null;
+  /** The __transaction_state partitions served: all on a single broker (coordinator epoch 0), those it leads in a cluster. */
+  private readonly served: ServedPartitions;
   private readonly partitionOf: (transactionalId: string) => number;
 
   constructor(
     private readonly host: TxnCoordinatorHost,
     private readonly options: TxnCoordinatorOptions,
   ) {
-    this.partitions = options.clustered ? new Map() : null;
+    this.served = new ServedPartitions(options.clustered ?? false);
     this.partitionOf = options.partitionOf ?? (() => 0);
   }
 
@@ -88,17 +87,17 @@ export class TransactionCoordinator {
 
   /** Whether this coordinator serves the id now (its partition loaded; always on a single broker). */
   coordinates(transactionalId: string): boolean {
-    return this.partitions === null || this.partitions.get(this.partitionOf(transactionalId))?.loading === null;
+    return this.served.serves(this.partitionOf(transactionalId));
   }
 
   /** Whether the id's partition is being loaded (requests for it: COORDINATOR_LOAD_IN_PROGRESS). */
   isLoading(transactionalId: string): boolean {
-    return !!this.partitions?.get(this.partitionOf(transactionalId))?.loading;
+    return this.served.isLoading(this.partitionOf(transactionalId));
   }
 
   /** The coordinator epoch the id's markers carry: its partition's leader epoch (0 on a single broker). */
   coordinatorEpoch(transactionalId: string): number {
-    return this.partitions?.get(this.partitionOf(transactionalId))?.coordinatorEpoch ?? 0;
+    return this.served.epoch(this.partitionOf(transactionalId));
   }
 
   /**
@@ -107,35 +106,13 @@ export class TransactionCoordinator {
    * left prepared get their markers (again), under the new epoch. A partition already served only takes the
    * newer epoch. The promise settles when the load has run.
    */
-  onElection(p: number, coordinatorEpoch: number, load: () => void): Promise<void> {
-    if (this.partitions === null) return Promise.resolve();
-    const served = this.partitions.get(p);
-    if (served) {
-      served.coordinatorEpoch = Math.max(served.coordinatorEpoch, coordinatorEpoch);
-      return Promise.resolve();
-    }
-    const task = Symbol(`load-${p}`);
-    const entry: ServedPartition = { coordinatorEpoch, loading: task };
-    this.partitions.set(p, entry);
-    return new Promise((resolve) => {
-      setImmediate(() => {
-        if (this.partitions!.get(p) !== entry) return resolve(); // resigned meanwhile
-        try {
-          load();
-        } catch {
-          // `load` reports its own failure (the broker logs it); as Kafka, the partition is served anyway.
-        } finally {
-          entry.loading = null;
-          resolve();
-        }
-        this.retryPrepared();
-      });
-    });
+  async onElection(p: number, coordinatorEpoch: number, load: () => void): Promise<void> {
+    if (await this.served.elect(p, coordinatorEpoch, load)) this.retryPrepared();
   }
 
   /** This broker no longer leads partition `p` (Kafka's removeTransactionsForTxnTopicPartition): its ids leave memory. */
   onResignation(p: number): void {
-    if (this.partitions === null || !this.partitions.delete(p)) return;
+    if (!this.served.resign(p)) return;
     for (const id of [...this.txns.keys()]) if (this.partitionOf(id) === p) this.txns.delete(id);
   }
 
