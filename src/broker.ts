@@ -37,6 +37,7 @@ import { Scheduler } from './scheduler.js';
 import { LogCleaner } from './storage/cleaner/log-cleaner.js';
 
 const CHECKPOINT_INTERVAL_MS = 60_000;
+const HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS = 5_000;
 
 type ZkClusterClass = typeof ZkCluster;
 
@@ -116,6 +117,8 @@ export class Broker {
       throw err;
     }
     broker.scheduler.schedule('log-checkpoints', () => broker.logs.checkpointInBackground(), { periodMs: CHECKPOINT_INTERVAL_MS });
+    // Kafka's replica.high.watermark.checkpoint.interval.ms (5 s): a cluster broker's high watermarks.
+    if (broker.zkCluster) broker.scheduler.schedule('high-watermark-checkpoint', () => broker.replicas.checkpointHighWatermarks(), { periodMs: HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS });
     broker.scheduler.schedule('transaction-abort', () => {
       broker.transactions.abortTimedOut();
       broker.transactions.retryPrepared();
@@ -390,6 +393,13 @@ export class Broker {
     await backgroundStopped;
     await this.cleaner?.closed();
     try {
+      if (this.zkCluster) {
+        try {
+          this.replicas.checkpointHighWatermarksNow();
+        } catch (err) {
+          this.log.warn({ err: (err as Error).message }, 'could not write the high watermark checkpoint');
+        }
+      }
       this.logs.close();
     } finally {
       await this.lock.release();

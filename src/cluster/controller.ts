@@ -43,6 +43,17 @@ const SEND_RETRY_MS = 200;
 const UPDATE_INCREMENTAL = 1;
 export const UPDATE_FULL = 2;
 
+/** Requests queued for one broker, at most: beyond, new ones are dropped (and logged). */
+const MAX_QUEUED_PER_BROKER = 10_000;
+
+/** The controller's connection to one broker (of one registration) and the requests queued for it. */
+interface Channel {
+  client: BrokerClient;
+  epoch: number;
+  queue: Promise<void>;
+  queued: number;
+}
+
 interface PartitionState extends PartitionLeadership {
   zkVersion: number;
 }
@@ -104,7 +115,7 @@ export class Controller {
   private readonly topics = new Map<string, TopicState>();
   private readonly states = new Map<string, PartitionState>();
   private readonly shuttingDown = new Set<number>();
-  private readonly channels = new Map<number, { client: BrokerClient; epoch: number }>();
+  private readonly channels = new Map<number, Channel>();
   private readonly zk: KafkaZk;
   private readonly log: Logger;
 
@@ -168,6 +179,11 @@ export class Controller {
     // Partitions a previous controller did not get to, and leaders that died while nobody was controller;
     // then every broker is told everything.
     for (const [name, topic] of this.topics) await this.initializePartitions(name, topic, [...topic.assignment.keys()]);
+    // Brokers that died while nobody was controller (the previous controller among them) leave the ISRs now,
+    // as Kafka's replica state machine does at start-up; otherwise acks=all would wait for them.
+    const dead = new Set<number>();
+    for (const state of this.states.values()) for (const r of state.isr) if (!this.live.has(r)) dead.add(r);
+    for (const id of dead) await this.onBrokerGone(id);
     await this.electOffline();
     for (const id of this.live.keys()) this.openChannel(id);
     await this.sendUpdateMetadata([...this.live.keys()], this.allPartitions());
@@ -615,6 +631,8 @@ export class Controller {
     this.channels.set(id, {
       epoch: broker.epoch,
       client: new BrokerClient({ host: broker.host, port: broker.port, clientId: `krill-controller-${this.options.brokerId}`, requestTimeoutMs: this.options.requestTimeoutMs, log: this.log }),
+      queue: Promise.resolve(),
+      queued: 0,
     });
   }
 
@@ -624,20 +642,36 @@ export class Controller {
   }
 
   /**
-   * One request to a live broker, retried a few times (it may still be binding its port); given up when the
-   * broker goes, or after the attempts (logged: the broker catches up at the next change it is sent).
+   * One request to a live broker, queued behind the others to that broker and delivered in order (Kafka's
+   * per-broker RequestSendThread): events never wait for a broker, so a stalled one (a paused process, which
+   * keeps its connection and answers nothing) delays only its own requests until ZooKeeper declares it dead
+   * and its channel closes. Each is tried a few times (the broker may still be binding its port), then
+   * logged and given up: the broker catches up at the next change it is sent.
    */
-  private async send(id: number, apiKey: number, version: number, body: Record<string, unknown>): Promise<void> {
+  private send(id: number, apiKey: number, version: number, body: Record<string, unknown>): Promise<void> {
+    const channel = this.channels.get(id);
+    if (!channel || !this.active) return Promise.resolve();
+    if (channel.queued >= MAX_QUEUED_PER_BROKER) {
+      this.log.warn({ broker: id, apiKey }, 'too many controller requests queued for a broker that does not answer; dropping one');
+      return Promise.resolve();
+    }
+    channel.queued++;
+    channel.queue = channel.queue.then(() => this.deliver(id, channel, apiKey, version, body)).finally(() => {
+      channel.queued--;
+    });
+    return Promise.resolve();
+  }
+
+  private async deliver(id: number, channel: Channel, apiKey: number, version: number, body: Record<string, unknown>): Promise<void> {
     for (let attempt = 1; ; attempt++) {
-      const channel = this.channels.get(id);
-      if (!channel || !this.active) return;
+      if (this.channels.get(id) !== channel || !this.active) return;
       try {
         const response = await channel.client.send(apiKey, version, body);
         if (response.errorCode) this.log.warn({ broker: id, apiKey, errorCode: response.errorCode }, 'broker refused a controller request');
         return;
       } catch (err) {
-        if (attempt >= SEND_ATTEMPTS) {
-          this.log.warn({ broker: id, apiKey, err: (err as Error).message }, 'could not reach broker');
+        if (attempt >= SEND_ATTEMPTS || this.channels.get(id) !== channel) {
+          if (this.channels.get(id) === channel) this.log.warn({ broker: id, apiKey, err: (err as Error).message }, 'could not reach broker');
           return;
         }
         await sleep(SEND_RETRY_MS * attempt);

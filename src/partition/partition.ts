@@ -96,13 +96,15 @@ export class Partition {
     readonly log: PartitionLog,
     readonly localNodeId: number,
     leaderId = localNodeId,
+    savedHighWatermark?: number,
   ) {
     this.leaderId = leaderId;
     this.replicas = leaderId === -1 ? [] : [leaderId];
     this.isr = this.replicas;
-    // A broker that restarts knows no high watermark: it starts from what every replica certainly has
-    // (as a leader it moves up as soon as the ISR has fetched; as a follower from the leader's answers).
-    this.hw = log.logStartOffset;
+    // A restarted broker's high watermark is its checkpoint's (replication-offset-checkpoint), within its log;
+    // without one, what every replica certainly has: as a leader it moves up once the ISR has fetched, as a
+    // follower with the leader's answers.
+    this.hw = Math.min(Math.max(savedHighWatermark ?? log.logStartOffset, log.logStartOffset), log.logEndOffset);
   }
 
   /** Whether this broker leads the partition: only then does it take produce and serve fetches. */
@@ -203,14 +205,17 @@ export class Partition {
    */
   desiredIsr(now: number, lagTimeMaxMs: number): number[] | null {
     if (!this.isLeader || this.pendingIsr || this.replicas.length <= 1) return null;
+    // Kafka's isCaughtUp: a follower with the leader's log end is in sync however long ago it fetched.
+    const leaderEnd = this.log.logEndOffset;
+    const caughtUp = (f: FollowerState) => f.logEndOffset >= leaderEnd || now - f.lastCaughtUpTimeMs <= lagTimeMaxMs;
     const next = this.isr.filter((id) => {
       if (id === this.localNodeId) return true;
       const f = this.followers.get(id);
-      return !!f && now - f.lastCaughtUpTimeMs <= lagTimeMaxMs;
+      return !!f && caughtUp(f);
     });
     for (const [id, f] of this.followers) {
       if (next.includes(id) || !this.replicas.includes(id)) continue;
-      if (f.logEndOffset >= this.hw && f.logEndOffset >= this.leaderEpochStartOffset && now - f.lastCaughtUpTimeMs <= lagTimeMaxMs) next.push(id);
+      if (f.logEndOffset >= this.hw && f.logEndOffset >= this.leaderEpochStartOffset && caughtUp(f)) next.push(id);
     }
     if (next.length === this.isr.length && next.every((id) => this.isr.includes(id))) return null;
     return next;

@@ -9,7 +9,7 @@
 // the controller for ISR changes (shrink and expand, through the IsrChanger the cluster gives). The follower
 // side (fetching from leaders, truncating) is the cluster's ReplicaFetcherManager.
 
-import type { BatchInfo } from '../../protocol/record-batch.js';
+import { PARTITION_LEADER_EPOCH_OFFSET, setPartitionLeaderEpoch, type BatchInfo } from '../../protocol/record-batch.js';
 import type { LogManager } from '../storage/log-manager.js';
 import type { PartitionLog } from '../storage/partition-log.js';
 import { DelayedOperationPurgatory, awaitDelayed } from '../purgatory.js';
@@ -17,6 +17,15 @@ import { validateRecords, type TopicAppendConfig } from '../log-validator.js';
 import { Partition } from './partition.js';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { deleteOldSegments } from '../storage/retention.js';
+import path from 'node:path';
+import { readCheckpointFile, writeCheckpointFile, writeCheckpointFileInBackground, type CheckpointEntry } from '../storage/checkpoints.js';
+
+/**
+ * Kafka's replication-offset-checkpoint in the data dir: the high watermarks of a cluster broker's
+ * partitions, so that after a restart consumers of a partition it leads see what was committed before,
+ * without waiting for every follower to fetch again.
+ */
+export const HIGH_WATERMARK_CHECKPOINT = 'replication-offset-checkpoint';
 
 export interface AppendResult {
   baseOffset: number;
@@ -35,16 +44,28 @@ export class ReplicaManager {
   private readonly partitions = new WeakMap<PartitionLog, Partition>();
   /** Set by the cluster: how ISR changes reach the controller. */
   isrChanger: IsrChanger | null = null;
+  /** replica.lag.time.max.ms, as the cluster configures it. */
+  replicaLagTimeMaxMs = 30_000;
 
   /**
    * `clustered`: this broker is one of several, and leads a partition only once the controller says so
    * (LeaderAndIsr); a single broker leads every partition it has.
    */
+  /** The high watermarks read from the checkpoint at start (a cluster broker's), by "topic/partition". */
+  private readonly savedHighWatermarks = new Map<string, number>();
+
   constructor(
     private readonly logs: LogManager,
     readonly localNodeId: number,
     readonly clustered = false,
-  ) {}
+  ) {
+    if (!clustered) return;
+    try {
+      for (const e of readCheckpointFile(path.join(logs.dataDir, HIGH_WATERMARK_CHECKPOINT))) this.savedHighWatermarks.set(`${e.topic}/${e.partition}`, e.offset);
+    } catch {
+      // A damaged checkpoint only costs the wait for followers to fetch again: high watermarks start low.
+    }
+  }
 
   /** The partition, if this broker has it (whoever leads it). */
   partition(topic: string, index: number): Partition | undefined {
@@ -52,7 +73,7 @@ export class ReplicaManager {
     if (!log) return undefined;
     let p = this.partitions.get(log);
     if (!p) {
-      p = new Partition(topic, index, log, this.localNodeId, this.clustered ? -1 : this.localNodeId);
+      p = new Partition(topic, index, log, this.localNodeId, this.clustered ? -1 : this.localNodeId, this.savedHighWatermarks.get(`${topic}/${index}`));
       this.partitions.set(log, p);
     }
     return p;
@@ -89,6 +110,10 @@ export class ReplicaManager {
 
   /** Appends batches the broker built itself (coordinator records, transaction markers), as the leader. */
   appendValidated(partition: Partition, buf: Buffer, batches: BatchInfo[], fromCoordinator = false): AppendResult {
+    // Every batch a leader writes carries its leader epoch (the leader-epoch-checkpoint is built from them).
+    for (const b of batches) {
+      if (buf.readInt32BE(b.position + PARTITION_LEADER_EPOCH_OFFSET) !== partition.leaderEpoch) setPartitionLeaderEpoch(buf, b.position, partition.leaderEpoch);
+    }
     const { baseOffset, lastOffset } = partition.log.append(buf, batches, fromCoordinator);
     if (partition.maybeIncrementHighWatermark()) this.producePurgatory.checkAndComplete(partition);
     this.fetchPurgatory.checkAndComplete(partition);
@@ -147,9 +172,6 @@ export class ReplicaManager {
     partition.pendingIsr = isr;
     this.isrChanger(partition, isr);
   }
-
-  /** replica.lag.time.max.ms, as the broker configures it. */
-  replicaLagTimeMaxMs = 30_000;
 
   /** Kafka's isr-expiration task: every partition this broker leads, checked for followers that fell behind. */
   checkIsrs(now: number): void {
@@ -225,6 +247,26 @@ export class ReplicaManager {
     }
     if (failures.length > 0) throw new Error(`retention failed for ${failures.length} partition(s): ${failures.join('; ')}`);
     return deleted;
+  }
+
+  private highWatermarkEntries(): CheckpointEntry[] {
+    const entries: CheckpointEntry[] = [];
+    for (const topic of this.logs.topics()) {
+      for (let p = 0; p < topic.partitions; p++) {
+        const partition = this.partition(topic.name, p);
+        if (partition && !partition.log.isClosed) entries.push({ topic: topic.name, partition: p, offset: partition.highWatermark });
+      }
+    }
+    return entries;
+  }
+
+  /** Writes the high watermark checkpoint (a cluster broker's, periodically and at close). */
+  checkpointHighWatermarks(): Promise<void> {
+    return writeCheckpointFileInBackground(path.join(this.logs.dataDir, HIGH_WATERMARK_CHECKPOINT), this.highWatermarkEntries());
+  }
+
+  checkpointHighWatermarksNow(): void {
+    writeCheckpointFile(path.join(this.logs.dataDir, HIGH_WATERMARK_CHECKPOINT), this.highWatermarkEntries());
   }
 
   /** The topic's partitions are gone (deleted): requests waiting on them are answered now. */

@@ -96,6 +96,7 @@ export class LogManager {
   private checkpointing: Promise<void> = Promise.resolve();
   /** Told of each topic deleted, once it is gone from the manager (the log cleaner forgets its state). */
   private readonly topicDeletedListeners = new Set<(topic: string) => void>();
+  private readonly truncationListeners = new Set<(topic: string, partition: number, activeSegmentBaseOffset: number) => void>();
 
   private constructor(
     readonly dataDir: string,
@@ -229,6 +230,10 @@ export class LogManager {
       log: this.options.log,
       openFiles: this.openFiles,
       deleter: this.deleter,
+      onTruncated: (_log, activeBase) => {
+        const parsed = parsePartitionDirName(path.basename(dir));
+        if (parsed) for (const listener of this.truncationListeners) listener(parsed.topic, parsed.partition, activeBase);
+      },
     });
     if (fresh || !readPartitionMetadata(dir)?.equals(info.topicId)) {
       // Not fsynced (two fsyncs per partition made creating __consumer_offsets take ~170 ms): the topic
@@ -364,6 +369,16 @@ export class LogManager {
   onTopicDeleted(listener: (topic: string) => void): () => void {
     this.topicDeletedListeners.add(listener);
     return () => this.topicDeletedListeners.delete(listener);
+  }
+
+  /**
+   * Calls `listener` whenever a partition's log is cut back (a follower's truncation), with the base offset
+   * of its active segment then; returns its removal. The cleaner moves its checkpoint back (Kafka's
+   * LogManager.truncateTo with maybeTruncateCheckpoint).
+   */
+  onLogTruncated(listener: (topic: string, partition: number, activeSegmentBaseOffset: number) => void): () => void {
+    this.truncationListeners.add(listener);
+    return () => this.truncationListeners.delete(listener);
   }
 
   getTopic(name: string): TopicInfo | undefined {

@@ -27,7 +27,7 @@ import { fsyncDir, fsyncDirInBackground } from './atomic-file.js';
 import { OpenFiles } from './open-files.js';
 import { FileDeleter, renameForDeletion } from './file-deleter.js';
 import { Segment, type SegmentAppendBatch, type SegmentConfig } from './segment.js';
-import { Window, findOffsetByTimestamp, maxTimestampAndOffset, readBatch, readBatches, translateOffset } from './segment-reader.js';
+import { Window, findOffsetByTimestamp, maxTimestampAndOffset, readBatches, readBytes, translateOffset } from './segment-reader.js';
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../log-config.js';
 import { ProducerStateManager, SNAPSHOT_SUFFIX, snapshotOffsets, type ActiveProducer, type CompletedTxn, type ProducerBatch } from './producer-state.js';
 import { readMarker, type TransactionMarker } from '../../protocol/control-record.js';
@@ -55,6 +55,11 @@ export interface PartitionLogOptions extends Partial<PartitionLogConfig> {
   /** Removes deleted segments' files after file.delete.delay.ms (its log manager's); default: one of this log's own. */
   deleter?: FileDeleter;
   /** Record timestamps of compressed batches, for exact offsetForTimestamp/maxTimestampOffset answers. */
+  /**
+   * Called after truncateTo or truncateFullyAndStartAt cut the log back, with the log and the base offset
+   * of its active segment then (the log manager tells the cleaner, whose checkpoint must not stay above it).
+   */
+  onTruncated?: (log: PartitionLog, activeSegmentBaseOffset: number) => void;
 }
 
 /** A batch inside the buffer given to append() (the shape log-validator's BatchInfo has). */
@@ -116,6 +121,8 @@ export class PartitionLog {
   readonly leaderEpochs: LeaderEpochCache;
   /** Counts truncations, so that a background flush begun before one does not move the recovery point after it. */
   private truncations = 0;
+  /** appendAsFollower() is retrying after starting an empty log over at a batch's base offset (once). */
+  private straddleRestarted = false;
 
   private constructor(
     readonly dir: string,
@@ -394,7 +401,9 @@ export class PartitionLog {
    * (UNKNOWN_SERVER_ERROR "unexpected append offset", CORRUPT_MESSAGE respectively). Rolls and indexes as
    * append() does; the producers' state and the aborted-transaction index follow the batches as on
    * replay, with no duplicate check (the leader made it); the leader epochs are recorded. Returns the
-   * offsets written, or null when nothing was.
+   * offsets written, or null when nothing was. An empty log (nothing between its start and end) whose end
+   * falls inside the first batch starts over at that batch's base offset (truncateFullyAndStartAt), as
+   * Kafka's follower does when the leader's log start is inside a batch.
    */
   appendAsFollower(buf: Buffer): FollowerAppendResult | null {
     this.ensureOpen();
@@ -416,6 +425,17 @@ export class PartitionLog {
       const last = b.baseOffset + b.lastOffsetDelta;
       if (kept.length === 0 && last < logEnd) continue;
       if (b.baseOffset < next) {
+        if (kept.length === 0 && this.size === 0 && logEnd === this._logStartOffset && !this.straddleRestarted) {
+          // Kafka's Partition.appendRecordsToFollowerOrFutureReplica: an empty log started inside a batch
+          // (at a leader's log start moved by DeleteRecords) starts over at the batch's base offset.
+          this.truncateFullyAndStartAt(b.baseOffset);
+          this.straddleRestarted = true;
+          try {
+            return this.appendAsFollower(buf);
+          } finally {
+            this.straddleRestarted = false;
+          }
+        }
         if (kept.length === 0) {
           throw new KafkaError('UNKNOWN_SERVER_ERROR', `unexpected append offset: fetched batch [${b.baseOffset}, ${last}] overlaps the log end offset ${logEnd} of ${path.basename(this.dir)}`);
         }
@@ -478,7 +498,7 @@ export class PartitionLog {
     seg.setActive(true);
     const position = translateOffset(seg, offset);
     if (position >= 0) {
-      seg.nextOffset = readBatchHeader(readBatch(seg, position), 0).baseOffset;
+      seg.nextOffset = readBatchHeader(readBytes(seg, position, HEADER_SIZE), 0).baseOffset;
       seg.truncateTo(position);
       rescanAfterTruncation(seg);
     } else {
@@ -489,6 +509,7 @@ export class PartitionLog {
     this._recoveryPoint = Math.min(this._recoveryPoint, end);
     this.loadProducerState(false);
     this.leaderEpochs.truncateFromEnd(end);
+    this.options.onTruncated?.(this, this.active.baseOffset);
     this.options.log?.info({ dir: this.dir, offset, logEndOffset: end, deletedSegments: doomed.map((d) => d.baseOffset) }, `truncated ${path.basename(this.dir)} to offset ${end}`);
     return true;
   }
@@ -510,6 +531,7 @@ export class PartitionLog {
     this._recoveryPoint = offset;
     this.producers.clear();
     this.leaderEpochs.clearAndFlush();
+    this.options.onTruncated?.(this, offset);
     this.options.log?.info({ dir: this.dir, offset, deletedSegments: doomed.map((d) => d.baseOffset) }, `truncated ${path.basename(this.dir)} fully; it starts again at ${offset}`);
   }
 
@@ -749,6 +771,14 @@ export class PartitionLog {
   /** The segments, oldest first, the last one active: what the cleaner reads (a copy of the list). */
   segmentList(): readonly Segment[] {
     return [...this.segments];
+  }
+
+  /**
+   * How many times the log was cut back (truncateTo, truncateFullyAndStartAt): a cleaning pass begun
+   * before a change of it gives up, since a segment it read may hold other batches now.
+   */
+  get truncationCount(): number {
+    return this.truncations;
   }
 
   /** The offset index interval new segment files are written with. */

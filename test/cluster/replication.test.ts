@@ -4,7 +4,7 @@
 // once every ISR member has the records; a broker that stops leaves the ISR, and with fewer in-sync replicas
 // than min.insync.replicas acks=all is refused while acks=1 still works; a broker back copies what it
 // missed and joins the ISR again; a graceful stop of the leader hands the leadership to an in-sync follower
-// without losing an acknowledged record.
+// without losing an acknowledged record, and leaves its high watermarks in replication-offset-checkpoint.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -143,6 +143,10 @@ describe.skipIf(skip)('replication', () => {
     const epochBefore = (await zk.getPartitionStates('handover')).get(0)!.leaderEpoch;
 
     await cluster.brokers[0].stop();
+    // A stopping broker checkpoints its high watermarks (replication-offset-checkpoint), Kafka's format.
+    const checkpoint = fs.readFileSync(path.join(cluster.brokers[0].dataDir, 'replication-offset-checkpoint'), 'utf8').split('\n');
+    expect(checkpoint[0]).toBe('0');
+    expect(checkpoint).toContain('handover 0 20');
     const state = (await zk.getPartitionStates('handover')).get(0)!;
     expect([2, 3]).toContain(state.leader);
     expect(state.leaderEpoch).toBeGreaterThan(epochBefore);

@@ -26,6 +26,7 @@ const KAFKA_DEFAULTS: LogConfig = {
   messageTimestampBeforeMaxMs: 9223372036854775807,
   messageTimestampAfterMaxMs: 9223372036854775807,
   minInsyncReplicas: 1,
+  uncleanLeaderElectionEnable: false,
 };
 
 describe('TOPIC_CONFIGS', () => {
@@ -70,6 +71,10 @@ describe('buildLogConfig', () => {
     });
     expect(Object.isFrozen(config)).toBe(true);
     expect(buildLogConfig({}, new BrokerConfig({ 'log.roll.ms': 1234, 'log.roll.hours': 2 }).topicDefaults()).segmentMs).toBe(1234);
+    // Booleans: the topic's override, else the broker default; an unreadable value is Kafka's default.
+    expect(buildLogConfig({}, new BrokerConfig({ 'unclean.leader.election.enable': true }).topicDefaults()).uncleanLeaderElectionEnable).toBe(true);
+    expect(buildLogConfig({ 'unclean.leader.election.enable': 'false' }, new BrokerConfig({ 'unclean.leader.election.enable': true }).topicDefaults()).uncleanLeaderElectionEnable).toBe(false);
+    expect(buildLogConfig({ 'unclean.leader.election.enable': 'maybe' }).uncleanLeaderElectionEnable).toBe(false);
     // Kafka's precedence: log.retention.ms, else .minutes, else .hours.
     expect(buildLogConfig({}, new BrokerConfig({ 'log.retention.hours': 1 }).topicDefaults()).retentionMs).toBe(3_600_000);
     expect(buildLogConfig({}, new BrokerConfig({ 'log.retention.minutes': 2, 'log.retention.hours': 1 }).topicDefaults()).retentionMs).toBe(120_000);

@@ -116,6 +116,17 @@ describe('appendAsFollower', () => {
     expect(follower.logEndOffset).toBe(6);
   });
 
+  it('starts an empty log over at the base offset of a batch its start falls inside', () => {
+    const batch = buildBatch({ records: 4 });
+    setBaseOffset(batch, 0, 50);
+    setPartitionLeaderEpoch(batch, 0, 2);
+    const follower = openLog('follower-0');
+    follower.truncateFullyAndStartAt(52); // the leader's log start, moved by DeleteRecords inside the batch 50-53
+    expect(follower.appendAsFollower(batch)).toEqual({ firstOffset: 50, lastOffset: 53 });
+    expect([follower.logStartOffset, follower.logEndOffset]).toEqual([50, 54]);
+    expect(pairs(follower)).toEqual([[2, 50]]);
+  });
+
   it('refuses a batch whose CRC does not match, writing nothing of the buffer', () => {
     const leader = openLog('leader-0');
     lead(leader, 0, { records: 2 });
@@ -245,6 +256,34 @@ describe('truncateTo', () => {
     expect(pairs(reopened)).toEqual([...epochsKept, [4, target]]);
     expect(reopened.offsetForTimestamp(0)).toEqual({ offset: 0, timestamp: 1_000 });
   });
+
+  it('forgets the timestamps of the batches it removes', () => {
+    const log = openLog('leader-0', { segmentBytes: 250 });
+    [1_000, 9_000, 2_000, 3_000, 4_000].forEach((timestamp) => lead(log, 0, { records: 1, timestamp }));
+    expect(log.maxTimestampOffset()).toEqual({ offset: 1, timestamp: 9_000 });
+    log.truncateTo(1);
+    expect(log.maxTimestampOffset()).toEqual({ offset: 0, timestamp: 1_000 });
+    expect(log.offsetForTimestamp(5_000)).toBeNull();
+    lead(log, 0, { records: 1, timestamp: 6_000 });
+    expect(log.maxTimestampOffset()).toEqual({ offset: 1, timestamp: 6_000 });
+    expect(log.offsetForTimestamp(5_000)).toEqual({ offset: 1, timestamp: 6_000 });
+  });
+
+  for (const cleanShutdown of [true, false]) {
+    it(`works on segments a reopen has not read yet (${cleanShutdown ? 'clean shutdown' : 'after a crash'})`, () => {
+      const log = leaderWithBatches(12, { segmentBytes: 250 });
+      const bytes = logBytes(log);
+      const bases = log.segmentBaseOffsets();
+      log.close();
+      const reopened = openLog('leader-0', { segmentBytes: 250, cleanShutdown, recoveryPoint: cleanShutdown ? 24 : bases[2] });
+      expect(reopened.truncateTo(bases[1] + 2)).toBe(true);
+      expect(reopened.logEndOffset).toBe(bases[1] + 2);
+      const kept = logBytes(reopened);
+      expect(kept.equals(bytes.subarray(0, kept.length))).toBe(true);
+      expect(parseBatches(kept).at(-1)!.lastOffset).toBe(bases[1] + 1);
+      expect(lead(reopened, 9, { records: 2 }).baseOffset).toBe(bases[1] + 2);
+    });
+  }
 
   it('below the log start offset: the log starts over there', () => {
     const log = leaderWithBatches(5, { segmentBytes: 250 });

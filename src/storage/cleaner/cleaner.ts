@@ -75,8 +75,11 @@ export async function cleanLog(log: PartitionLog, config: LogConfig, range: Clea
 }
 
 async function cleanLogSegments(log: PartitionLog, config: LogConfig, range: CleanableRange, options: CleanOptions): Promise<CleanResult> {
+  const truncations = log.truncationCount;
   const check = () => {
     if (options.shouldStop() || log.isClosed) throw new CleaningAborted(`cleaning of ${log.dir} given up`);
+    // A follower's log cut back under the pass: the segments read may hold other batches now.
+    if (log.truncationCount !== truncations) throw new CleaningAborted(`the log ${log.dir} was truncated during cleaning`);
   };
   const chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
   const map = OffsetMap.forBufferSize(options.dedupeBufferBytes);

@@ -93,6 +93,19 @@ export class LogCleaner {
       options.log?.warn({ file: this.file, err: (err as Error).message }, 'ignoring an unreadable cleaner-offset-checkpoint');
     }
     options.logs.onTopicDeleted((topic) => this.forgetTopic(topic));
+    options.logs.onLogTruncated((topic, partition, activeBase) => this.truncateCheckpoint(topic, partition, activeBase));
+  }
+
+  /**
+   * Kafka's maybeTruncateCheckpoint: a log cut back (a follower's truncation) may get other batches where
+   * the cleaner had been, so its first dirty offset goes back to the active segment's base offset.
+   */
+  private truncateCheckpoint(topic: string, partition: number, offset: number): void {
+    const key = keyOf(topic, partition);
+    const current = this.firstDirty.get(key);
+    if (current === undefined || current <= offset) return;
+    this.firstDirty.set(key, offset);
+    this.writeCheckpoint();
   }
 
   /** A deleted topic: its partitions' state goes, and the checkpoint is rewritten without them. */
