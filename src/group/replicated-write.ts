@@ -34,7 +34,10 @@ export function checkCoordinatorAppend(logs: LogManager, partition: Partition): 
  * How everything appended to `partition` so far comes to be replicated: null when it already is (one
  * replica), else ReplicaManager.awaitReplicated's outcome (NONE, NOT_ENOUGH_REPLICAS_AFTER_APPEND,
  * NOT_LEADER_OR_FOLLOWER, REQUEST_TIMED_OUT). Called right after the append, the log end offset is the
- * offset after the caller's last record.
+ * offset after the caller's last record. Waiting for the whole log rather than the request's own records
+ * matters for the transaction coordinator, whose memory takes a state change when it is written (Kafka
+ * waits with a pending state instead): a retry after a failed wait, which writes nothing new, still waits
+ * for what the failed attempt left unreplicated.
  */
 export function awaitCoordinatorWrite(replicas: ReplicaManager, logs: LogManager, partition: Partition, timeoutMs: number): Promise<number> | null {
   if (partition.replicas.length <= 1) return null;

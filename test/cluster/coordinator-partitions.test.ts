@@ -11,6 +11,9 @@ import { GroupCoordinator } from '../../src/group/coordinator.js';
 import { OffsetsTopicStore } from '../../src/group/offsets-topic.js';
 import { TransactionCoordinator, type TxnCoordinatorHost } from '../../src/txn/coordinator.js';
 import { TransactionStateTopic } from '../../src/txn/state-topic.js';
+import { OFFSETS_TOPIC } from '../../src/group/offsets-topic.js';
+import { checkCoordinator } from '../../src/cluster/coordinator-guard.js';
+import { KafkaError } from '../../protocol/errors.js';
 import { useTempDirs } from '../helpers.js';
 
 const tempDir = useTempDirs('krill-coordinator-partitions-');
@@ -225,5 +228,71 @@ describe('transaction coordinator, per __transaction_state partition', () => {
     } finally {
       logs.close();
     }
+  });
+});
+
+describe('coordinator writes on a replicated __consumer_offsets partition', () => {
+  it('a commit is answered once the followers have fetched it; refused without enough in-sync replicas or the leadership', async () => {
+    const logs = LogManager.open({ dataDir: tempDir() });
+    const replicas = new ReplicaManager(logs, 1, true);
+    const store = OffsetsTopicStore.open(logs, replicas, PARTITIONS);
+    logs.createTopic(OFFSETS_TOPIC, PARTITIONS, { 'cleanup.policy': 'compact', 'min.insync.replicas': '2' });
+    const p = store.partitionFor('g');
+    const partition = replicas.partition(OFFSETS_TOPIC, p)!;
+    partition.setLeaderState({ leaderId: 1, leaderEpoch: 4, replicas: [1, 2, 3], isr: [1, 2, 3] });
+    const coord = new GroupCoordinator({ store, partitionOf: (g) => store.partitionFor(g), clustered: true });
+    try {
+      await coord.onElection(p, () => store.loadPartition(coord, p));
+      const answered = commit(coord, 'g', 42);
+      expect(answered).toBeInstanceOf(Promise);
+      let settled = false;
+      void Promise.resolve(answered).then(() => (settled = true));
+      await new Promise((r) => setImmediate(r));
+      expect(settled).toBe(false); // the followers have not fetched it
+      expect(committed(coord, 'g')).toBe(-1);
+      const now = Date.now();
+      replicas.recordFollowerFetch(partition, 2, partition.logEndOffset, now);
+      replicas.recordFollowerFetch(partition, 3, partition.logEndOffset, now);
+      expect((await answered)[0].partitions[0].errorCode).toBe(ErrorCode.NONE);
+      expect(committed(coord, 'g')).toBe(42);
+
+      // The ISR below the topic's min.insync.replicas: refused before anything is written.
+      const end = partition.logEndOffset;
+      partition.setLeaderState({ leaderId: 1, leaderEpoch: 4, replicas: [1, 2, 3], isr: [1] });
+      expect((await commit(coord, 'g', 43))[0].partitions[0].errorCode).toBe(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+      expect(partition.logEndOffset).toBe(end);
+
+      // Leadership lost while a commit waits for the followers: NOT_COORDINATOR, the offset not taken.
+      partition.setLeaderState({ leaderId: 1, leaderEpoch: 4, replicas: [1, 2, 3], isr: [1, 2, 3] });
+      const waiting = commit(coord, 'g', 44);
+      partition.setLeaderState({ leaderId: 2, leaderEpoch: 5, replicas: [1, 2, 3], isr: [2, 3] });
+      replicas.leadershipChanged(partition);
+      coord.onResignation(p);
+      expect((await waiting)[0].partitions[0].errorCode).toBe(ErrorCode.NOT_COORDINATOR);
+      expect(commit(coord, 'g', 45)).toEqual([{ name: 't', partitions: [{ partitionIndex: 0, errorCode: ErrorCode.NOT_COORDINATOR }] }]);
+    } finally {
+      coord.close();
+      logs.close();
+    }
+  });
+});
+
+describe('the coordinator guard', () => {
+  const owner = { coordinatesGroup: (g: string) => g !== 'elsewhere', coordinatesTransactionalId: () => true, groupLoading: (g: string) => g === 'loading', transactionalIdLoading: (t: string) => t === 'loading' };
+  const codeOf = (apiKey: number, request: Record<string, unknown>) => {
+    try {
+      checkCoordinator(apiKey, request, owner);
+      return ErrorCode.NONE;
+    } catch (err) {
+      return (err as KafkaError).code;
+    }
+  };
+
+  it('answers NOT_COORDINATOR for keys coordinated elsewhere, COORDINATOR_LOAD_IN_PROGRESS for keys being loaded here', () => {
+    expect(codeOf(11, { groupId: 'elsewhere' })).toBe(ErrorCode.NOT_COORDINATOR);
+    expect(codeOf(11, { groupId: 'loading' })).toBe(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+    expect(codeOf(8, { groupId: 'here' })).toBe(ErrorCode.NONE);
+    expect(codeOf(26, { transactionalId: 'loading' })).toBe(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+    expect(codeOf(22, { transactionalId: null })).toBe(ErrorCode.NONE); // an idempotent producer: any broker
   });
 });
