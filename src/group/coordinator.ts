@@ -649,6 +649,11 @@ export class GroupCoordinator {
     return this.served.isLoading(this.partitionOf(groupId));
   }
 
+  /** Whether some partition's groups are still being loaded (ListGroups: COORDINATOR_LOAD_IN_PROGRESS). */
+  isLoadingAny(): boolean {
+    return this.served.anyLoading();
+  }
+
   /**
    * This broker now leads __consumer_offsets partition `p` (Kafka's onElection): `load` replays it (the
    * store's loadPartition) in a task of its own; the promise settles when that has run. Nothing happens for

@@ -29,6 +29,12 @@ export class ServedPartitions {
     return !!this.partitions?.get(p)?.loading;
   }
 
+  /** Whether some partition is still loading (the list APIs say so, as Kafka's). */
+  anyLoading(): boolean {
+    for (const served of this.partitions?.values() ?? []) if (served.loading) return true;
+    return false;
+  }
+
   /** The epoch the partition is served in (0 on a single broker). */
   epoch(p: number): number {
     return this.partitions?.get(p)?.epoch ?? 0;

@@ -95,6 +95,11 @@ export class TransactionCoordinator {
     return this.served.isLoading(this.partitionOf(transactionalId));
   }
 
+  /** Whether some partition's ids are still being loaded (ListTransactions: COORDINATOR_LOAD_IN_PROGRESS). */
+  isLoadingAny(): boolean {
+    return this.served.anyLoading();
+  }
+
   /** The coordinator epoch the id's markers carry: its partition's leader epoch (0 on a single broker). */
   coordinatorEpoch(transactionalId: string): number {
     return this.served.epoch(this.partitionOf(transactionalId));

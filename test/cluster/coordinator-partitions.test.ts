@@ -59,8 +59,10 @@ describe('group coordinator, per __consumer_offsets partition', () => {
       expect(coord.isLoading(a)).toBe(true);
       expect(coord.coordinates(a)).toBe(false);
       expect(coord.isLoading(b)).toBe(false);
+      expect(coord.isLoadingAny()).toBe(true); // ListGroups says so
       await loaded;
       expect(coord.isLoading(a)).toBe(false);
+      expect(coord.isLoadingAny()).toBe(false);
       expect(coord.coordinates(a)).toBe(true);
       expect(committed(coord, a)).toBe(10);
       expect(coord.group(b)).toBeUndefined(); // another partition's group: not loaded
@@ -206,6 +208,7 @@ describe('transaction coordinator, per __transaction_state partition', () => {
       expect(coord.get(a)).toBeUndefined();
       const loaded = coord.onElection(pa, 7, () => state.loadPartition(coord, pa));
       expect(coord.isLoading(a)).toBe(true);
+      expect(coord.isLoadingAny()).toBe(true); // ListTransactions says so
       expect(coord.coordinates(a)).toBe(false);
       await loaded;
       expect(coord.coordinates(a)).toBe(true);
