@@ -186,4 +186,34 @@ describe.skipIf(skip)('group coordinator failover', () => {
     await producer.disconnect();
     await admin.disconnect();
   }, 180_000);
+
+  it('offsets sent to a transaction whose coordinator is another broker than the group\'s are committed with it', async () => {
+    for (const b of cluster.brokers) if (!b.running) await b.start(); // the earlier tests' topics led again
+    const live = cluster.brokers;
+    const probe = await TestClient.connect(live[0].port);
+    let transactionalId = '';
+    let groupId = '';
+    try {
+      // A failover leaves the two coordinators of a consume-transform-produce loop on different brokers.
+      for (let i = 0; !transactionalId; i++) {
+        const txnCoordinator = await transactionCoordinatorOf(probe, `split-txn-${i}`);
+        if (txnCoordinator !== (await coordinatorOf(probe, `split-group-${i}`))) [transactionalId, groupId] = [`split-txn-${i}`, `split-group-${i}`];
+      }
+    } finally {
+      probe.close();
+    }
+    const kafka = new Kafka({ brokers: live.map((b) => b.bootstrap), logLevel: logLevel.NOTHING, retry: { retries: 10 } });
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: 'split-output', replicaAssignment: [{ partition: 0, replicas: [live[0].id] }] }], waitForLeaders: true });
+    const producer = kafka.producer({ transactionalId, idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    const txn = await producer.transaction();
+    await txn.send({ topic: 'split-output', messages: [{ value: 'out' }] });
+    await txn.sendOffsets({ consumerGroupId: groupId, topics: [{ topic: 'split-output', partitions: [{ partition: 0, offset: '5' }] }] });
+    await txn.commit();
+    await waitFor(async () => (await admin.fetchOffsets({ groupId, topics: ['split-output'] }))[0].partitions[0].offset === '5', 'the offsets committed by the marker', 30_000);
+    await producer.disconnect();
+    await admin.disconnect();
+  }, 120_000);
 });
