@@ -4,7 +4,8 @@
 // partition from the replicas that copied it, loads the group (the transactional id) from its own log, and
 // the group carries on from its committed offsets there (the producer with its next transaction). The data
 // topics live on the two other brokers, so that only the coordinator moves. First, as Kafka, the offsets
-// topic is created only once as many brokers are alive as offsets.topic.replication.factor (3) asks.
+// topic is created only once as many brokers are alive as offsets.topic.replication.factor (3) asks. Last,
+// offsets sent to a transaction whose coordinator is not the group's (as a failover leaves them) commit with it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kafka, logLevel } from 'kafkajs';
 import { startCluster, type RunningCluster } from '../../src/index.js';
