@@ -64,7 +64,6 @@ export interface TxnCoordinatorOptions {
   clustered?: boolean;
 }
 
-
 const MAX_EPOCH = 32766; // Short.MaxValue - 1: the epoch after it needs a new producer id, as in Kafka
 
 export type InitResult = { errorCode: number; producerId: number; producerEpoch: number };
