@@ -3,12 +3,15 @@
 confluent-kafka-python, which wraps the system librdkafka (the same library
 kcat is built on).
 
-  rdkafka_client.py prepare BOOTSTRAP TOPIC...
+  rdkafka_client.py prepare [--replicas N] BOOTSTRAP TOPIC...
       Makes sure every TOPIC exists with exactly one partition that has a
       leader, using a Metadata request from a producer handle (producers allow
       broker-side auto-creation by default). Falls back to CreateTopics if the
       topic still does not exist (krill supports it; the mock does not, but the
       mock's topics are created up front by bench/mock-cluster).
+      With --replicas N (a cluster whose brokers auto-create topics with N
+      replicas), the partition must also list N replicas, and prepare waits
+      until all N are in its ISR, so that acks=all meets the whole ISR.
 
   rdkafka_client.py fetch BOOTSTRAP TOPIC EXPECTED_RECORDS RECORD_SIZE
       Checks that the partition's high watermark equals EXPECTED_RECORDS (the
@@ -46,7 +49,7 @@ def emit(obj):
     sys.stdout.flush()
 
 
-def prepare(bootstrap, topics):
+def prepare(bootstrap, topics, replicas=1):
     errors = []
     producer = Producer({
         "bootstrap.servers": bootstrap,
@@ -61,11 +64,18 @@ def prepare(bootstrap, topics):
             return None, (str(tm.error) if tm is not None else "absent")
         if 0 not in tm.partitions or tm.partitions[0].leader < 0:
             return None, "partition 0 has no leader yet"
+        p0 = tm.partitions[0]
+        if replicas > 1 and len(p0.replicas) != replicas:
+            raise BenchFailure("topic %s has replicas %s, the benchmark asked for %d" % (topic, p0.replicas, replicas))
+        if replicas > 1 and len(p0.isrs) < replicas:
+            return None, "ISR %s, not yet all %d replicas" % (p0.isrs, replicas)
         return len(tm.partitions), None
 
     result = {}
     for topic in topics:
-        deadline = time.monotonic() + 10
+        # A cluster creates a topic through its controller, and its followers join the ISR after that.
+        started = time.monotonic()
+        deadline = started + 20
         tried_create = False
         while True:
             try:
@@ -74,11 +84,11 @@ def prepare(bootstrap, topics):
                 count, why = None, str(e)
             if count is not None:
                 break
-            if not tried_create and time.monotonic() > deadline - 7:
+            if not tried_create and time.monotonic() > started + 3:
                 tried_create = True
-                try_create_topic(bootstrap, topic)
+                try_create_topic(bootstrap, topic, replicas)
             if time.monotonic() > deadline:
-                raise BenchFailure("topic %s not available after 10 s: %s %s" % (topic, why, "; ".join(errors[-3:])))
+                raise BenchFailure("topic %s not available after 20 s: %s %s" % (topic, why, "; ".join(errors[-3:])))
             time.sleep(0.05)
         if count != 1:
             raise BenchFailure("topic %s has %d partitions, the benchmark needs exactly 1" % (topic, count))
@@ -86,10 +96,10 @@ def prepare(bootstrap, topics):
     return {"ok": True, "partitions": result}
 
 
-def try_create_topic(bootstrap, topic):
+def try_create_topic(bootstrap, topic, replicas):
     from confluent_kafka.admin import AdminClient, NewTopic
     admin = AdminClient({"bootstrap.servers": bootstrap})
-    futures = admin.create_topics([NewTopic(topic, num_partitions=1, replication_factor=1)],
+    futures = admin.create_topics([NewTopic(topic, num_partitions=1, replication_factor=replicas)],
                                   operation_timeout=3, request_timeout=3)
     for f in futures.values():
         try:
@@ -187,12 +197,14 @@ def fetch(bootstrap, topic, expected, size, max_window, trailing=0):
 
 def main(argv):
     try:
-        if len(argv) >= 3 and argv[1] == "prepare":
+        if len(argv) >= 5 and argv[1] == "prepare" and argv[2] == "--replicas":
+            emit(prepare(argv[4], argv[5:], int(argv[3])))
+        elif len(argv) >= 3 and argv[1] == "prepare":
             emit(prepare(argv[2], argv[3:]))
         elif len(argv) in (7, 8) and argv[1] == "fetch":
             emit(fetch(argv[2], argv[3], int(argv[4]), int(argv[5]), int(argv[6]), int(argv[7]) if len(argv) == 8 else 0))
         else:
-            emit({"ok": False, "error": "usage: rdkafka_client.py prepare BOOTSTRAP TOPIC... | "
+            emit({"ok": False, "error": "usage: rdkafka_client.py prepare [--replicas N] BOOTSTRAP TOPIC... | "
                                         "fetch BOOTSTRAP TOPIC EXPECTED_RECORDS RECORD_SIZE MAX_WINDOW [TRAILING_MARKERS]"})
     except BenchFailure as e:
         emit({"ok": False, "error": str(e)})

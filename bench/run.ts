@@ -4,6 +4,10 @@
 // (bench/mock-cluster.c, compiled on demand into bench/build/mock-cluster):
 //   - produce and fetch throughput, 1,000,000 x 100 B records and 10,000 x 100 KB (102,400 B) records,
 //     one-partition topics on both servers, the same client and settings on both, ratio krill/mock;
+//   - the same small records on a replicated topic: three krill brokers (separate CLI processes) joined
+//     through a fresh ZooKeeper, replication factor 3, min.insync.replicas 2, acks=all as on every row;
+//     against the mock with three brokers (whose replicas are bookkeeping only: it copies nothing).
+//     Skipped, with a note, when ZooKeeper or java is not installed;
 //   - krill CLI start time: process spawn -> first Metadata answer, raw-socket client retrying every 1 ms;
 //   - embedded start: `await startBroker({ port: 0 })` in a fresh Node process;
 //   - idle RSS of the krill CLI process, 1 s after it answered Metadata.
@@ -51,7 +55,7 @@ import os from 'node:os';
 import { CLI, INDEX, KCAT, PROBE_RUNS, PYTHON, REPEAT, START_RUNS } from './settings.js';
 import { cleanup, lastLines, makeTempDir, removeTempDir } from './processes.js';
 import { pageCacheWriteMs } from './machine.js';
-import { ensureMockBinary, envWithoutExtraCerts, measureEmbedded, measureKrillStart, measureMockStart, nodeBaselineMs, type StartSample } from './servers.js';
+import { ensureMockBinary, envWithoutExtraCerts, krillClusterProblem, measureEmbedded, measureKrillStart, measureMockStart, nodeBaselineMs, type StartSample } from './servers.js';
 import { benchWorkloads, runWorkload, writeRecordFile, type Outcome, type WorkloadRun } from './workloads.js';
 import { fmtInt, fmtRate, renderReport, workloadLabel } from './report.js';
 
@@ -147,11 +151,18 @@ async function main(): Promise<void> {
   const kinds: ('krill' | 'mock')[] = [];
   if (!clientProblem && !krillProblem) kinds.push('krill');
   if (!clientProblem && !mockProblem) kinds.push('mock');
+  // Replicated workloads need a ZooKeeper for krill; without one their krill column says why.
+  const clusterProblem = workloads.some((w) => (w.brokers ?? 1) > 1) ? krillClusterProblem() : null;
+  const krillSkipped: Record<string, string> = {};
+  if (clusterProblem) {
+    for (const w of workloads) if ((w.brokers ?? 1) > 1) krillSkipped[w.id] = 'n/a (no ZooKeeper)';
+    details0.push(`replicated rows, krill: skipped, ${clusterProblem}`);
+  }
 
   let fileProblem: string | null = null;
   try {
     for (const w of kinds.length ? workloads : []) {
-      if (w.codec !== 'none' || w.idempotent || w.transactional) continue; // shares the plain workload's file
+      if (w.codec !== 'none' || w.idempotent || w.transactional || w.brokers) continue; // shares the plain workload's file
       log(`writing ${workloadLabel(w)} records to ${w.file}`);
       writeRecordFile(w.file, w.records, w.size);
       writeRecordFile(w.oneFile, 1, w.size);
@@ -170,6 +181,7 @@ async function main(): Promise<void> {
       for (const w of workloads) {
         const order = rep % 2 === 0 ? kinds : [...kinds].reverse();
         for (const kind of order) {
+          if (kind === 'krill' && krillSkipped[w.id]) continue;
           const r = await runWorkload(kind, w);
           results[kind][w.id].push(r);
           const show = (o: Outcome) => (o.ok ? `${fmtRate(o.records / o.seconds)} rec/s` : `FAILED: ${o.error}`);
@@ -197,7 +209,7 @@ async function main(): Promise<void> {
   const nodeStartMs = okStarts ? nodeBaselineMs() : null;
   const nodeStartWithoutCertsMs = plainStarts.length ? nodeBaselineMs(envWithoutExtraCerts()) : null;
   process.stdout.write(renderReport({
-    began, load, tools, workloads, results, krillProblem, clientProblem, mockProblem, krillFailure, mockBuildError, details0,
+    began, load, tools, workloads, results, krillProblem, clientProblem, mockProblem, krillSkipped, krillFailure, mockBuildError, details0,
     probe, krillStarts, plainStarts, mockStarts, embedded, nodeStartMs, nodeStartWithoutCertsMs,
   }));
 }

@@ -1,6 +1,8 @@
 // The two servers the benchmark compares, krill's CLI and librdkafka's mock cluster (compiled on demand):
 // started fresh for a workload, and timed from spawn to their first Metadata answer; and krill embedded
-// (embedded-start.ts, in a process of its own).
+// (embedded-start.ts, in a process of its own). For the replicated workloads, a krill cluster: a fresh
+// ZooKeeper (Debian's, src/cluster/zookeeper-server.ts) and N krill CLI processes joined through it, each
+// its own process, so their CPU time is theirs and not the benchmark's; and the mock with N brokers.
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -10,41 +12,98 @@ import { CLI, EMBEDDED, HOST, MOCK_BIN, MOCK_SRC, ROOT } from './settings.js';
 import { describeExit, freePort, lastLines, launch, makeTempDir, removeTempDir, runToEnd, sleep, stopProc, waitForStdoutLine, type Proc } from './processes.js';
 import { readRssKb } from './machine.js';
 import { median } from './report.js';
+import { startZooKeeper, zookeeperInstalled } from '../src/cluster/zookeeper-server.js';
 
 export interface Server {
   kind: 'krill' | 'mock';
+  /** host:port of every broker, comma-separated. */
   bootstrap: string;
-  port: number;
-  proc: Proc;
+  /** The server's processes, one per broker (ZooKeeper not included): their CPU time is the server's. */
+  procs: Proc[];
   stop(): Promise<void>;
 }
 
-export async function startKrill(port = 0): Promise<Server> {
+/** One krill CLI process; `sets` are --set key=value broker configs. */
+async function startKrillProcess(sets: Record<string, string | number> = {}): Promise<{ proc: Proc; port: number; stop(): Promise<void> }> {
   const dataDir = makeTempDir('krill-bench-data-');
-  const proc = launch(process.execPath, [CLI, '--host', HOST, '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn']);
+  const args = [CLI, '--host', HOST, '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'];
+  for (const [name, value] of Object.entries(sets)) args.push('--set', `${name}=${value}`);
+  const proc = launch(process.execPath, args);
   const stop = async () => {
     await stopProc(proc);
     removeTempDir(dataDir);
   };
   try {
-    const { match } = await waitForStdoutLine(proc, /on ([\d.]+):(\d+)/, 20_000);
+    // A cluster member prints it once it has registered in ZooKeeper, which can take longer.
+    const { match } = await waitForStdoutLine(proc, /on ([\d.]+):(\d+)/, 60_000);
     if (match[1] !== HOST) throw new Error(`krill listens on ${match[1]}, the benchmark only talks to ${HOST}`);
-    const p = Number(match[2]);
-    return { kind: 'krill', bootstrap: `${HOST}:${p}`, port: p, proc, stop };
+    return { proc, port: Number(match[2]), stop };
   } catch (err) {
     await stop();
     throw err;
   }
 }
 
-export async function startMock(topics: string[]): Promise<Server> {
-  const proc = launch(MOCK_BIN, topics.map((t) => `${t}:1`), 'pipe');
+export async function startKrill(): Promise<Server> {
+  const b = await startKrillProcess();
+  return { kind: 'krill', bootstrap: `${HOST}:${b.port}`, procs: [b.proc], stop: b.stop };
+}
+
+/** Why a krill cluster cannot be started here (no ZooKeeper or java), or null. */
+export function krillClusterProblem(): string | null {
+  return zookeeperInstalled() ? null : "ZooKeeper or java not installed (Debian's zookeeper package: /usr/share/java/zookeeper.jar)";
+}
+
+/**
+ * `brokers` krill CLI processes (ids 1..n) joined through a fresh ZooKeeper; topics they auto-create get
+ * `brokers` replicas and min.insync.replicas 2 (or fewer, with fewer brokers). Resolves once every broker
+ * is listed in Metadata, so placement sees them all.
+ */
+export async function startKrillCluster(brokers: number): Promise<Server> {
+  const zookeeper = await startZooKeeper();
+  const members: Awaited<ReturnType<typeof startKrillProcess>>[] = [];
+  const stop = async () => {
+    // Together: one by one, each would wait for a controller that is itself stopping.
+    await Promise.all(members.map((m) => m.stop()));
+    await zookeeper.stop();
+  };
+  try {
+    const sets = {
+      'zookeeper.connect': zookeeper.connect,
+      'default.replication.factor': brokers,
+      'min.insync.replicas': Math.min(2, brokers),
+      'offsets.topic.replication.factor': Math.min(3, brokers),
+      'transaction.state.log.replication.factor': Math.min(3, brokers),
+    };
+    // One after the other, as startCluster() does: the first becomes the controller.
+    for (let id = 1; id <= brokers; id++) members.push(await startKrillProcess({ ...sets, 'broker.id': id }));
+    const port = members[0].port;
+    const deadline = performance.now() + 30_000;
+    const dead = () => members.map((m) => m.proc).find((p) => p.exitInfo);
+    for (;;) {
+      const { answer } = await waitForMetadata(HOST, port, deadline, () => (dead() ? `krill ${describeExit(dead()!)}` : null), 50);
+      if (answer.brokers.length >= brokers) break;
+      if (performance.now() > deadline) throw new Error(`Metadata lists ${answer.brokers.length} of ${brokers} brokers after 30 s`);
+      await sleep(100);
+    }
+    return { kind: 'krill', bootstrap: members.map((m) => `${HOST}:${m.port}`).join(','), procs: members.map((m) => m.proc), stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** The mock with `brokers` brokers; its topics are created up front with one partition and `brokers` replicas. */
+export async function startMock(topics: string[], brokers = 1): Promise<Server> {
+  const args = [...(brokers > 1 ? ['--brokers', String(brokers)] : []), ...topics.map((t) => `${t}:1:${brokers}`)];
+  const proc = launch(MOCK_BIN, args, 'pipe');
   const stop = () => stopProc(proc, true);
   try {
-    const { match } = await waitForStdoutLine(proc, /^([\d.]+):(\d+)\s*$/, 10_000);
-    if (match[1] !== HOST) throw new Error(`mock cluster listens on ${match[1]}, the benchmark only talks to ${HOST}`);
-    const p = Number(match[2]);
-    return { kind: 'mock', bootstrap: `${HOST}:${p}`, port: p, proc, stop };
+    const { match } = await waitForStdoutLine(proc, /^[\d.]+:\d+(,[\d.]+:\d+)*\s*$/, 10_000);
+    const bootstrap = match[0].trim();
+    const elsewhere = bootstrap.split(',').find((hp) => !hp.startsWith(`${HOST}:`));
+    if (elsewhere) throw new Error(`mock cluster listens on ${elsewhere}, the benchmark only talks to ${HOST}`);
+    return { kind: 'mock', bootstrap, procs: [proc], stop };
   } catch (err) {
     await stop();
     throw err;

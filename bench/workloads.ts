@@ -1,12 +1,13 @@
 // The workloads: N records of one size, produced by kcat from a pre-generated file and fetched back by
-// rdkafka_client.py, against one fresh server; each run's outcome is verified counts and timings.
+// rdkafka_client.py, against one fresh server (or, for a replicated workload, a fresh cluster); each run's
+// outcome is verified counts and timings.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { CODECS, KCAT, KCAT_PRODUCER_SETTINGS, PYTHON, PY_CLIENT, SCALE, WARMUP_TOPIC } from './settings.js';
 import { describeExit, runToEnd } from './processes.js';
 import { busyShare, machineCpuTicks, processCpuSeconds } from './machine.js';
-import { startKrill, startMock, type Server } from './servers.js';
+import { startKrill, startKrillCluster, startMock, type Server } from './servers.js';
 import { median } from './report.js';
 
 export interface Workload {
@@ -19,6 +20,11 @@ export interface Workload {
   idempotent?: boolean;
   /** Produce all records in one transaction (kcat -X transactional.id): markers, the coordinator, the LSO. */
   transactional?: boolean;
+  /**
+   * A cluster of this many brokers, the topic with as many replicas (min.insync.replicas 2): acks=all then
+   * waits for the followers to copy each batch. Absent: one broker.
+   */
+  brokers?: number;
   topic: string;
   file: string; // records, one per line
   oneFile: string; // a single record, for the kcat fixed-cost baseline
@@ -29,6 +35,8 @@ export function benchWorkloads(workDir: string): Workload[] {
   const small = { records: Math.max(1, Math.round(1_000_000 * SCALE)), size: 100, file: 'small' };
   return [
     { id: 'small', ...small, codec: 'none' },
+    // The small records again, replicated: what copying to two followers before acks=all answers costs.
+    { id: 'small-replicated', ...small, codec: 'none', brokers: 3 },
     // The small records from an idempotent producer: what the broker's sequence checks cost.
     { id: 'small-idempotent', ...small, codec: 'none', idempotent: true },
     { id: 'small-transactional', ...small, codec: 'none', transactional: true },
@@ -84,6 +92,8 @@ export type Outcome =
       /** produce: CPU seconds the server used, and the share of all cores busy (any process), meanwhile */
       serverCpuSeconds?: number;
       machineBusy?: number;
+      /** produce on a cluster: each broker's share of serverCpuSeconds, broker 1 first */
+      brokerCpuSeconds?: number[];
       /** fetch: passes over the retained range, and its size in records */
       passes?: number;
       window?: number;
@@ -121,6 +131,14 @@ async function kcatProduce(bootstrap: string, topic: string, file: string, w: Wo
   return { seconds };
 }
 
+/** The server's CPU seconds between two readings of its brokers' (all of them, and each one of several). */
+function cpuUsed(before: number[] | null, after: number[] | null): { serverCpuSeconds?: number; brokerCpuSeconds?: number[] } {
+  if (before === null || after === null) return {};
+  const each = after.map((x, i) => x - before[i]);
+  const serverCpuSeconds = each.reduce((a, b) => a + b, 0);
+  return each.length > 1 ? { serverCpuSeconds, brokerCpuSeconds: each } : { serverCpuSeconds };
+}
+
 export async function runWorkload(kind: 'krill' | 'mock', w: Workload): Promise<WorkloadRun> {
   const fail = (error: string, mismatch = false): WorkloadRun => ({
     produce: { ok: false, error, mismatch },
@@ -128,13 +146,24 @@ export async function runWorkload(kind: 'krill' | 'mock', w: Workload): Promise<
   });
   let server: Server;
   try {
-    server = kind === 'krill' ? await startKrill() : await startMock([w.topic, WARMUP_TOPIC]);
+    const brokers = w.brokers ?? 1;
+    if (kind === 'mock') server = await startMock([w.topic, WARMUP_TOPIC], brokers);
+    else server = brokers > 1 ? await startKrillCluster(brokers) : await startKrill();
   } catch (err) {
     return fail(`${kind} did not start: ${(err as Error).message}`);
   }
-  const crashed = () => (server.proc.exitInfo ? `${kind} ${describeExit(server.proc)}` : null);
+  const crashed = () => {
+    const dead = server.procs.find((p) => p.exitInfo);
+    return dead ? `${kind} ${describeExit(dead)}` : null;
+  };
+  // Each broker's CPU seconds so far; null when a reading failed.
+  const serverCpu = () => {
+    const each = server.procs.map((p) => processCpuSeconds(p.child.pid));
+    return each.some((x) => x === null) ? null : (each as number[]);
+  };
   try {
-    const prep = await pyClient(['prepare', server.bootstrap, w.topic, WARMUP_TOPIC], 60_000);
+    const replicas = w.brokers && w.brokers > 1 ? ['--replicas', String(w.brokers)] : [];
+    const prep = await pyClient(['prepare', ...replicas, server.bootstrap, w.topic, WARMUP_TOPIC], 60_000);
     if (!prep.ok) return fail(crashed() ?? `topic setup: ${prep.error}`);
 
     // Fixed cost of a kcat produce run (start, connect, metadata, one record, exit) on this server.
@@ -147,10 +176,10 @@ export async function runWorkload(kind: 'krill' | 'mock', w: Workload): Promise<
     const overhead = median(fixed);
 
     const timeoutMs = Math.max(120_000, (w.records * w.size) / 1e6 * 1000); // >= 1 MB/s
-    const cpu0 = { server: processCpuSeconds(server.proc.child.pid), machine: machineCpuTicks() };
+    const cpu0 = { server: serverCpu(), machine: machineCpuTicks() };
     const prod = await kcatProduce(server.bootstrap, w.topic, w.file, w, timeoutMs);
     if ('error' in prod) return fail(crashed() ?? prod.error);
-    const cpu1 = { server: processCpuSeconds(server.proc.child.pid), machine: machineCpuTicks() };
+    const cpu1 = { server: serverCpu(), machine: machineCpuTicks() };
     const produceSeconds = Math.max(prod.seconds - overhead, 1e-6);
 
     const trailing = w.transactional ? '1' : '0'; // the transaction's commit marker follows the records
@@ -161,7 +190,7 @@ export async function runWorkload(kind: 'krill' | 'mock', w: Workload): Promise<
       bytes: w.records * w.size,
       seconds: produceSeconds,
       fixedMs: overhead * 1000,
-      serverCpuSeconds: cpu0.server !== null && cpu1.server !== null ? cpu1.server - cpu0.server : undefined,
+      ...cpuUsed(cpu0.server, cpu1.server),
       machineBusy: cpu0.machine && cpu1.machine ? busyShare(cpu0.machine, cpu1.machine) : undefined,
     };
     if (!f.ok) {

@@ -9,9 +9,10 @@
 // Fetch requests with the follower's replica id and current leader epoch, from its log end offset, whose
 // record batches are appended as they are (PartitionLog.appendAsFollower: the leader's offsets, epochs and
 // bytes). Each response also carries the leader's high watermark (the follower's is the smaller of it and
-// its own log end) and log start offset (the follower's moves up to it). A fetch below the leader's log
-// start (OFFSET_OUT_OF_RANGE: the leader deleted what the follower lacks) empties the follower's log and
-// restarts it at the leader's log start offset.
+// its own log end) and log start offset (the follower's moves up to it). A fetch out of the leader's log
+// (OFFSET_OUT_OF_RANGE) truncates the follower to the leader's log end when it is past it (after an unclean
+// election), or empties its log and restarts it at the leader's log start offset when it is below that
+// (the leader deleted what the follower lacks).
 // Errors that a leadership change explains (NOT_LEADER_OR_FOLLOWER, FENCED/UNKNOWN_LEADER_EPOCH: the
 // controller's LeaderAndIsr is on its way) and unreachable leaders hold the partition back for
 // replica.fetch.backoff.ms, then it is retried. The loop stops when it has no partition left.
@@ -31,6 +32,7 @@ const FETCH_VERSION = 12;
 const LIST_OFFSETS_VERSION = 7;
 const OFFSET_FOR_LEADER_EPOCH_VERSION = 4;
 const EARLIEST_TIMESTAMP = -2;
+const LATEST_TIMESTAMP = -1;
 
 export interface ReplicaFetchConfig {
   /** replica.fetch.wait.max.ms */
@@ -340,31 +342,47 @@ class LeaderFetcher {
   }
 
   /**
-   * The follower's log end is outside the leader's log. Past its end cannot happen after truncation, so this
-   * is below its start: the leader deleted what the follower lacks (retention, DeleteRecords), and the
-   * follower starts over at the leader's log start offset, as Kafka's fetcher does.
+   * The follower's log end is outside the leader's log, as Kafka's fetcher handles it: past the leader's log
+   * end (a leader elected uncleanly has less than this follower had), the follower truncates to that end; below
+   * the leader's log start (the leader deleted what the follower lacks: retention, DeleteRecords), it starts
+   * over at the leader's log start offset.
    */
   private async handleOutOfRange(client: BrokerClient, f: Followed): Promise<void> {
+    const { partition } = f;
+    const leaderEnd = await this.leaderOffset(client, f, LATEST_TIMESTAMP);
+    if (leaderEnd === null || !this.current(f)) return;
+    const log = partition.log;
+    if (log.logEndOffset > leaderEnd) {
+      this.log.warn({ topic: partition.topic, partition: partition.index, from: log.logEndOffset, to: leaderEnd }, 'this follower has more than its leader: truncating to the leader\'s log end');
+      log.truncateTo(leaderEnd);
+      partition.updateFollowerHighWatermark(partition.highWatermark);
+      return;
+    }
+    const leaderStart = await this.leaderOffset(client, f, EARLIEST_TIMESTAMP);
+    if (leaderStart === null || !this.current(f)) return;
+    if (log.logEndOffset < leaderStart) {
+      this.log.warn({ topic: partition.topic, partition: partition.index, from: log.logEndOffset, leaderStart }, 'the leader deleted records this follower lacks: starting its log over at the leader\'s log start');
+      log.truncateFullyAndStartAt(leaderStart);
+      partition.updateFollowerHighWatermark(leaderStart);
+    } else {
+      this.hold(f, 'the fetch offset was out of range but is within the leader\'s log now');
+    }
+  }
+
+  /** The leader's earliest (-2) or latest (-1: its log end, for a replica) offset of `f`, or null. */
+  private async leaderOffset(client: BrokerClient, f: Followed, timestamp: number): Promise<number | null> {
     const { partition } = f;
     const response = await client.send(API_LIST_OFFSETS, LIST_OFFSETS_VERSION, {
       replicaId: this.options.localId,
       isolationLevel: 0,
-      topics: [{ name: partition.topic, partitions: [{ partitionIndex: partition.index, currentLeaderEpoch: f.leaderEpoch, timestamp: EARLIEST_TIMESTAMP }] }],
+      topics: [{ name: partition.topic, partitions: [{ partitionIndex: partition.index, currentLeaderEpoch: f.leaderEpoch, timestamp }] }],
     });
-    if (!this.current(f)) return;
     const r = response.topics?.[0]?.partitions?.[0];
     if (!r || r.errorCode !== ErrorCode.NONE) {
-      this.hold(f, 'the leader did not give its log start offset', r?.errorCode);
-      return;
+      this.hold(f, 'the leader did not give its offsets', r?.errorCode);
+      return null;
     }
-    const leaderStart = Number(r.offset);
-    if (partition.log.logEndOffset < leaderStart) {
-      this.log.warn({ topic: partition.topic, partition: partition.index, from: partition.log.logEndOffset, leaderStart }, 'the leader deleted records this follower lacks: starting its log over at the leader\'s log start');
-      partition.log.truncateFullyAndStartAt(leaderStart);
-      partition.updateFollowerHighWatermark(leaderStart);
-    } else {
-      f.state = 'truncating';
-    }
+    return Number(r.offset);
   }
 }
 

@@ -3,7 +3,8 @@
 // -3 (v7+, KIP-734) the record with the largest timestamp, -4 (v8+) the earliest local offset, which is
 // the log start offset since nothing is tiered; any other value finds the first offset whose timestamp is
 // at or after it through the time index, or answers offset -1 when there is none.
-// read_committed (isolationLevel 1, v2+) gets the last stable offset as the latest.
+// read_committed (isolationLevel 1, v2+) gets the last stable offset as the latest. A replica (replicaId >= 0:
+// a follower looking for the leader's log end) gets the log end offset as the latest, as Kafka answers it.
 // Version notes: v0's oldStyleOffsets is below the KIP-896 baseline.
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { asKafkaError } from './error-result.js';
@@ -18,9 +19,9 @@ const EARLIEST = -2;
 const MAX_TIMESTAMP = -3;
 const EARLIEST_LOCAL = -4;
 
-function lookup(partition: Partition, timestamp: number, readCommitted: boolean): { timestamp: number; offset: number } {
+function lookup(partition: Partition, timestamp: number, readCommitted: boolean, replica: boolean): { timestamp: number; offset: number } {
   switch (timestamp) {
-    case LATEST: return { timestamp: -1, offset: readCommitted ? partition.lastStableOffset : partition.highWatermark };
+    case LATEST: return { timestamp: -1, offset: replica ? partition.logEndOffset : readCommitted ? partition.lastStableOffset : partition.highWatermark };
     case EARLIEST:
     case EARLIEST_LOCAL: return { timestamp: -1, offset: partition.logStartOffset };
     case MAX_TIMESTAMP: return partition.maxTimestampOffset() ?? { timestamp: -1, offset: -1 };
@@ -44,7 +45,7 @@ export default defineHandler({
           if (typeof partition === 'number') return { partitionIndex: p.partitionIndex, errorCode: partition, timestamp: -1, offset: -1, leaderEpoch: -1 };
           const base = { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE, timestamp: -1, offset: -1, leaderEpoch: partition.leaderEpoch };
           try {
-            return { ...base, ...lookup(partition, p.timestamp, req.isolationLevel === 1) };
+            return { ...base, ...lookup(partition, p.timestamp, req.isolationLevel === 1, req.replicaId >= 0) };
           } catch (err) {
             return { ...base, errorCode: asKafkaError(err).code };
           }
