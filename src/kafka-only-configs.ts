@@ -26,7 +26,6 @@ export const KAFKA_ONLY_CONFIGS: Readonly<Record<string, ValueRule>> = configTab
   'transaction.state.log.min.isr': int(1),
   'share.coordinator.state.topic.replication.factor': int(1),
   'share.coordinator.state.topic.min.isr': int(1),
-  'auto.leader.rebalance.enable': bool,
   // Flushing: krill's durability does not depend on these (see "The command line" in README.md).
   'log.flush.interval.messages': long(1),
   'log.flush.interval.ms': long(0),

@@ -36,6 +36,7 @@ import { DescribeLogDirs } from './35-describe-log-dirs.js';
 import { SaslAuthenticate } from './36-sasl-authenticate.js';
 import { CreatePartitions } from './37-create-partitions.js';
 import { DeleteGroups } from './42-delete-groups.js';
+import { ElectLeaders } from './43-elect-leaders.js';
 import { IncrementalAlterConfigs } from './44-incremental-alter-configs.js';
 import { AlterPartitionReassignments } from './45-alter-partition-reassignments.js';
 import { ListPartitionReassignments } from './46-list-partition-reassignments.js';
@@ -82,6 +83,7 @@ export const MESSAGES = [
   SaslAuthenticate,
   CreatePartitions,
   DeleteGroups,
+  ElectLeaders,
   IncrementalAlterConfigs,
   AlterPartitionReassignments,
   ListPartitionReassignments,

@@ -13,7 +13,10 @@
 //   live replica of the assignment) and state znode;
 // - topic deletion (/admin/delete_topics): every broker deletes the partitions (StopReplica with delete), the
 //   metadata drops them (leader -2), then the znodes go;
-// - ControlledShutdown from a broker that is stopping: its leaderships move to other live ISR members first.
+// - ControlledShutdown from a broker that is stopping: its leaderships move to other live ISR members first;
+// - what operators ask for: ElectLeaders and, while this broker is the controller, the automatic leader
+//   balance (controller-elections.ts); partition reassignments, resumed after a failover
+//   (controller-reassignments.ts). Both use the controller through ControllerCore (controller-core.ts).
 // Every write to a partition's state znode is fenced by /controller_epoch's version: a controller that lost
 // the election without knowing it (a long pause) fails its writes and resigns. Every request it sends
 // carries its epoch and the target broker's epoch, so brokers ignore a stale controller.
@@ -32,6 +35,9 @@ import { ControllerMovedError, type BrokerInfo, type KafkaZk, type PartitionLead
 import { controlledShutdownLeader, isrWithout, offlinePartitionLeader } from './leader-election.js';
 import { LEADER_DURING_DELETE } from './metadata-cache.js';
 import { randomKafkaUuid } from '../storage/meta-properties.js';
+import { partitionKey, splitKey, type ControllerCore, type PartitionState } from './controller-core.js';
+import { ControllerElections, type ElectionResult, type LeaderBalanceConfig } from './controller-elections.js';
+import { ControllerReassignments, type OngoingReassignment, type ReassignmentRequest, type ReassignmentResult } from './controller-reassignments.js';
 
 const API_LEADER_AND_ISR = 4;
 const API_STOP_REPLICA = 5;
@@ -39,6 +45,8 @@ const API_UPDATE_METADATA = 6;
 /** Attempts at delivering one request to a live broker (it may be starting, or briefly unreachable). */
 const SEND_ATTEMPTS = 5;
 const SEND_RETRY_MS = 200;
+/** Attempts at writing a partition's state that keeps moving under the controller (each re-reads it). */
+const STATE_WRITE_ATTEMPTS = 3;
 /** UpdateMetadata's type (KIP-866): part of the metadata, or all of it. */
 const UPDATE_INCREMENTAL = 1;
 export const UPDATE_FULL = 2;
@@ -54,10 +62,6 @@ interface Channel {
   queued: number;
 }
 
-interface PartitionState extends PartitionLeadership {
-  zkVersion: number;
-}
-
 interface TopicState {
   topicId: Buffer;
   /** Partition index → replica broker ids, in preference order. */
@@ -70,6 +74,8 @@ export interface ControllerOptions {
   log: Logger;
   /** controller.socket.timeout.ms. */
   requestTimeoutMs: number;
+  /** auto.leader.rebalance.enable and its settings; absent: no automatic balance. */
+  leaderBalance?: LeaderBalanceConfig;
   /** The broker default of unclean.leader.election.enable (a topic's own config overrides it). */
   uncleanLeaderElectionDefault(): boolean;
 }
@@ -104,8 +110,6 @@ export interface ControlledShutdownResult {
   remainingPartitions: { topicName: string; partitionIndex: number }[];
 }
 
-const partitionKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
-
 export class Controller {
   private active = false;
   epoch = -1;
@@ -118,10 +122,15 @@ export class Controller {
   private readonly channels = new Map<number, Channel>();
   private readonly zk: KafkaZk;
   private readonly log: Logger;
+  private readonly elections: ControllerElections;
+  private readonly reassignments: ControllerReassignments;
 
   constructor(private readonly options: ControllerOptions) {
     this.zk = options.zk;
     this.log = options.log.child({ component: 'controller' });
+    const core = this.core();
+    this.elections = new ControllerElections(core, options.leaderBalance ?? { enable: false, checkIntervalMs: 0, imbalancePercentage: 0 });
+    this.reassignments = new ControllerReassignments(core);
   }
 
   get isActive(): boolean {
@@ -148,6 +157,8 @@ export class Controller {
     this.topics.clear();
     this.states.clear();
     this.shuttingDown.clear();
+    this.elections.stop();
+    this.reassignments.clear();
   }
 
   /** Runs `fn` after the events before it; a failure is logged (a fenced write resigns). */
@@ -189,6 +200,8 @@ export class Controller {
     await this.sendUpdateMetadata([...this.live.keys()], this.allPartitions());
     for (const id of this.live.keys()) await this.sendLeaderAndIsr(id, this.partitionsWithReplica(id), false);
     await this.onTopicDeletion();
+    this.elections.start();
+    await this.reassignments.resume();
   }
 
   private async loadTopic(name: string): Promise<TopicState | undefined> {
@@ -202,6 +215,7 @@ export class Controller {
     }
     const topic: TopicState = { topicId, assignment: assignment.partitions };
     this.topics.set(name, topic);
+    this.reassignments.loaded(name, assignment.reassigning);
     for (const [p, state] of await this.zk.getPartitionStates(name)) this.states.set(partitionKey(name, p), state);
     return topic;
   }
@@ -256,6 +270,18 @@ export class Controller {
       if (next && (await this.writeState(topic, p, state, next))) changed.push(key);
     }
     return changed;
+  }
+
+  /**
+   * A topic's configs, or the broker defaults, changed (Kafka's TopicUncleanLeaderElectionEnable and
+   * UncleanLeaderElectionEnable): when unclean election became allowed, offline partitions get a leader now
+   * rather than at the next broker change.
+   */
+  uncleanElectionMayBeAllowed(): void {
+    void this.enqueue('unclean-leader-election-enable', async () => {
+      const changed = await this.electOffline();
+      await this.announce(changed, false);
+    });
   }
 
   /** Partitions without a leader whose ISR has a live member get it as leader. */
@@ -430,7 +456,7 @@ export class Controller {
         topics.push({ topicName: name ?? t.topicName ?? '', topicId: topic?.topicId ?? t.topicId ?? Buffer.alloc(16), partitions });
       }
       if (changed.length > 0) {
-        this.onIsrChanged(changed);
+        await this.onIsrChanged(changed);
         await this.sendUpdateMetadata([...this.live.keys()], changed);
       }
       if (stale.length > 0) await this.sendLeaderAndIsr(req.brokerId, stale, false);
@@ -438,9 +464,6 @@ export class Controller {
     });
     return result ?? { throttleTimeMs: 0, errorCode: ErrorCode.NOT_CONTROLLER, topics: [] };
   }
-
-  /** ISRs changed through AlterPartition (what waits on replicas catching up looks again). */
-  private onIsrChanged(_keys: string[]): void {}
 
   /**
    * An unclean election for a partition with no live ISR member, when the topic's (or the broker default's)
@@ -610,15 +633,15 @@ export class Controller {
     })));
   }
 
-  private async sendStopReplica(id: number, keys: string[]): Promise<void> {
+  private async sendStopReplica(id: number, keys: string[], deletePartition = false): Promise<void> {
     await this.send(id, API_STOP_REPLICA, INTER_BROKER_VERSIONS.stopReplica, {
       controllerId: this.options.brokerId,
       controllerEpoch: this.epoch,
       brokerEpoch: this.live.get(id)?.epoch ?? -1,
-      deletePartitions: false,
+      deletePartitions: deletePartition,
       topicStates: [...this.byTopic(keys)].map(([topicName, partitions]) => ({
         topicName,
-        partitionStates: partitions.map((p) => ({ partitionIndex: p, leaderEpoch: this.states.get(partitionKey(topicName, p))?.leaderEpoch ?? -1, deletePartition: false })),
+        partitionStates: partitions.map((p) => ({ partitionIndex: p, leaderEpoch: this.states.get(partitionKey(topicName, p))?.leaderEpoch ?? -1, deletePartition })),
       })),
     });
   }
@@ -678,9 +701,84 @@ export class Controller {
       }
     }
   }
+
+  // --- elections and reassignments an operator asks for (controller-elections.ts, controller-reassignments.ts) ---
+
+  /** ElectLeaders (electionType 0 preferred, 1 unclean) of these partitions; null when this broker is not the controller. */
+  async electLeaders(type: number, partitions: readonly { topic: string; partition: number }[]): Promise<Map<string, ElectionResult> | null> {
+    const keys = partitions.map((tp) => partitionKey(tp.topic, tp.partition));
+    return (await this.enqueue('elect-leaders', () => this.elections.electLeaders(type, keys))) ?? null;
+  }
+
+  /** AlterPartitionReassignments: each partition's result, by partition key; null when this broker is not the controller. */
+  async alterPartitionReassignments(requests: readonly ReassignmentRequest[]): Promise<Map<string, ReassignmentResult> | null> {
+    return (await this.enqueue('alter-partition-reassignments', () => this.reassignments.alter(requests))) ?? null;
+  }
+
+  /** ListPartitionReassignments of all partitions (null) or of those named; null when this broker is not the controller. */
+  async listPartitionReassignments(partitions: readonly { topic: string; partition: number }[] | null): Promise<OngoingReassignment[] | null> {
+    const keys = partitions && partitions.map((tp) => partitionKey(tp.topic, tp.partition));
+    return (await this.enqueue('list-partition-reassignments', async () => this.reassignments.list(keys))) ?? null;
+  }
+
+  /**
+   * The ISR of these partitions (keys as partitionKey makes them) changed, written by this controller (its
+   * AlterPartition handling): reassignments whose target replicas are all in the ISR now complete. Call it
+   * from inside a controller event, after the new states are in `states`: it does not queue one of its own.
+   */
+  onIsrChanged(keys: string[]): Promise<void> {
+    return this.reassignments.onIsrChanged(keys);
+  }
+
+  /** Writes a partition's next state as `change` computes it, reading it again (a few times) when it moved on. */
+  private async updateState(key: string, change: (current: PartitionState) => PartitionLeadership | null): Promise<boolean> {
+    const [topic, p] = splitKey(key);
+    for (let attempt = 0; attempt < STATE_WRITE_ATTEMPTS; attempt++) {
+      const current = this.states.get(key);
+      const next = current && change(current);
+      if (!current || !next) return false;
+      if (await this.writeState(topic, p, current, next)) return true;
+    }
+    return false;
+  }
+
+  private async reloadState(key: string, watch?: () => void): Promise<PartitionState | undefined> {
+    const [topic, p] = splitKey(key);
+    const state = await this.zk.getPartitionState(topic, p, watch);
+    if (!state || !this.topics.has(topic)) return undefined;
+    this.states.set(key, state);
+    return state;
+  }
+
+  /** What controller-elections.ts and controller-reassignments.ts use of this controller. */
+  private core(): ControllerCore {
+    const controller = this;
+    return {
+      get zk() { return controller.zk; },
+      get log() { return controller.log; },
+      get epoch() { return controller.epoch; },
+      get epochZkVersion() { return controller.epochZkVersion; },
+      enqueue: (name, fn) => this.enqueue(name, fn),
+      isLive: (id) => this.live.has(id),
+      isOnline: (id) => this.live.has(id) && !this.shuttingDown.has(id),
+      onlineBrokerIds: () => [...this.live.keys()].filter((id) => !this.shuttingDown.has(id)),
+      partitionKeys: () => [...this.states.keys()],
+      state: (key) => this.states.get(key),
+      replicas: (key) => {
+        const [topic, p] = splitKey(key);
+        return this.topics.get(topic)?.assignment.get(p);
+      },
+      setReplicas: (key, replicas) => {
+        const [topic, p] = splitKey(key);
+        this.topics.get(topic)?.assignment.set(p, [...replicas]);
+      },
+      topicId: (topic) => this.topics.get(topic)?.topicId,
+      topicReplicas: (topic) => this.topics.get(topic)?.assignment,
+      updateState: (key, change) => this.updateState(key, change),
+      reloadState: (key, watch) => this.reloadState(key, watch),
+      announce: (keys, isNew) => this.announce(keys, isNew),
+      sendStopReplica: (id, keys, deletePartition) => this.sendStopReplica(id, keys, deletePartition),
+    };
+  }
 }
 
-function splitKey(key: string): [string, number] {
-  const at = key.lastIndexOf('\u0000');
-  return [key.slice(0, at), Number(key.slice(at + 1))];
-}

@@ -33,6 +33,9 @@ import type { TxnMarker } from '../txn/markers.js';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { MetadataCache, LEADER_DURING_DELETE, type TopicStateUpdate } from './metadata-cache.js';
 import { Controller, UPDATE_FULL, type ControlledShutdownResult } from './controller.js';
+import type { ElectionResult, LeaderBalanceConfig } from './controller-elections.js';
+import type { OngoingReassignment, ReassignmentRequest, ReassignmentResult } from './controller-reassignments.js';
+import { partitionKey } from './controller-core.js';
 import { ZkClient, ZkError } from './zk/zk-client.js';
 import { KafkaZk } from './zk/kafka-zk.js';
 import { BROKER_DEFAULT_ENTITY } from './zk/znodes.js';
@@ -46,6 +49,8 @@ import { partitionForGroup } from '../group/records.js';
 import { TRANSACTION_STATE_TOPIC, partitionForTransactionalId } from '../txn/state-topic.js';
 
 const API_CONTROLLED_SHUTDOWN = 7;
+/** Kafka's LeaderAndIsr.EpochDuringDelete: StopReplica's leader epoch for the partitions of a topic being deleted. */
+const EPOCH_DURING_DELETE = -2;
 const API_ALTER_PARTITION = 56;
 /** AlterPartition v1: topic names (the controller's ZooKeeper state is by name). */
 const ALTER_PARTITION_VERSION = 1;
@@ -73,6 +78,14 @@ export interface ZkClusterOptions {
   coordinators?: CoordinatorElections;
   /** Sets the cluster-wide dynamic broker configs ZooKeeper holds on this broker; throws when they are refused. */
   applyClusterBrokerConfigs: (configs: Record<string, string>) => void;
+}
+
+/** One partition's answer to an operator's request to the controller. */
+export interface PartitionResult {
+  topic: string;
+  partition: number;
+  errorCode: number;
+  errorMessage: string | null;
 }
 
 /** The topic changes TopicAdmin makes in a cluster: through ZooKeeper and the controller. */
@@ -228,6 +241,7 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       log: this.log,
       requestTimeoutMs: this.options.config.int('controller.socket.timeout.ms'),
       uncleanLeaderElectionDefault: () => this.options.config.bool('unclean.leader.election.enable'),
+      leaderBalance: leaderBalanceConfig(this.options.config),
     });
     if (!this.isrCheck) {
       const every = Math.max(1, Math.floor(this.options.replicas.replicaLagTimeMaxMs / 2));
@@ -293,10 +307,14 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       const change = await zk.readConfigChange(name);
       if (!change) continue;
       this.configChangeTimes.set(name, change.createdMs);
-      if (change.entityType === 'brokers' && change.entityName === BROKER_DEFAULT_ENTITY) await this.applyBrokerDefaults(zk);
+      if (change.entityType === 'brokers' && change.entityName === BROKER_DEFAULT_ENTITY) {
+        await this.applyBrokerDefaults(zk);
+        if (this.options.config.bool('unclean.leader.election.enable') && this.controller?.isActive) this.controller.uncleanElectionMayBeAllowed();
+      }
       if (change.entityType !== 'topics' || !this.options.logs.getTopic(change.entityName)) continue;
       const configs = await zk.getTopicConfig(change.entityName);
       this.options.logs.setTopicConfigs(change.entityName, configs);
+      if (configs['unclean.leader.election.enable'] === 'true' && this.controller?.isActive) this.controller.uncleanElectionMayBeAllowed();
     }
     // As Kafka's brokers do, notifications older than 15 minutes go: every broker has applied them by then.
     const now = Date.now();
@@ -463,10 +481,14 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     return this.controller.alterPartition(req);
   }
 
-  /** StopReplica: not a leader any more of these; with delete, a deleted topic's logs go. */
+  /**
+   * StopReplica: not a leader any more of these. With delete, a deleted topic's logs go (its partitions come
+   * with Kafka's EpochDuringDelete, -2); a partition deleted with its real leader epoch is a replica moved away
+   * by a reassignment: its log is emptied, unless the request is older than the replica (FENCED_LEADER_EPOCH).
+   */
   applyStopReplica(req: {
     controllerEpoch: number; brokerEpoch: number;
-    topicStates: { topicName: string; partitionStates: { partitionIndex: number; deletePartition: boolean }[] }[];
+    topicStates: { topicName: string; partitionStates: { partitionIndex: number; leaderEpoch: number; deletePartition: boolean }[] }[];
   }): Promise<{ errorCode: number; partitions: { topicName: string; partitionIndex: number; errorCode: number }[] }> {
     return this.serially(async () => {
       const stale = this.staleness(req.controllerEpoch, req.brokerEpoch);
@@ -477,16 +499,21 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
         const removed = [];
         for (const p of t.partitionStates) {
           const partition = replicas.partition(t.topicName, p.partitionIndex);
-          if (partition) {
+          const movedAway = p.deletePartition && p.leaderEpoch !== EPOCH_DURING_DELETE;
+          let errorCode: number = ErrorCode.NONE;
+          if (partition && movedAway && p.leaderEpoch < partition.leaderEpoch) {
+            errorCode = ErrorCode.FENCED_LEADER_EPOCH;
+          } else if (partition) {
             partition.setLeaderState({ leaderId: -1, leaderEpoch: partition.leaderEpoch, replicas: partition.replicas, isr: partition.isr });
             this.fetchers.unfollow(partition);
             this.coordinatorPartitionChanged(partition);
             removed.push(partition);
+            if (movedAway) errorCode = this.emptyMovedReplica(partition);
           }
-          partitions.push({ topicName: t.topicName, partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE });
+          partitions.push({ topicName: t.topicName, partitionIndex: p.partitionIndex, errorCode });
         }
         // The controller deletes a topic by asking every broker to delete all its partitions.
-        if (t.partitionStates.some((p) => p.deletePartition) && logs.getTopic(t.topicName)) {
+        if (t.partitionStates.some((p) => p.deletePartition && p.leaderEpoch === EPOCH_DURING_DELETE) && logs.getTopic(t.topicName)) {
           try {
             logs.deleteTopic(t.topicName);
             this.log.info({ topic: t.topicName }, 'deleted topic on the controller\'s request');
@@ -501,10 +528,68 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     });
   }
 
+  /**
+   * A replica a reassignment moved away (StopReplica with delete): an explicit request to drop its records,
+   * as Kafka deletes the log. The directory stays, emptied (every segment deleted, the log start offset moved
+   * up to the log end offset), since every broker keeps one for every partition of every topic; should the
+   * partition come back here, this broker follows the leader from there. Returns the partition's error code.
+   */
+  private emptyMovedReplica(partition: Partition): number {
+    try {
+      partition.log.deleteRecordsBefore(partition.logEndOffset);
+      this.log.info({ topic: partition.topic, partition: partition.index }, 'emptied the log of a replica moved away by a reassignment');
+      return ErrorCode.NONE;
+    } catch (err) {
+      this.log.warn({ topic: partition.topic, partition: partition.index, err: (err as Error).message }, 'could not empty the log of a replica moved away');
+      return ErrorCode.KAFKA_STORAGE_ERROR;
+    }
+  }
+
   /** ControlledShutdown, answered by the controller. */
   controlledShutdown(brokerId: number, brokerEpoch: number): Promise<ControlledShutdownResult> {
     if (!this.controller?.isActive) return Promise.resolve({ errorCode: ErrorCode.NOT_CONTROLLER, remainingPartitions: [] });
     return this.controller.controlledShutdown(brokerId, brokerEpoch);
+  }
+
+  // --- elections and reassignments, answered by the controller -------------------------------------------
+
+  /**
+   * ElectLeaders of these partitions (null: every partition this broker's metadata has), by the controller:
+   * elsewhere each partition is NOT_CONTROLLER, as a Kafka broker answers it (it asks its own, inactive,
+   * controller). As Kafka's DelayedElectLeader, an election that succeeded is answered once this broker's
+   * metadata names the new leader, or REQUEST_TIMED_OUT after `timeoutMs`.
+   */
+  async electLeaders(type: number, requested: { topic: string; partition: number }[] | null, timeoutMs: number): Promise<PartitionResult[]> {
+    const partitions = requested ?? this.cache.topicNames().flatMap((topic) => [...this.cache.topic(topic)!.partitions.keys()].map((partition) => ({ topic, partition })));
+    const elected = this.controller?.isActive ? await this.controller.electLeaders(type, partitions) : null;
+    const results = partitions.map((tp): PartitionResult & { leader?: number } => {
+      const r: ElectionResult = elected?.get(partitionKey(tp.topic, tp.partition)) ?? { errorCode: ErrorCode.NOT_CONTROLLER, errorMessage: null };
+      return { ...tp, ...r };
+    });
+    const waiting = results.filter((r) => r.errorCode === ErrorCode.NONE);
+    const visible = (r: { topic: string; partition: number; leader?: number }) => this.cache.partition(r.topic, r.partition)?.leaderId === r.leader;
+    if (!(await this.cache.waitFor(() => waiting.every(visible), timeoutMs))) {
+      for (const r of waiting) if (!visible(r)) Object.assign(r, { errorCode: ErrorCode.REQUEST_TIMED_OUT, errorMessage: null });
+    }
+    return results.map(({ topic, partition, errorCode, errorMessage }) => ({ topic, partition, errorCode, errorMessage }));
+  }
+
+  /** AlterPartitionReassignments, by the controller (NOT_CONTROLLER elsewhere, as a KafkaError); a partition named twice is answered once. */
+  async alterPartitionReassignments(requests: ReassignmentRequest[]): Promise<PartitionResult[]> {
+    const results = this.controller?.isActive ? await this.controller.alterPartitionReassignments(requests) : null;
+    if (!results) throw new KafkaError('NOT_CONTROLLER', 'This broker is not the controller.');
+    const unique = new Map(requests.map(({ topic, partition }) => [partitionKey(topic, partition), { topic, partition }]));
+    return [...unique].map(([key, { topic, partition }]) => {
+      const r: ReassignmentResult = results.get(key)!;
+      return { topic, partition, errorCode: r.errorCode, errorMessage: r.errorMessage };
+    });
+  }
+
+  /** ListPartitionReassignments, by the controller (NOT_CONTROLLER elsewhere, as a KafkaError). */
+  async listPartitionReassignments(partitions: { topic: string; partition: number }[] | null): Promise<OngoingReassignment[]> {
+    const listed = this.controller?.isActive ? await this.controller.listPartitionReassignments(partitions) : null;
+    if (!listed) throw new KafkaError('NOT_CONTROLLER', 'This broker is not the controller.');
+    return listed;
   }
 
   /**
@@ -611,6 +696,10 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     if (!current) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Topic '${name}' does not exist.`);
     if (current.partitions.size !== expected) {
       throw new KafkaError('INVALID_PARTITIONS', `Topic '${name}' has ${current.partitions.size} partition(s) now, not ${expected}: it was changed meanwhile.`);
+    }
+    // As Kafka: rewriting the assignment would race the controller's own rewrites while it moves replicas.
+    if (current.reassigning.adding.size > 0 || current.reassigning.removing.size > 0) {
+      throw new KafkaError('REASSIGNMENT_IN_PROGRESS', `A partition reassignment is in progress for the topic '${name}'.`);
     }
     const partitions = new Map(current.partitions);
     const first = partitions.size;
@@ -778,6 +867,15 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
 }
 
 class TimeoutError extends Error {}
+
+/** auto.leader.rebalance.enable and its settings, for the controller. */
+function leaderBalanceConfig(config: BrokerConfig): LeaderBalanceConfig {
+  return {
+    enable: config.bool('auto.leader.rebalance.enable'),
+    checkIntervalMs: config.int('leader.imbalance.check.interval.seconds') * 1000,
+    imbalancePercentage: config.int('leader.imbalance.per.broker.percentage'),
+  };
+}
 
 /** `promise`, or a TimeoutError after `ms` (the promise is left to settle on its own). */
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

@@ -1,10 +1,12 @@
 // DescribeLogDirs: v1-4.
 // Behaviour: krill has one log directory, the data directory; it is listed with every partition asked for
-// (all of them when topics is null) that it holds: its size on disk (the sum of its segments), offsetLag 0
-// (Kafka's is how far the log end offset is past the high watermark, which on a single broker never
-// happens) and isFutureKey false (no AlterReplicaLogDirs). Partitions krill does not have are left out
-// and a topic left with none is omitted, as Kafka's ReplicaManager.describeLogDirs does. A directory whose
-// volume cannot be read answers KAFKA_STORAGE_ERROR.
+// (all of them when topics is null) that it holds a replica of: its size on disk (the sum of its segments),
+// offsetLag as Kafka's ReplicaManager.getLogEndOffsetLag computes it for a current log, max(0, high
+// watermark - log end offset) (so 0 but in a follower's brief moments), and isFutureKey false (no
+// AlterReplicaLogDirs). Partitions krill does not have are left out and a topic left with none is omitted,
+// as Kafka's ReplicaManager.describeLogDirs does. In a cluster every broker keeps a directory for every
+// partition (see cluster/zk-cluster.ts): only those it is a replica of, by the controller's metadata (or its
+// LeaderAndIsr before that), count as held. A directory whose volume cannot be read answers KAFKA_STORAGE_ERROR.
 // Version notes: v0 is gone in Kafka 4.0 (KIP-896); v3 adds the top-level error code; v4 the volume's total
 // and usable bytes (KIP-827).
 import fs from 'node:fs';
@@ -37,7 +39,7 @@ export default defineHandler({
   apiKey: 35,
   minVersion: 1,
   maxVersion: 4,
-  handle({ topics: admin, replicas, log }, req): DescribeLogDirsResponse {
+  handle({ topics: admin, replicas, cluster, log }, req): DescribeLogDirsResponse {
     const logDir = admin.logDir;
     let volume: fs.StatsFs;
     try {
@@ -51,8 +53,11 @@ export default defineHandler({
       const partitions: PartitionResult[] = [];
       for (const index of indexes) {
         const partition = replicas.partition(name, index);
-        // A replica this broker holds (in a cluster it keeps empty directories of the others: see zk-cluster.ts).
-        if (partition?.replicas.includes(replicas.localNodeId)) partitions.push({ partitionIndex: index, partitionSize: partition.log.size, offsetLag: 0, isFutureKey: false });
+        if (!partition) continue;
+        const replicaIds = cluster.partitionMetadata(name, index)?.replicas ?? partition.replicas;
+        if (!replicaIds.includes(replicas.localNodeId)) continue;
+        const offsetLag = Math.max(0, partition.highWatermark - partition.logEndOffset);
+        partitions.push({ partitionIndex: index, partitionSize: partition.log.size, offsetLag, isFutureKey: false });
       }
       if (partitions.length > 0) topics.push({ name, partitions });
     }

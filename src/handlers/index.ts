@@ -28,6 +28,7 @@ import alterConfigs from './33-alter-configs.js';
 import describeLogDirs from './35-describe-log-dirs.js';
 import createPartitions from './37-create-partitions.js';
 import deleteGroups from './42-delete-groups.js';
+import electLeaders from './43-elect-leaders.js';
 import incrementalAlterConfigs from './44-incremental-alter-configs.js';
 import alterPartitionReassignments from './45-alter-partition-reassignments.js';
 import listPartitionReassignments from './46-list-partition-reassignments.js';
@@ -47,7 +48,7 @@ export const HANDLERS: readonly Handler[] = [
   produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator, joinGroup, heartbeat, leaveGroup,
   syncGroup, describeGroups, listGroups, apiVersions, createTopics, deleteTopics, deleteRecords, initProducerId,
   offsetForLeaderEpoch, addPartitionsToTxn, addOffsetsToTxn, endTxn, txnOffsetCommit, describeConfigs, alterConfigs,
-  describeLogDirs, createPartitions, deleteGroups, incrementalAlterConfigs, alterPartitionReassignments,
+  describeLogDirs, createPartitions, deleteGroups, electLeaders, incrementalAlterConfigs, alterPartitionReassignments,
   listPartitionReassignments, offsetDelete, describeCluster, describeProducers, describeTransactions, listTransactions,
 ];
 

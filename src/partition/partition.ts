@@ -23,8 +23,8 @@ export interface PartitionRead extends ReadResult {
 }
 
 /**
- * The batches of `chunks` below `bound` (a batch boundary: the last stable offset), and the offset after the
- * last one kept (null when none is).
+ * The batches of `chunks` wholly below `bound` (the last stable offset, or the high watermark), and the offset
+ * after the last one kept (null when none is).
  */
 function cutAt(chunks: Buffer[], bound: number): { records: Buffer[]; end: number | null } {
   const records: Buffer[] = [];
@@ -33,7 +33,7 @@ function cutAt(chunks: Buffer[], bound: number): { records: Buffer[]; end: numbe
     let pos = 0;
     while (pos + RECORD_BATCH_OVERHEAD <= chunk.length) {
       const info = readBatchHeader(chunk, pos);
-      if (info.baseOffset >= bound) break;
+      if (info.baseOffset + info.lastOffsetDelta >= bound) break;
       end = info.baseOffset + info.lastOffsetDelta + 1;
       pos += info.size;
     }
@@ -275,6 +275,11 @@ export class Partition {
    * from the log's leader-epoch-checkpoint: Kafka's LeaderEpochFileCache.endOffsetFor.
    */
   endOffsetForEpoch(epoch: number): { leaderEpoch: number; endOffset: number } {
+    // A single broker's leader epoch starts with its first batch; before that its log is empty, and the answer is
+    // the one a checkpoint holding (epoch 0, log end) would give, as a Kafka leader records its epoch at election.
+    if (this.isLeader && this.log.leaderEpochs.latestEpoch < 0 && epoch !== UNDEFINED_EPOCH && epoch <= this.leaderEpoch) {
+      return { leaderEpoch: epoch, endOffset: this.log.logEndOffset };
+    }
     return this.log.endOffsetForEpoch(epoch);
   }
 

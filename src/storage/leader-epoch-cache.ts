@@ -7,9 +7,12 @@
 //   0                          (format version)
 //   <n>                        (number of entries)
 //   <epoch> <startOffset>      × n, ascending (both epochs and start offsets strictly increase)
-// rewritten atomically (atomic-file.ts, fsynced) whenever the entries change, so the file is always current.
-// A missing file is an empty cache; a malformed one is logged and read as empty (the log rebuilds it from
-// its batch headers: partition-log.ts).
+// rewritten atomically (atomic-file.ts) whenever the entries change, so the file is always current. It is not
+// fsynced: it changes on the append path (a partition's first batch in each epoch), where an fsync would stall
+// every request for milliseconds, and everything in it is derived from the log's batch headers, which are no
+// more durable until their segment is flushed: a power loss is repaired at open, which reads the epochs again
+// from the recovery point on. A missing file is an empty cache; a malformed one is logged and read as empty
+// (the log rebuilds it from its batch headers: partition-log.ts).
 
 import path from 'node:path';
 import { readTextIfExists, writeFileAtomic } from './atomic-file.js';
@@ -161,6 +164,6 @@ export class LeaderEpochCache {
   }
 
   private flush(): void {
-    writeFileAtomic(this.file, formatLeaderEpochCheckpoint(this.epochs));
+    writeFileAtomic(this.file, formatLeaderEpochCheckpoint(this.epochs), false);
   }
 }

@@ -43,9 +43,10 @@ import {
   topicPath,
   ZK_PATHS,
   type PartitionLeadership,
+  type ReassigningReplicas,
 } from './znodes.js';
 
-export type { PartitionLeadership } from './znodes.js';
+export type { PartitionLeadership, ReassigningReplicas } from './znodes.js';
 export { MalformedZNodeError } from './znodes.js';
 
 export interface BrokerInfo {
@@ -61,6 +62,8 @@ export interface TopicAssignment {
   /** 16 bytes; null for a topic written before topic ids (a version 1-2 znode). */
   topicId: Buffer | null;
   partitions: Map<number, number[]>;
+  /** The partitions being reassigned (KIP-455), with the replicas they are adding and removing. */
+  reassigning: { adding: Map<number, number[]>; removing: Map<number, number[]> };
   /** The znode's zk version, for setTopicAssignment. */
   version: number;
 }
@@ -220,6 +223,14 @@ export class KafkaZk {
     await this.zk.setData(topicPath(topic), encodeTopicAssignment(topicId, assignment), expectedVersion);
   }
 
+  /**
+   * The controller's rewrite of a topic's assignment (reassignments: Kafka's setTopicAssignmentRaw), whatever
+   * its version, fenced by /controller_epoch's version. ZkError NO_NODE when the topic is gone.
+   */
+  async updateTopicAssignment(topic: string, topicId: Buffer, assignment: Map<number, number[]>, reassigning: ReassigningReplicas, controllerEpochZkVersion: number): Promise<void> {
+    await this.fencedMulti(controllerEpochZkVersion, [{ op: 'set', path: topicPath(topic), data: encodeTopicAssignment(topicId, assignment, reassigning) }]);
+  }
+
   /** The topic's config overrides; {} when there are none. */
   async getTopicConfig(topic: string): Promise<Record<string, string>> {
     const path = topicConfigPath(topic);
@@ -291,6 +302,16 @@ export class KafkaZk {
       }
     }
     return states;
+  }
+
+  /**
+   * One partition's leadership and the zk version of its state znode; null when it has none. The watch fires
+   * when the state changes (or is created or deleted).
+   */
+  async getPartitionState(topic: string, partition: number, watch?: () => void): Promise<(PartitionLeadership & { zkVersion: number }) | null> {
+    const path = partitionStatePath(topic, partition);
+    const node = await this.zk.getData(path, watch);
+    return node ? { ...decodePartitionState(path, node.data), zkVersion: node.version } : null;
   }
 
   /**

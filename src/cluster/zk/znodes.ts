@@ -13,6 +13,9 @@
 //   /controller_epoch                         <epoch> as decimal text
 //   /brokers/topics/<t>                       {"partitions":{"0":[1,2]},"topic_id":"<base64url uuid>",
 //                                              "adding_replicas":{},"removing_replicas":{},"version":3}
+//                                             (while a partition is reassigned (KIP-455) its "partitions" entry
+//                                             lists target and original replicas, and "adding_replicas" /
+//                                             "removing_replicas" name it with the replicas being added / removed)
 //   /brokers/topics/<t>/partitions/<p>/state  {"controller_epoch":C,"leader":L,"version":1,"leader_epoch":E,"isr":[..]}
 //   /config/topics/<t>                        {"version":1,"config":{"k":"v"}}
 //   /config/changes/config_change_<seq>       {"version":2,"entity_path":"topics/<t>"}
@@ -160,37 +163,62 @@ export function encodeTopicId(id: Buffer): string {
   return id.toString('base64url');
 }
 
-export function encodeTopicAssignment(topicId: Buffer, assignment: Map<number, number[]>): Buffer {
-  const partitions: Record<string, number[]> = {};
-  for (const [p, replicas] of [...assignment].sort((a, b) => a[0] - b[0])) partitions[String(p)] = replicas;
+/** The partitions being reassigned (KIP-455): partition → the replicas being added, and those being removed. */
+export interface ReassigningReplicas {
+  adding: ReadonlyMap<number, readonly number[]>;
+  removing: ReadonlyMap<number, readonly number[]>;
+}
+
+const NOT_REASSIGNING: ReassigningReplicas = { adding: new Map(), removing: new Map() };
+
+/** Partition → replicas as Kafka's JSON object, partitions in order (with `skipEmpty`, those with none left out, as Kafka's adding/removing lists). */
+function byPartition(replicas: ReadonlyMap<number, readonly number[]>, skipEmpty = false): Record<string, readonly number[]> {
+  const o: Record<string, readonly number[]> = {};
+  for (const [p, ids] of [...replicas].sort((a, b) => a[0] - b[0])) if (!skipEmpty || ids.length > 0) o[String(p)] = ids;
+  return o;
+}
+
+export function encodeTopicAssignment(topicId: Buffer, assignment: Map<number, number[]>, reassigning: ReassigningReplicas = NOT_REASSIGNING): Buffer {
   return json({
-    partitions,
+    partitions: byPartition(assignment),
     topic_id: encodeTopicId(topicId),
-    adding_replicas: {},
-    removing_replicas: {},
+    adding_replicas: byPartition(reassigning.adding, true),
+    removing_replicas: byPartition(reassigning.removing, true),
     version: 3,
   });
 }
 
-/** The replicas of each partition and the topic id (null in version 1-2 nodes, written before topic ids). */
+/**
+ * The replicas of each partition, the topic id (null in version 1-2 nodes, written before topic ids) and
+ * the reassignments in progress (absent before version 2: none).
+ */
 export function decodeTopicAssignment(
   path: string,
   data: Buffer | null,
-): { topicId: Buffer | null; partitions: Map<number, number[]> } {
+): { topicId: Buffer | null; partitions: Map<number, number[]>; reassigning: { adding: Map<number, number[]>; removing: Map<number, number[]> } } {
   const o = parseObject(path, data);
-  const raw = o.partitions;
-  if (!isObject(raw)) throw new MalformedZNodeError(path, '"partitions" is not an object');
-  const partitions = new Map<number, number[]>();
-  for (const [key, replicas] of Object.entries(raw)) {
-    if (!/^\d+$/.test(key)) throw new MalformedZNodeError(path, `partition ${JSON.stringify(key)} is not a number`);
-    partitions.set(Number(key), intArray(path, replicas, `partitions.${key}`));
-  }
+  const partitions = decodeByPartition(path, o, 'partitions');
+  if (!partitions) throw new MalformedZNodeError(path, '"partitions" is not an object');
+  const reassigning = { adding: decodeByPartition(path, o, 'adding_replicas') ?? new Map(), removing: decodeByPartition(path, o, 'removing_replicas') ?? new Map() };
   let topicId: Buffer | null = null;
   if (o.topic_id !== undefined && o.topic_id !== null) {
     topicId = Buffer.from(stringField(path, o, 'topic_id'), 'base64url');
     if (topicId.length !== 16) throw new MalformedZNodeError(path, 'topic_id is not a 16-byte uuid');
   }
-  return { topicId, partitions };
+  return { topicId, partitions, reassigning };
+}
+
+/** A {"<partition>":[ids]} field; undefined when absent or null. */
+function decodeByPartition(path: string, o: Record<string, unknown>, field: string): Map<number, number[]> | undefined {
+  const raw = o[field];
+  if (raw === undefined || raw === null) return undefined;
+  if (!isObject(raw)) throw new MalformedZNodeError(path, `"${field}" is not an object`);
+  const replicas = new Map<number, number[]>();
+  for (const [key, ids] of Object.entries(raw)) {
+    if (!/^\d+$/.test(key)) throw new MalformedZNodeError(path, `partition ${JSON.stringify(key)} is not a number`);
+    replicas.set(Number(key), intArray(path, ids, `${field}.${key}`));
+  }
+  return replicas;
 }
 
 export function encodePartitionState(s: PartitionLeadership): Buffer {
