@@ -30,7 +30,8 @@ import { ConfigAdmin } from './config-admin/config-admin.js';
 import { DynamicBrokerConfigs } from './config-admin/dynamic-broker-configs.js';
 import { ProducerIdManager } from './cluster/producer-id-manager.js';
 import { TransactionCoordinator } from './txn/coordinator.js';
-import { TransactionStateTopic } from './txn/state-topic.js';
+import { TRANSACTION_STATE_TOPIC, TransactionStateTopic } from './txn/state-topic.js';
+import type { CoordinatorElections } from './cluster/coordinator-guard.js';
 import { writeTxnMarker } from './txn/markers.js';
 import { Scheduler } from './scheduler.js';
 import { LogCleaner } from './storage/cleaner/log-cleaner.js';
@@ -184,9 +185,9 @@ export class Broker {
       this.replicas = new ReplicaManager(logs, config.nodeId, clusterClass !== null);
       this.offsetsTopic = OffsetsTopicStore.open(logs, this.replicas, config.int('offsets.topic.num.partitions'));
       this.offsetsTopic.createsTopic = clusterClass === null;
-      this.groups = Broker.openGroups(config, logs, this.offsetsTopic, this.scheduler);
+      this.groups = Broker.openGroups(config, logs, this.offsetsTopic, this.scheduler, clusterClass !== null);
       this.producerIds = new ProducerIdManager(dataDir, config.nodeId);
-      this.openTransactions(logs);
+      this.openTransactions(logs, clusterClass !== null);
       this.transactionState.createsTopic = clusterClass === null;
       const meta = readOrCreateMetaProperties(dataDir, config.nodeId);
       this.clusterId = meta.clusterId;
@@ -195,6 +196,7 @@ export class Broker {
           config, log, dataDir, logs, replicas: this.replicas,
           meta: { clusterId: meta.clusterId, nodeId: meta.nodeId, created: meta.created !== undefined },
           advertised: () => this.advertised,
+          coordinators: this.coordinatorElections(),
           applyClusterBrokerConfigs: (configs) => {
             const wanted = new Map(Object.entries(configs));
             const current = this.dynamicConfigs.current('cluster');
@@ -250,18 +252,21 @@ export class Broker {
     };
   }
 
-  /** The transaction coordinator, loaded from __transaction_state (completing what a crash left mid-way). */
-  private openTransactions(logs: LogManager): void {
+  /**
+   * The transaction coordinator. A single broker loads it from __transaction_state now (completing what a
+   * crash left mid-way); in a cluster each partition is loaded when this broker is elected its leader.
+   */
+  private openTransactions(logs: LogManager, clustered: boolean): void {
     const { config, replicas } = this;
     const state = TransactionStateTopic.open(logs, replicas, config.int('transaction.state.log.num.partitions'), config.int('transaction.state.log.segment.bytes'));
     const coordinator = new TransactionCoordinator({
       generateProducerId: () => this.producerIds.generateProducerId(),
       persist: (meta) => state.persist(meta),
       forget: (transactionalId) => state.forget(transactionalId),
-      writeMarker: (topic, p, producerId, producerEpoch, commit) => {
+      writeMarker: (topic, p, producerId, producerEpoch, commit, coordinatorEpoch) => {
         const partition = replicas.partition(topic, p);
         if (!partition) return true;
-        const marker = { producerId, producerEpoch, commit, coordinatorEpoch: 0 };
+        const marker = { producerId, producerEpoch, commit, coordinatorEpoch };
         // In a cluster, a partition another broker leads gets its marker from that broker.
         if (this.zkCluster && !partition.isLeader) return this.zkCluster.sendTxnMarker(topic, p, marker, () => this.transactions.retryPrepared());
         writeTxnMarker(replicas, this.groups, partition, marker);
@@ -269,18 +274,27 @@ export class Broker {
       },
       partitionExists: (topic, p) => replicas.partition(topic, p) !== undefined,
       now: () => Date.now(),
-    }, { maxTimeoutMs: config.int('transaction.max.timeout.ms'), idExpirationMs: config.int('transactional.id.expiration.ms') });
-    state.load(coordinator);
+    }, {
+      maxTimeoutMs: config.int('transaction.max.timeout.ms'),
+      idExpirationMs: config.int('transactional.id.expiration.ms'),
+      partitionOf: (transactionalId) => state.partitionFor(transactionalId),
+      clustered,
+    });
+    if (!clustered) state.load(coordinator);
     this.transactionState = state;
     this.transactions = coordinator;
   }
 
-  /** The group coordinator, loaded from __consumer_offsets when it exists. */
-  private static openGroups(config: BrokerConfig, logs: LogManager, store: OffsetsTopicStore, scheduler: Scheduler): GroupCoordinator {
+  /**
+   * The group coordinator. A single broker loads it from __consumer_offsets now, when the topic exists; in a
+   * cluster each partition is loaded when this broker is elected its leader.
+   */
+  private static openGroups(config: BrokerConfig, logs: LogManager, store: OffsetsTopicStore, scheduler: Scheduler, clustered: boolean): GroupCoordinator {
     const groups = new GroupCoordinator({
       store,
       scheduler,
       partitionOf: (groupId) => store.partitionFor(groupId),
+      clustered,
       minSessionTimeoutMs: config.int('group.min.session.timeout.ms'),
       maxSessionTimeoutMs: config.int('group.max.session.timeout.ms'),
       initialRebalanceDelayMs: config.int('group.initial.rebalance.delay.ms'),
@@ -291,8 +305,34 @@ export class Broker {
         return !!t && partition >= 0 && partition < t.partitions;
       },
     });
-    store.load(groups);
+    if (!clustered) store.load(groups);
     return groups;
+  }
+
+  /**
+   * In a cluster, the coordinators follow the leadership of their partitions (Kafka's onLeadershipChange):
+   * the controller's LeaderAndIsr and StopReplica reach them through this.
+   */
+  private coordinatorElections(): CoordinatorElections {
+    const loading = (what: string, p: number, load: () => void) => () => {
+      try {
+        load();
+      } catch (err) {
+        this.log.error({ err, partition: p }, `loading ${what} failed`);
+      }
+    };
+    return {
+      elected: (topic, p, leaderEpoch) => {
+        if (topic === OFFSETS_TOPIC) void this.groups.onElection(p, loading(topic, p, () => this.offsetsTopic.loadPartition(this.groups, p)));
+        else if (topic === TRANSACTION_STATE_TOPIC) void this.transactions.onElection(p, leaderEpoch, loading(topic, p, () => this.transactionState.loadPartition(this.transactions, p)));
+      },
+      resigned: (topic, p) => {
+        if (topic === OFFSETS_TOPIC) this.groups.onResignation(p);
+        else if (topic === TRANSACTION_STATE_TOPIC) this.transactions.onResignation(p);
+      },
+      groupLoading: (groupId) => this.groups.isLoading(groupId),
+      transactionalIdLoading: (transactionalId) => this.transactions.isLoading(transactionalId),
+    };
   }
 
   get nodeId(): number {

@@ -28,7 +28,7 @@ import type { BrokerConfig } from '../config.js';
 import { MAX_PARTITIONS_PER_TOPIC, type LogManager } from '../storage/log-manager.js';
 import type { ReplicaManager } from '../partition/replica-manager.js';
 import type { BrokerEndpoint, ClusterView, PartitionMetadata } from './cluster-view.js';
-import type { CoordinatorOwnership } from './coordinator-guard.js';
+import type { CoordinatorElections, CoordinatorOwnership } from './coordinator-guard.js';
 import type { TxnMarker } from '../txn/markers.js';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { MetadataCache, LEADER_DURING_DELETE, type TopicStateUpdate } from './metadata-cache.js';
@@ -74,6 +74,8 @@ export interface ZkClusterOptions {
   /** meta.properties as read (or just created) at start. */
   meta: { clusterId: string; nodeId: number; created: boolean };
   advertised: () => { host: string; port: number };
+  /** The coordinators, told when this broker starts or stops leading a partition of their internal topics. */
+  coordinators?: CoordinatorElections;
   /** Sets the cluster-wide dynamic broker configs ZooKeeper holds on this broker; throws when they are refused. */
   applyClusterBrokerConfigs: (configs: Record<string, string>) => void;
 }
@@ -409,7 +411,10 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
           let errorCode: number = ErrorCode.NONE;
           if (!partition) errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
           else if (!partition.setLeaderState({ leaderId: p.leader, leaderEpoch: p.leaderEpoch, replicas: p.replicas, isr: p.isr, partitionEpoch: p.partitionEpoch })) errorCode = ErrorCode.STALE_CONTROLLER_EPOCH;
-          else this.becomeLeaderOrFollower(partition);
+          else {
+            this.becomeLeaderOrFollower(partition);
+            this.coordinatorPartitionChanged(partition);
+          }
           partitions.push({ topicName: t.topicName, topicId: t.topicId, partitionIndex: p.partitionIndex, errorCode });
         }
       }
@@ -501,6 +506,7 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
           } else if (partition) {
             partition.setLeaderState({ leaderId: -1, leaderEpoch: partition.leaderEpoch, replicas: partition.replicas, isr: partition.isr });
             this.fetchers.unfollow(partition);
+            this.coordinatorPartitionChanged(partition);
             removed.push(partition);
             if (movedAway) errorCode = this.emptyMovedReplica(partition);
           }
@@ -642,6 +648,22 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
   coordinatesTransactionalId(transactionalId: string): boolean {
     const topic = this.options.logs.getTopic(TRANSACTION_STATE_TOPIC);
     return !!topic && !!this.options.replicas.partition(TRANSACTION_STATE_TOPIC, partitionForTransactionalId(transactionalId, topic.partitions))?.isLeader;
+  }
+
+  groupLoading(groupId: string): boolean {
+    return this.options.coordinators?.groupLoading(groupId) ?? false;
+  }
+
+  transactionalIdLoading(transactionalId: string): boolean {
+    return this.options.coordinators?.transactionalIdLoading(transactionalId) ?? false;
+  }
+
+  /** A partition of a coordinator's topic changed hands: its coordinator loads or unloads it. */
+  private coordinatorPartitionChanged(partition: Partition): void {
+    const { coordinators } = this.options;
+    if (!coordinators || (partition.topic !== OFFSETS_TOPIC && partition.topic !== TRANSACTION_STATE_TOPIC)) return;
+    if (partition.isLeader) coordinators.elected(partition.topic, partition.index, partition.leaderEpoch);
+    else coordinators.resigned(partition.topic, partition.index);
   }
 
   // --- topic administration -----------------------------------------------------------------------------

@@ -10,14 +10,24 @@
 // old member id's place, without a rebalance when their protocols are unchanged; a stale id is FENCED.
 // Group metadata is written to __consumer_offsets (through the store) at each new generation and replayed
 // at start (groups come back Empty). Committed offsets and their retention live in offsets.ts.
+//
+// Which groups: a single broker coordinates every group, loaded at start. In a cluster (`clustered`) the
+// coordinator serves the groups of the __consumer_offsets partitions this broker leads, as Kafka's
+// onElection/onResignation: elected, a partition is replayed from the local log (its replica) in a task of
+// its own, and its groups are COORDINATOR_LOAD_IN_PROGRESS meanwhile (isLoading); resigned, its groups are
+// dropped from memory and their members' waiting JoinGroup/SyncGroup answered NOT_COORDINATOR, so that
+// the clients look the new coordinator up. SyncGroup's assignment is answered once the in-sync replicas
+// have it (the store's replicated()).
 import { randomUUID } from '../storage/random.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { Group, Member, type CommittedOffset, type JoinResult, type Protocol, type SyncResult } from './group.js';
 import { encodeGroupMetadataKey, groupMetadataRecord, type GroupMetadataValue } from './records.js';
-import { GroupOffsets, offsetTombstones, type OffsetsOptions } from './offsets.js';
+import { GroupOffsets, offsetTombstones, storeFailure, type OffsetsOptions } from './offsets.js';
+import { coordinatorWriteError } from './replicated-write.js';
 import { realTimers, type CoordinatorStore, type Timers } from './store.js';
 import { brokerConfigDefault } from '../config.js';
 import { Scheduler } from '../scheduler.js';
+import { ServedPartitions } from './served-partitions.js';
 
 export interface CoordinatorOptions extends OffsetsOptions {
   timers?: Timers;
@@ -29,6 +39,8 @@ export interface CoordinatorOptions extends OffsetsOptions {
   minSessionTimeoutMs?: number;
   maxSessionTimeoutMs?: number;
   initialRebalanceDelayMs?: number;
+  /** A broker of a cluster: it serves only the partitions it was elected for (onElection), not all from the start. */
+  clustered?: boolean;
 }
 
 export interface JoinRequest {
@@ -78,8 +90,11 @@ export class GroupCoordinator {
   /** The __consumer_offsets partition of a group (where its transaction markers land). */
   private readonly partitionOf: (groupId: string) => number;
   private closed = false;
+  /** The __consumer_offsets partitions served: all on a single broker, those it leads in a cluster. */
+  private readonly served: ServedPartitions;
 
   constructor(options: CoordinatorOptions = {}) {
+    this.served = new ServedPartitions(options.clustered ?? false);
     this.timers = options.timers ?? realTimers;
     this.store = options.store ?? null;
     this.minSession = options.minSessionTimeoutMs ?? brokerConfigDefault('group.min.session.timeout.ms');
@@ -96,6 +111,7 @@ export class GroupCoordinator {
         isClosed: () => this.closed,
         touch: (group, member) => this.scheduleHeartbeat(group, member),
         dropGroup: (group) => this.dropGroup(group),
+        coordinates: (groupId) => this.coordinates(groupId),
       },
       options,
     );
@@ -181,9 +197,9 @@ export class GroupCoordinator {
     if (group.leaderId === oldId) group.leaderId = newId;
     const unchanged = old.matches(req.protocols);
     if (group.is('Stable') && unchanged) {
-      this.persistGroup(group);
+      const failure = this.persistGroupQuietly(group);
       this.scheduleHeartbeat(group, member);
-      respond(this.joinResponse(group, member, false));
+      respond(failure === ErrorCode.NONE ? this.joinResponse(group, member, false) : joinError(newId, failure));
     } else if (group.is('CompletingRebalance') && unchanged) {
       this.scheduleHeartbeat(group, member);
       respond(this.joinResponse(group, member, group.leaderId === newId));
@@ -332,7 +348,7 @@ export class GroupCoordinator {
       group.protocolName = null;
       group.leaderId = null;
       this.transition(group, 'Empty');
-      this.persistGroup(group);
+      this.persistGroupQuietly(group); // as Kafka, nobody waits for it: a failure leaves the last stored generation
       return;
     }
     group.protocolName = group.selectProtocol();
@@ -460,21 +476,40 @@ export class GroupCoordinator {
   private completeSync(group: Group, assignments: { memberId: string; assignment: Buffer }[]): void {
     const given = new Map(assignments.map((a) => [a.memberId, a.assignment]));
     for (const m of group.members.values()) m.assignment = given.get(m.memberId) ?? Buffer.alloc(0);
-    let code: number = ErrorCode.NONE;
+    let replicated: Promise<number> | null;
     try {
       this.persistGroup(group);
-    } catch {
-      code = ErrorCode.COORDINATOR_NOT_AVAILABLE;
-    }
-    if (code !== ErrorCode.NONE) {
-      for (const m of group.members.values()) {
-        m.awaitingSync?.(syncError(code));
-        m.awaitingSync = null;
-        m.assignment = Buffer.alloc(0);
-      }
-      this.prepareRebalance(group);
+      replicated = this.store?.replicated?.(group.groupId) ?? null;
+    } catch (err) {
+      this.failSync(group, storeFailure(err));
       return;
     }
+    if (!replicated) {
+      this.finishSync(group);
+      return;
+    }
+    // As Kafka's storeGroup callback: the members are answered once the ISR has the assignment, if the group
+    // is still in that generation's CompletingRebalance (a rejoin or an unload meanwhile answered them).
+    const generation = group.generationId;
+    void replicated.then((code) => {
+      if (!group.is('CompletingRebalance') || group.generationId !== generation || this.closed) return;
+      const error = coordinatorWriteError(code);
+      if (error !== ErrorCode.NONE) this.failSync(group, error);
+      else this.finishSync(group);
+    });
+  }
+
+  /** The assignment could not be stored: every waiting member gets the error and the group rebalances. */
+  private failSync(group: Group, code: number): void {
+    for (const m of group.members.values()) {
+      m.awaitingSync?.(syncError(code));
+      m.awaitingSync = null;
+      m.assignment = Buffer.alloc(0);
+    }
+    this.prepareRebalance(group);
+  }
+
+  private finishSync(group: Group): void {
     this.timers.clearTimeout(group.syncTimer);
     group.syncTimer = null;
     this.transition(group, 'Stable');
@@ -586,8 +621,8 @@ export class GroupCoordinator {
     tombstones.push({ key: encodeGroupMetadataKey(groupId), value: null });
     try {
       this.store?.append(groupId, tombstones);
-    } catch {
-      return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    } catch (err) {
+      return storeFailure(err);
     }
     this.dropGroup(group);
     return ErrorCode.NONE;
@@ -602,10 +637,83 @@ export class GroupCoordinator {
     this.groups.delete(group.groupId);
   }
 
+  // --- the partitions served (a cluster) -------------------------------------------------------------
+
+  /** Whether this coordinator serves the group now (its partition loaded; always on a single broker). */
+  coordinates(groupId: string): boolean {
+    return this.served.serves(this.partitionOf(groupId));
+  }
+
+  /** Whether the group's partition is being loaded (requests for it: COORDINATOR_LOAD_IN_PROGRESS). */
+  isLoading(groupId: string): boolean {
+    return this.served.isLoading(this.partitionOf(groupId));
+  }
+
+  /** Whether some partition's groups are still being loaded (ListGroups: COORDINATOR_LOAD_IN_PROGRESS). */
+  isLoadingAny(): boolean {
+    return this.served.anyLoading();
+  }
+
+  /**
+   * This broker now leads __consumer_offsets partition `p` (Kafka's onElection): `load` replays it (the
+   * store's loadPartition) in a task of its own; the promise settles when that has run. Nothing happens for
+   * a partition already served (a newer leader epoch of a leadership kept), nor on a single broker.
+   */
+  async onElection(p: number, load: () => void): Promise<void> {
+    if (!this.closed) await this.served.elect(p, 0, load);
+  }
+
+  /**
+   * This broker no longer leads partition `p` (Kafka's onResignation): its groups leave memory, Dead, their
+   * timers stopped, the JoinGroup and SyncGroup their members wait in answered NOT_COORDINATOR.
+   */
+  onResignation(p: number): void {
+    if (!this.served.resign(p)) return;
+    const inPartition = (groupId: string) => this.partitionOf(groupId) === p;
+    for (const group of [...this.groups.values()]) {
+      if (!inPartition(group.groupId)) continue;
+      this.stopGroup(group, ErrorCode.NOT_COORDINATOR);
+      this.transition(group, 'Dead');
+      this.groups.delete(group.groupId);
+    }
+    this.offsets.unloadPending(inPartition);
+  }
+
+  /** Stops the group's timers and answers its members' waiting requests with `code`. */
+  private stopGroup(group: Group, code: number): void {
+    this.timers.clearTimeout(group.rebalanceTimer);
+    group.rebalanceTimer = null;
+    this.timers.clearTimeout(group.syncTimer);
+    group.syncTimer = null;
+    for (const [, t] of group.pendingMembers) this.timers.clearTimeout(t);
+    group.pendingMembers.clear();
+    for (const m of group.members.values()) {
+      this.timers.clearTimeout(m.heartbeatTimer);
+      m.heartbeatTimer = null;
+      m.awaitingJoin?.(joinError(m.memberId, code));
+      m.awaitingJoin = null;
+      m.awaitingSync?.(syncError(code));
+      m.awaitingSync = null;
+    }
+  }
+
   // --- persistence ---------------------------------------------------------------------------------------
 
   private persistGroup(group: Group): void {
     this.store?.append(group.groupId, [groupMetadataRecord(group)]);
+  }
+
+  /**
+   * persistGroup where a failure must not escape (completeJoin runs from timers too): NONE, or the code a
+   * waiting request gets (in a cluster the append is refused once leadership moved or the ISR is too small).
+   */
+  private persistGroupQuietly(group: Group): number {
+    try {
+      this.persistGroup(group);
+      return ErrorCode.NONE;
+    } catch (err) {
+      return storeFailure(err);
+    }
   }
 
   /** Replay: group metadata (value null = the group was deleted). Loaded groups are Empty: members are gone. */
@@ -630,20 +738,10 @@ export class GroupCoordinator {
 
   close(): void {
     this.closed = true;
+    this.served.clear();
     this.offsets.stop();
     void this.ownScheduler?.close();
-    for (const group of this.groups.values()) {
-      this.timers.clearTimeout(group.rebalanceTimer);
-      this.timers.clearTimeout(group.syncTimer);
-      for (const [, t] of group.pendingMembers) this.timers.clearTimeout(t);
-      for (const m of group.members.values()) {
-        this.timers.clearTimeout(m.heartbeatTimer);
-        m.awaitingJoin?.(joinError(m.memberId, ErrorCode.COORDINATOR_NOT_AVAILABLE));
-        m.awaitingJoin = null;
-        m.awaitingSync?.(syncError(ErrorCode.COORDINATOR_NOT_AVAILABLE));
-        m.awaitingSync = null;
-      }
-    }
+    for (const group of this.groups.values()) this.stopGroup(group, ErrorCode.COORDINATOR_NOT_AVAILABLE);
   }
 }
 

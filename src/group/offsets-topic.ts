@@ -1,7 +1,9 @@
 // __consumer_offsets: the internal, compacted topic behind the group coordinator. Group g lives in
 // partition abs(javaHashCode(g)) % offsets.topic.num.partitions, as in Kafka. Records are appended as
-// batches through that partition's log (synchronously, before the request is answered); at start the
-// whole topic is replayed into the coordinator.
+// batches through that partition's log (synchronously, before the request is answered; in a cluster the
+// answer also waits for the in-sync replicas, see replicated-write.ts). A single broker replays the whole
+// topic into the coordinator at start; in a cluster each partition is replayed when this broker is elected
+// its leader (loadPartition).
 import { KafkaError } from '../../protocol/errors.js';
 import { buildBatch, scanBatches } from '../../protocol/record-batch.js';
 import type { LogManager } from '../storage/log-manager.js';
@@ -11,6 +13,7 @@ import type { CoordinatorStore, StoreRecord, StoreTxn } from './store.js';
 import { readMarker } from '../../protocol/control-record.js';
 import { decodeGroupMetadataValue, decodeKey, decodeOffsetCommitValue, partitionForGroup } from './records.js';
 import { replayLog } from '../storage/log-replay.js';
+import { OFFSETS_COMMIT_TIMEOUT_MS, awaitCoordinatorWrite, checkCoordinatorAppend } from './replicated-write.js';
 
 export const OFFSETS_TOPIC = '__consumer_offsets';
 
@@ -62,6 +65,7 @@ export class OffsetsTopicStore implements CoordinatorStore {
     this.ensureTopic();
     const partition = this.replicas.partition(OFFSETS_TOPIC, this.partitionFor(groupId));
     if (!partition) throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `${OFFSETS_TOPIC} is missing`);
+    checkCoordinatorAppend(this.logs, partition);
     // A transaction's offsets go in a transactional batch of its producer (no sequence: the coordinator's write).
     const buf = buildBatch(records.map((r) => ({ key: r.key, value: r.value })), txn
       ? { partitionLeaderEpoch: partition.leaderEpoch, producerId: txn.producerId, producerEpoch: txn.producerEpoch, isTransactional: true }
@@ -70,29 +74,37 @@ export class OffsetsTopicStore implements CoordinatorStore {
     this.replicas.appendValidated(partition, buf, scanBatches(buf, { fromClient: false }), true);
   }
 
-  /** Replays every partition into the coordinator, in log order (later records win). */
+  replicated(groupId: string): Promise<number> | null {
+    const partition = this.replicas.partition(OFFSETS_TOPIC, this.partitionFor(groupId));
+    return partition ? awaitCoordinatorWrite(this.replicas, this.logs, partition, OFFSETS_COMMIT_TIMEOUT_MS) : null;
+  }
+
+  /** Replays every partition into the coordinator (a single broker, at start). */
   load(coordinator: GroupCoordinator): void {
-    for (let p = 0; p < this.numPartitions; p++) {
-      const log = this.logs.partition(OFFSETS_TOPIC, p);
-      if (!log) continue;
-      replayLog(log, {
-        // A transaction's marker commits or drops the offsets it wrote in this partition.
-        control: (info, chunk) => {
-          const marker = readMarker(chunk, info);
-          if (marker) coordinator.completeTxnOffsets(info.producerId, marker.commit, p);
-        },
-        record: (info, r) => {
-          const key = decodeKey(r.key!);
-          if (!key) return;
-          if (key.type === 'offset' && info.isTransactional && info.producerId >= 0) {
-            if (r.value) coordinator.loadPendingOffset(info.producerId, key.key.group, key.key.topic, key.key.partition, decodeOffsetCommitValue(r.value));
-          } else if (key.type === 'offset') {
-            coordinator.loadOffset(key.key.group, key.key.topic, key.key.partition, r.value ? decodeOffsetCommitValue(r.value) : null);
-          } else {
-            coordinator.loadGroup(key.group, r.value ? decodeGroupMetadataValue(r.value) : null);
-          }
-        },
-      });
-    }
+    for (let p = 0; p < this.numPartitions; p++) this.loadPartition(coordinator, p);
+  }
+
+  /** Replays one partition into the coordinator, in log order (later records win). */
+  loadPartition(coordinator: GroupCoordinator, p: number): void {
+    const log = this.logs.partition(OFFSETS_TOPIC, p);
+    if (!log) return;
+    replayLog(log, {
+      // A transaction's marker commits or drops the offsets it wrote in this partition.
+      control: (info, chunk) => {
+        const marker = readMarker(chunk, info);
+        if (marker) coordinator.completeTxnOffsets(info.producerId, marker.commit, p);
+      },
+      record: (info, r) => {
+        const key = decodeKey(r.key!);
+        if (!key) return;
+        if (key.type === 'offset' && info.isTransactional && info.producerId >= 0) {
+          if (r.value) coordinator.loadPendingOffset(info.producerId, key.key.group, key.key.topic, key.key.partition, decodeOffsetCommitValue(r.value));
+        } else if (key.type === 'offset') {
+          coordinator.loadOffset(key.key.group, key.key.topic, key.key.partition, r.value ? decodeOffsetCommitValue(r.value) : null);
+        } else {
+          coordinator.loadGroup(key.group, r.value ? decodeGroupMetadataValue(r.value) : null);
+        }
+      },
+    });
   }
 }

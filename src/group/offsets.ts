@@ -2,14 +2,16 @@
 // OffsetCommit, OffsetFetch and OffsetDelete on a group's offsets, their replay from __consumer_offsets,
 // and retention.
 //
-// Commits are written to __consumer_offsets (through the store) before they are acknowledged; deletions
-// write tombstones. Retention (KIP-211, Kafka's GroupMetadata.removeExpiredOffsets): every
+// Commits are written to __consumer_offsets (through the store) before they are acknowledged, and in a
+// cluster take effect (and are answered) once the in-sync replicas have them, as Kafka's storeOffsets;
+// deletions write tombstones, which nobody waits for (Kafka's cleanupGroupMetadata appends them without acks). Retention (KIP-211, Kafka's GroupMetadata.removeExpiredOffsets): every
 // offsets.retention.check.interval.ms the offsets of an Empty group expire offsets.retention.minutes after
 // it became Empty; a simple group's (no protocol type: commits only) and a Stable consumer group's offsets
 // of topics it no longer subscribes to, that long after their commit; a v1 record's explicit expire
 // timestamp wins. Expired offsets get tombstones; an Empty group left without offsets becomes Dead and is
 // dropped (with a GroupMetadata tombstone when it ever had a generation).
 import { ErrorCode } from '../../protocol/errors.js';
+import { commitError } from './replicated-write.js';
 import { Group, type CommittedOffset, type Member } from './group.js';
 import { encodeGroupMetadataKey, encodeOffsetCommitKey, encodeOffsetCommitValue } from './records.js';
 import type { CoordinatorStore, StoreRecord, Timers } from './store.js';
@@ -17,6 +19,9 @@ import { brokerConfigDefault } from '../config.js';
 import type { Scheduler } from '../scheduler.js';
 
 export interface CommitPartition { partition: number; offset: number; leaderEpoch: number; metadata: string | null }
+
+/** Per topic, per partition error codes of a commit. */
+export type CommitResult = { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[];
 
 export const offsetKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 export const splitKey = (k: string): [string, number] => {
@@ -44,6 +49,8 @@ export interface OffsetsHost {
   touch(group: Group, member: Member): void;
   /** Removes an Empty group whose last offsets expired (it becomes Dead). */
   dropGroup(group: Group): void;
+  /** Whether the coordinator serves the group's partition now (a commit's wait may outlive its leadership). */
+  coordinates(groupId: string): boolean;
 }
 
 export interface OffsetsOptions {
@@ -87,13 +94,16 @@ export class GroupOffsets {
     void this.host.scheduler.cancel(EXPIRATION_TASK);
   }
 
-  /** Per topic, per partition error codes. Throws nothing; a store failure is a per-partition error. */
+  /**
+   * Per topic, per partition error codes; a promise of them when the write waits for the in-sync replicas
+   * (a cluster). Throws nothing; a store failure is a per-partition error.
+   */
   commit(
     groupId: string, generationId: number, memberId: string, groupInstanceId: string | null,
     topics: { name: string; partitions: CommitPartition[] }[],
     /** OffsetCommit v2-4: -1 (the default) keeps the broker's retention; otherwise these offsets expire that long after the commit. */
     retentionTimeMs = -1,
-  ): { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[] {
+  ): CommitResult | Promise<CommitResult> {
     const all = (code: number) => topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode: code })) }));
     if (this.host.isClosed()) return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
     if (!groupId) return all(ErrorCode.INVALID_GROUP_ID);
@@ -137,16 +147,44 @@ export class GroupOffsets {
         return { partitionIndex: p.partition, errorCode };
       }),
     }));
-    if (records.length > 0) {
+    const apply = () => {
+      // Kafka puts the offsets in the cache only once the append succeeded, and never into a Dead group.
+      let target = this.host.groups.get(groupId);
+      if (!target && created && accepted.length > 0) this.host.groups.set(groupId, (target = group));
+      if (target && !target.is('Dead')) for (const [k, v] of accepted) target.offsets.set(k, v);
+    };
+    return this.written(groupId, records, undefined, all, result, apply);
+  }
+
+  /**
+   * Appends a commit's records and applies it: at once when they are durable now, else once the in-sync
+   * replicas have them (a promise; the append's error, mapped as Kafka's storeOffsets, answers every
+   * partition the commit wrote). A failed append answers COORDINATOR_NOT_AVAILABLE, or NOT_COORDINATOR.
+   */
+  private written(
+    groupId: string, records: StoreRecord[], txn: { producerId: number; producerEpoch: number } | undefined,
+    all: (code: number) => CommitResult, result: CommitResult, apply: () => void,
+  ): CommitResult | Promise<CommitResult> {
+    let replicated: Promise<number> | null = null;
+    if (records.length > 0 && this.host.store) {
       try {
-        this.host.store?.append(groupId, records);
-      } catch {
-        return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+        this.host.store.append(groupId, records, txn);
+        replicated = this.host.store.replicated?.(groupId) ?? null;
+      } catch (err) {
+        return all(storeFailure(err));
       }
     }
-    if (created && accepted.length > 0) this.host.groups.set(groupId, group);
-    for (const [k, v] of accepted) group.offsets.set(k, v);
-    return result;
+    if (!replicated) {
+      apply();
+      return result;
+    }
+    return replicated.then((code) => {
+      const error = commitError(code);
+      if (error !== ErrorCode.NONE) return failWritten(result, error);
+      if (!this.host.coordinates(groupId)) return failWritten(result, ErrorCode.NOT_COORDINATOR);
+      apply();
+      return result;
+    });
   }
 
   /**
@@ -157,7 +195,7 @@ export class GroupOffsets {
   commitTxn(
     groupId: string, producerId: number, producerEpoch: number, generationId: number, memberId: string, groupInstanceId: string | null,
     topics: { name: string; partitions: CommitPartition[] }[],
-  ): { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[] {
+  ): CommitResult | Promise<CommitResult> {
     const all = (code: number) => topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode: code })) }));
     if (this.host.isClosed()) return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
     if (!groupId) return all(ErrorCode.INVALID_GROUP_ID);
@@ -184,15 +222,9 @@ export class GroupOffsets {
         return { partitionIndex: p.partition, errorCode: ErrorCode.NONE as number };
       }),
     }));
-    if (records.length > 0) {
-      try {
-        this.host.store?.append(groupId, records, { producerId, producerEpoch });
-      } catch {
-        return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
-      }
-    }
-    for (const [k, v] of accepted) this.pendingFor(producerId, groupId).set(k, v);
-    return result;
+    return this.written(groupId, records, { producerId, producerEpoch }, all, result, () => {
+      for (const [k, v] of accepted) this.pendingFor(producerId, groupId).set(k, v);
+    });
   }
 
   private pendingFor(producerId: number, groupId: string): Map<string, CommittedOffset> {
@@ -227,6 +259,14 @@ export class GroupOffsets {
       for (const [k, v] of offsets) group.offsets.set(k, v);
     }
     if (byGroup.size === 0) this.pending.delete(producerId);
+  }
+
+  /** The coordinator resigned a partition: the pending transactional offsets of its groups go with them. */
+  unloadPending(inPartition: (groupId: string) => boolean): void {
+    for (const [producerId, byGroup] of this.pending) {
+      for (const groupId of byGroup.keys()) if (inPartition(groupId)) byGroup.delete(groupId);
+      if (byGroup.size === 0) this.pending.delete(producerId);
+    }
   }
 
   /** Whether a transaction's offsets for the group's partition are pending (OffsetFetch requireStable). */
@@ -368,4 +408,15 @@ export class GroupOffsets {
     }
     group.offsets.set(offsetKey(topic, partition), value);
   }
+}
+
+/** The code a failed append answers: NOT_COORDINATOR when leadership moved, else COORDINATOR_NOT_AVAILABLE. */
+export function storeFailure(err: unknown): number {
+  const code = (err as { code?: unknown })?.code;
+  return code === ErrorCode.NOT_COORDINATOR ? ErrorCode.NOT_COORDINATOR : ErrorCode.COORDINATOR_NOT_AVAILABLE;
+}
+
+/** A commit's answer with every partition it wrote (those answered NONE) failed with `error`. */
+function failWritten(result: CommitResult, error: number): CommitResult {
+  return result.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => (p.errorCode === ErrorCode.NONE ? { ...p, errorCode: error } : p)) }));
 }

@@ -1,5 +1,6 @@
 // What the group coordinator and its offsets depend on from outside: where its records go
-// (__consumer_offsets, or nothing in unit tests) and the clock and timers (fake ones in tests).
+// (__consumer_offsets, or nothing in unit tests), when they are replicated, and the clock and timers (fake
+// ones in tests).
 
 export interface Timers {
   now(): number;
@@ -26,4 +27,9 @@ export interface StoreTxn { producerId: number; producerEpoch: number }
 export interface CoordinatorStore {
   /** Durably appends the records to the group's __consumer_offsets partition; throws on failure. */
   append(groupId: string, records: StoreRecord[], txn?: StoreTxn): void;
+  /**
+   * Right after an append: how the group's records come to be replicated (see replicated-write.ts). Null
+   * (or no such method) when they already are; else a promise of ReplicaManager.awaitReplicated's outcome.
+   */
+  replicated?(groupId: string): Promise<number> | null;
 }

@@ -7,6 +7,7 @@
 // the KIP-848 member id/epoch, which a classic group ignores.
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
+import { groupCoordinatorError } from '../cluster/coordinator-guard.js';
 import type { OffsetFetchResponse } from '../../protocol/messages/09-offset-fetch.js';
 import type { ElementOf } from '../../protocol/schema.js';
 
@@ -21,10 +22,13 @@ export default defineHandler({
     if (apiVersion >= 8) {
       return {
         throttleTimeMs: 0,
-        // In a cluster, each group's offsets come from its own coordinator.
-        groups: req.groups.map((g): GroupResponse => (clusterMember && !clusterMember.coordinatesGroup(g.groupId)
-          ? { groupId: g.groupId, topics: [], errorCode: ErrorCode.NOT_COORDINATOR }
-          : { groupId: g.groupId, topics: groups.fetchOffsets(g.groupId, g.topics, req.requireStable), errorCode: ErrorCode.NONE })),
+        // In a cluster, each group's offsets come from its own coordinator, once it has loaded them.
+        groups: req.groups.map((g): GroupResponse => {
+          const code = groupCoordinatorError(clusterMember, g.groupId);
+          return code !== ErrorCode.NONE
+            ? { groupId: g.groupId, topics: [], errorCode: code }
+            : { groupId: g.groupId, topics: groups.fetchOffsets(g.groupId, g.topics, req.requireStable), errorCode: ErrorCode.NONE };
+        }),
       };
     }
     return { throttleTimeMs: 0, topics: groups.fetchOffsets(req.groupId, req.topics, req.requireStable), errorCode: ErrorCode.NONE };

@@ -5,6 +5,7 @@
 // Version notes: v4+ carries group instance ids, v5 goes flexible.
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
+import { groupCoordinatorError } from '../cluster/coordinator-guard.js';
 import { AUTHORIZED_OPERATIONS_OMITTED } from '../../protocol/sentinels.js';
 import type { GroupCoordinator } from '../group/coordinator.js';
 import type { DescribeGroupsResponse } from '../../protocol/messages/15-describe-groups.js';
@@ -48,8 +49,11 @@ export default defineHandler({
   handle({ groups, clusterMember }, req): DescribeGroupsResponse {
     return {
       throttleTimeMs: 0,
-      // In a cluster, each group is described by its own coordinator.
-      groups: req.groups.map((id) => (clusterMember && !clusterMember.coordinatesGroup(id) ? failed(id, ErrorCode.NOT_COORDINATOR) : describe(groups, id))),
+      // In a cluster, each group is described by its own coordinator, once it has loaded it.
+      groups: req.groups.map((id) => {
+        const code = groupCoordinatorError(clusterMember, id);
+        return code !== ErrorCode.NONE ? failed(id, code) : describe(groups, id);
+      }),
     };
   },
   errorResponse(req, code): DescribeGroupsResponse {

@@ -3,6 +3,7 @@
 // a group with members is NON_EMPTY_GROUP, an unknown one GROUP_ID_NOT_FOUND.
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
+import { groupCoordinatorError } from '../cluster/coordinator-guard.js';
 import type { DeleteGroupsResponse } from '../../protocol/messages/42-delete-groups.js';
 
 export default defineHandler({
@@ -12,11 +13,11 @@ export default defineHandler({
   handle({ groups, clusterMember }, req): DeleteGroupsResponse {
     return {
       throttleTimeMs: 0,
-      // In a cluster, each group is deleted by its own coordinator.
-      results: req.groupsNames.map((groupId) => ({
-        groupId,
-        errorCode: clusterMember && !clusterMember.coordinatesGroup(groupId) ? ErrorCode.NOT_COORDINATOR : groups.deleteGroup(groupId),
-      })),
+      // In a cluster, each group is deleted by its own coordinator, once it has loaded it.
+      results: req.groupsNames.map((groupId) => {
+        const code = groupCoordinatorError(clusterMember, groupId);
+        return { groupId, errorCode: code !== ErrorCode.NONE ? code : groups.deleteGroup(groupId) };
+      }),
     };
   },
   errorResponse(req, code): DeleteGroupsResponse {

@@ -4,6 +4,7 @@
 // TRANSACTIONAL_ID_NOT_FOUND, an empty one INVALID_REQUEST.
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
+import { transactionCoordinatorError } from '../cluster/coordinator-guard.js';
 import type { DescribeTransactionsResponse } from '../../protocol/messages/65-describe-transactions.js';
 
 type State = DescribeTransactionsResponse['transactionStates'][number];
@@ -18,7 +19,8 @@ export default defineHandler({
       transactionStates: req.transactionalIds.map((transactionalId): State => {
         const none = { transactionalId, transactionState: '', transactionTimeoutMs: 0, transactionStartTimeMs: -1, producerId: -1, producerEpoch: -1, topics: [] };
         if (!transactionalId) return { ...none, errorCode: ErrorCode.INVALID_REQUEST };
-        if (clusterMember && !clusterMember.coordinatesTransactionalId(transactionalId)) return { ...none, errorCode: ErrorCode.NOT_COORDINATOR };
+        const notHere = transactionCoordinatorError(clusterMember, transactionalId);
+        if (notHere !== ErrorCode.NONE) return { ...none, errorCode: notHere };
         const meta = transactions.get(transactionalId);
         if (!meta || meta.state === 'Dead') return { ...none, errorCode: ErrorCode.TRANSACTIONAL_ID_NOT_FOUND };
         return {

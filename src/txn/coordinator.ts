@@ -5,8 +5,16 @@
 // written synchronously before EndTxn is answered; in a cluster, those of partitions other brokers lead go to
 // them (WriteTxnMarkers) and the transaction stays prepared until they have written them. A load after a
 // crash completes what was prepared.
+//
+// Which transactional ids: a single broker coordinates them all, loaded at start. In a cluster (`clustered`)
+// the coordinator serves the ids of the __transaction_state partitions this broker leads, as Kafka's
+// TransactionStateManager: elected, a partition is replayed from the local log in a task of its own
+// (COORDINATOR_LOAD_IN_PROGRESS meanwhile) and what it left prepared is completed; resigned, its ids leave
+// memory. The coordinator epoch of the markers is the partition's leader epoch, so that the markers of a
+// deposed coordinator are fenced by the partitions' producer state.
 
 import { ErrorCode } from '../../protocol/errors.js';
+import { ServedPartitions } from '../group/served-partitions.js';
 
 export type TxnState = 'Empty' | 'Ongoing' | 'PrepareCommit' | 'PrepareAbort' | 'CompleteCommit' | 'CompleteAbort' | 'Dead' | 'PrepareEpochFence';
 
@@ -40,7 +48,7 @@ export interface TxnCoordinatorHost {
    * false when the marker is on its way to another broker (the partition's leader, in a cluster): the
    * transaction then stays prepared, and retryPrepared() completes it once the broker has written it.
    */
-  writeMarker(topic: string, partition: number, producerId: number, producerEpoch: number, commit: boolean): boolean | void;
+  writeMarker(topic: string, partition: number, producerId: number, producerEpoch: number, commit: boolean, coordinatorEpoch: number): boolean | void;
   partitionExists(topic: string, partition: number): boolean;
   now(): number;
 }
@@ -50,6 +58,10 @@ export interface TxnCoordinatorOptions {
   maxTimeoutMs: number;
   /** transactional.id.expiration.ms: an id without a transaction for this long is forgotten. */
   idExpirationMs?: number;
+  /** The __transaction_state partition of a transactional id; default: all in one. */
+  partitionOf?: (transactionalId: string) => number;
+  /** A broker of a cluster: it serves only the partitions it was elected for (onElection). */
+  clustered?: boolean;
 }
 
 const MAX_EPOCH = 32766; // Short.MaxValue - 1: the epoch after it needs a new producer id, as in Kafka
@@ -58,11 +70,55 @@ export type InitResult = { errorCode: number; producerId: number; producerEpoch:
 
 export class TransactionCoordinator {
   private readonly txns = new Map<string, TransactionMetadata>();
+  /** The __transaction_state partitions served: all on a single broker (coordinator epoch 0), those it leads in a cluster. */
+  private readonly served: ServedPartitions;
+  private readonly partitionOf: (transactionalId: string) => number;
 
   constructor(
     private readonly host: TxnCoordinatorHost,
     private readonly options: TxnCoordinatorOptions,
-  ) {}
+  ) {
+    this.served = new ServedPartitions(options.clustered ?? false);
+    this.partitionOf = options.partitionOf ?? (() => 0);
+  }
+
+  // --- the partitions served (a cluster) -------------------------------------------------------------
+
+  /** Whether this coordinator serves the id now (its partition loaded; always on a single broker). */
+  coordinates(transactionalId: string): boolean {
+    return this.served.serves(this.partitionOf(transactionalId));
+  }
+
+  /** Whether the id's partition is being loaded (requests for it: COORDINATOR_LOAD_IN_PROGRESS). */
+  isLoading(transactionalId: string): boolean {
+    return this.served.isLoading(this.partitionOf(transactionalId));
+  }
+
+  /** Whether some partition's ids are still being loaded (ListTransactions: COORDINATOR_LOAD_IN_PROGRESS). */
+  isLoadingAny(): boolean {
+    return this.served.anyLoading();
+  }
+
+  /** The coordinator epoch the id's markers carry: its partition's leader epoch (0 on a single broker). */
+  coordinatorEpoch(transactionalId: string): number {
+    return this.served.epoch(this.partitionOf(transactionalId));
+  }
+
+  /**
+   * This broker now leads __transaction_state partition `p` in leader epoch `coordinatorEpoch` (Kafka's
+   * loadTransactionsForTxnTopicPartition): `load` replays it in a task of its own, then the transactions it
+   * left prepared get their markers (again), under the new epoch. A partition already served only takes the
+   * newer epoch. The promise settles when the load has run.
+   */
+  async onElection(p: number, coordinatorEpoch: number, load: () => void): Promise<void> {
+    if (await this.served.elect(p, coordinatorEpoch, load)) this.retryPrepared();
+  }
+
+  /** This broker no longer leads partition `p` (Kafka's removeTransactionsForTxnTopicPartition): its ids leave memory. */
+  onResignation(p: number): void {
+    if (!this.served.resign(p)) return;
+    for (const id of [...this.txns.keys()]) if (this.partitionOf(id) === p) this.txns.delete(id);
+  }
 
   get(transactionalId: string): TransactionMetadata | undefined {
     return this.txns.get(transactionalId);
@@ -328,7 +384,7 @@ export class TransactionCoordinator {
         // A partition deleted meanwhile has nothing left to mark.
         if (!this.host.partitionExists(topic, p)) continue;
         try {
-          if (this.host.writeMarker(topic, p, meta.producerId, meta.producerEpoch, commit) === false) leave(topic, p);
+          if (this.host.writeMarker(topic, p, meta.producerId, meta.producerEpoch, commit, this.coordinatorEpoch(meta.transactionalId)) === false) leave(topic, p);
         } catch (err) {
           failure ??= err;
           leave(topic, p);

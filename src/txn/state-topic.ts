@@ -1,9 +1,11 @@
 // __transaction_state: where the transaction coordinator records every state change, as Kafka does (a
 // compacted internal topic; key TransactionLogKey v0 = the transactional id, value TransactionLogValue v0).
-// The partition of a transactional id is Kafka's: Utils.abs(id.hashCode) % partitions. Replayed on start.
+// The partition of a transactional id is Kafka's: Utils.abs(id.hashCode) % partitions. A single broker
+// replays it all at start; in a cluster each partition is replayed when this broker is elected its leader
+// (loadPartition), and a request's writes are answered once the in-sync replicas have them (replicated).
 
 import { buildBatch, scanBatches } from '../../protocol/record-batch.js';
-import { KafkaError } from '../../protocol/errors.js';
+import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { TransactionLogKey, TransactionLogValue } from '../../protocol/data/transaction-log.js';
 import { readVersioned, writeVersioned } from '../../protocol/data/versioned.js';
 import type { LogManager } from '../storage/log-manager.js';
@@ -11,6 +13,7 @@ import type { ReplicaManager } from '../partition/replica-manager.js';
 import { javaStringHashCode } from '../group/records.js';
 import { TXN_STATES_BY_ID, TXN_STATE_IDS, type TransactionCoordinator, type TransactionMetadata } from './coordinator.js';
 import { replayLog } from '../storage/log-replay.js';
+import { TXN_STATE_WRITE_TIMEOUT_MS, awaitCoordinatorWrite, checkCoordinatorAppend, coordinatorWriteError } from '../group/replicated-write.js';
 
 export const TRANSACTION_STATE_TOPIC = '__transaction_state';
 const INT32_MIN = -2147483648;
@@ -73,41 +76,71 @@ export class TransactionStateTopic {
     this.write(transactionalId, null);
   }
 
+  partitionFor(transactionalId: string): number {
+    return partitionForTransactionalId(transactionalId, this.numPartitions);
+  }
+
   private write(transactionalId: string, value: Buffer | null): void {
     this.ensureTopic();
-    const partition = this.replicas.partition(TRANSACTION_STATE_TOPIC, partitionForTransactionalId(transactionalId, this.numPartitions));
+    const partition = this.replicas.partition(TRANSACTION_STATE_TOPIC, this.partitionFor(transactionalId));
     if (!partition) throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `${TRANSACTION_STATE_TOPIC} is missing`);
+    checkCoordinatorAppend(this.logs, partition);
     const key = writeVersioned(TransactionLogKey, 0, { transactionalId });
     const buf = buildBatch([{ key, value }], { partitionLeaderEpoch: partition.leaderEpoch });
     this.replicas.appendValidated(partition, buf, scanBatches(buf));
   }
 
-  /** Replays every partition into the coordinator, in log order, then completes what was mid-way. */
+  /**
+   * After a request's writes: null when they are durable now (one replica), else a promise of the code the
+   * request is answered with if it is not NONE (Kafka's appendTransactionToLog mapping: COORDINATOR_NOT_AVAILABLE,
+   * NOT_COORDINATOR).
+   */
+  replicated(transactionalId: string): Promise<number> | null {
+    if (!this.logs.getTopic(TRANSACTION_STATE_TOPIC)) return null;
+    const partition = this.replicas.partition(TRANSACTION_STATE_TOPIC, this.partitionFor(transactionalId));
+    const waiting = partition ? awaitCoordinatorWrite(this.replicas, this.logs, partition, TXN_STATE_WRITE_TIMEOUT_MS) : null;
+    return waiting && waiting.then(coordinatorWriteError);
+  }
+
+  /**
+   * `answer`, once the writes to `transactionalId`'s partition are replicated (at once with one replica);
+   * `failed(code)` instead when they could not be.
+   */
+  answerWhenReplicated<T>(transactionalId: string, answer: T, failed: (code: number) => T): T | Promise<T> {
+    const waiting = this.replicated(transactionalId);
+    if (!waiting) return answer;
+    return waiting.then((code) => (code === ErrorCode.NONE ? answer : failed(code)));
+  }
+
+  /** Replays every partition into the coordinator (a single broker, at start), then completes what was mid-way. */
   load(coordinator: TransactionCoordinator): void {
-    for (let p = 0; p < this.numPartitions; p++) {
-      const log = this.logs.partition(TRANSACTION_STATE_TOPIC, p);
-      if (!log) continue;
-      replayLog(log, {
-        record: (_info, r) => {
-          const { transactionalId } = readVersioned(TransactionLogKey, r.key!);
-          if (!r.value) {
-            coordinator.load(null, transactionalId);
-            return;
-          }
-          const v = readVersioned(TransactionLogValue, r.value);
-          coordinator.load({
-            transactionalId,
-            producerId: v.producerId,
-            producerEpoch: v.producerEpoch,
-            timeoutMs: v.transactionTimeoutMs,
-            state: TXN_STATES_BY_ID[v.transactionStatus] ?? 'Empty',
-            partitions: new Map((v.transactionPartitions ?? []).map((t) => [t.topic, new Set(t.partitionIds)])),
-            startTimestamp: v.transactionStartTimestampMs,
-            lastUpdateTimestamp: v.transactionLastUpdateTimestampMs,
-          }, transactionalId);
-        },
-      });
-    }
+    for (let p = 0; p < this.numPartitions; p++) this.loadPartition(coordinator, p);
     coordinator.completePrepared();
+  }
+
+  /** Replays one partition into the coordinator, in log order (later records win). */
+  loadPartition(coordinator: TransactionCoordinator, p: number): void {
+    const log = this.logs.partition(TRANSACTION_STATE_TOPIC, p);
+    if (!log) return;
+    replayLog(log, {
+      record: (_info, r) => {
+        const { transactionalId } = readVersioned(TransactionLogKey, r.key!);
+        if (!r.value) {
+          coordinator.load(null, transactionalId);
+          return;
+        }
+        const v = readVersioned(TransactionLogValue, r.value);
+        coordinator.load({
+          transactionalId,
+          producerId: v.producerId,
+          producerEpoch: v.producerEpoch,
+          timeoutMs: v.transactionTimeoutMs,
+          state: TXN_STATES_BY_ID[v.transactionStatus] ?? 'Empty',
+          partitions: new Map((v.transactionPartitions ?? []).map((t) => [t.topic, new Set(t.partitionIds)])),
+          startTimestamp: v.transactionStartTimestampMs,
+          lastUpdateTimestamp: v.transactionLastUpdateTimestampMs,
+        }, transactionalId);
+      },
+    });
   }
 }
