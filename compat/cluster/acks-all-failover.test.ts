@@ -9,10 +9,9 @@
 // 6000 ms); the time from the kill until every partition it led acknowledges records again is logged as a
 // [measure] line. A leader frozen with SIGSTOP past its session timeout is a zombie when it resumes: its
 // partitions have moved, and it must not acknowledge anything that is then lost.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { RunningCluster } from '../../src/embedded-cluster.js';
-import { adminOf, agreedController, describeCluster, eventually, formCluster, measure, settled, unique, ZkReader } from './cluster-util.js';
-import { firstAckAfterOutage, fullIsr, lossCheck, readAll, startLoad, waitState, zkState, type Load, type LoadResult } from './replication-util.js';
+import { expect, it } from 'vitest';
+import { adminOf, agreedController, describeCluster, eventually, measure, settled, unique } from './cluster-util.js';
+import { firstAckAfterOutage, fullIsr, lossCheck, readAll, startLoad, useProcessCluster, waitState, zkState, type Load, type LoadResult, type ProcessCluster } from './replication-util.js';
 
 const TEST_TIMEOUT = 150_000;
 const SESSION_TIMEOUT_MS = 6000;
@@ -20,12 +19,11 @@ const PARTITIONS = 3;
 /** Records acknowledged before a disruption, and again after it, before the load stops. */
 const WARM_UP = 150;
 
-let cluster: RunningCluster;
-let zk: ZkReader;
+let env: ProcessCluster;
 
 async function createTopic(): Promise<string> {
   const topic = unique('acks-all');
-  const admin = await adminOf(cluster.bootstrap);
+  const admin = await adminOf(env.cluster.bootstrap);
   try {
     await admin.createTopics({
       topics: [{ topic, numPartitions: PARTITIONS, replicationFactor: 3, configEntries: [{ name: 'min.insync.replicas', value: '2' }] }],
@@ -34,15 +32,15 @@ async function createTopic(): Promise<string> {
   } finally {
     await admin.disconnect();
   }
-  await settled(cluster, topic, PARTITIONS);
-  await fullIsr(zk, topic, PARTITIONS);
+  await settled(env.cluster, topic, PARTITIONS);
+  await fullIsr(env.zk, topic, PARTITIONS);
   return topic;
 }
 
 /** Every broker running again and every partition of `topic` with its full ISR. */
 async function restoreAll(topic: string): Promise<void> {
-  for (const b of cluster.brokers) await b.start();
-  await fullIsr(zk, topic, PARTITIONS);
+  for (const b of env.cluster.brokers) await b.start();
+  await fullIsr(env.zk, topic, PARTITIONS);
 }
 
 /** The load's report, checked against the log read back through every broker (`idempotent`: no value twice). */
@@ -50,7 +48,7 @@ async function expectNothingLost(topic: string, result: LoadResult, idempotent =
   expect(result.client_errors.filter((e) => e.fatal), JSON.stringify(result.client_errors)).toEqual([]);
   expect(result.produce_error).toBeNull();
   expect(result.undelivered).toBe(0);
-  const log = await readAll(cluster.bootstrap, topic, PARTITIONS);
+  const log = await readAll(env.cluster.bootstrap, topic, PARTITIONS);
   const check = lossCheck(result.reports, log);
   expect(check.lost, `acknowledged records lost (of ${check.acked})`).toEqual([]);
   if (idempotent) expect(check.duplicated, 'values written twice').toEqual([]);
@@ -61,12 +59,12 @@ async function expectNothingLost(topic: string, result: LoadResult, idempotent =
 
 /** Kills `victimId` under load; returns the load's report and the kill time (ms since the epoch). */
 async function killUnderLoad(topic: string, victimId: number, label: string): Promise<{ result: LoadResult; killedAt: number; led: number[] }> {
-  const victim = cluster.brokers.find((b) => b.id === victimId)!;
-  const before = await Promise.all(Array.from({ length: PARTITIONS }, (_, p) => zkState(zk, topic, p)));
+  const victim = env.cluster.brokers.find((b) => b.id === victimId)!;
+  const before = await Promise.all(Array.from({ length: PARTITIONS }, (_, p) => zkState(env.zk, topic, p)));
   const led = before.map((s, p) => (s.leader === victimId ? p : -1)).filter((p) => p >= 0);
   expect(led.length, `partitions led by broker ${victimId}: ${JSON.stringify(before)}`).toBeGreaterThan(0);
 
-  const load: Load = startLoad(cluster.bootstrap, topic, { prefix: label, partitions: PARTITIONS, rate: 150 });
+  const load: Load = startLoad(env.cluster.bootstrap, topic, { prefix: label, partitions: PARTITIONS, rate: 150 });
   let result: LoadResult;
   let killedAt: number;
   try {
@@ -85,7 +83,7 @@ async function killUnderLoad(topic: string, victimId: number, label: string): Pr
   const firstAfter = firstAckAfterOutage(result.reports, led, killedAt!);
   measure(`acks=all failover: records acknowledged again on every partition led by ${label} broker ${victimId} after its kill -9 (session timeout ${SESSION_TIMEOUT_MS} ms)`, firstAfter - killedAt!);
   for (const p of led) {
-    const s = await waitState(zk, topic, p, `led by a broker other than ${victimId}`, (x) => x.leader > 0 && x.leader !== victimId);
+    const s = await waitState(env.zk, topic, p, `led by a broker other than ${victimId}`, (x) => x.leader > 0 && x.leader !== victimId);
     expect(s.leader_epoch).toBeGreaterThan(before[p].leader_epoch);
     expect(s.isr).not.toContain(victimId);
   }
@@ -93,26 +91,14 @@ async function killUnderLoad(topic: string, victimId: number, label: string): Pr
 }
 
 describeCluster('acks=all, idempotent, min.insync.replicas=2: leader and controller killed, rolling restart (confluent-kafka-python)', { timeout: TEST_TIMEOUT }, () => {
-  beforeAll(async () => {
-    cluster = await formCluster('acks-all', {
-      brokers: 3,
-      processes: true,
-      // Leadership stays where failovers put it: the automatic leader balance (its first check 5 s after a
-      // controller takes over) would move it under a later test.
-      config: { 'zookeeper.session.timeout.ms': SESSION_TIMEOUT_MS, 'auto.leader.rebalance.enable': false },
-    });
-    zk = await ZkReader.open(cluster.zookeeperConnect);
-  }, TEST_TIMEOUT);
-  afterAll(async () => {
-    for (const b of cluster?.brokers ?? []) b.resume();
-    await zk?.close();
-    await cluster?.close();
-  }, 60_000);
+  // Leadership stays where failovers put it: the automatic leader balance (its first check 5 s after a
+  // controller takes over) would move it under a later test.
+  env = useProcessCluster('acks-all', { 'zookeeper.session.timeout.ms': SESSION_TIMEOUT_MS, 'auto.leader.rebalance.enable': false }, TEST_TIMEOUT);
 
   it('kill -9 of a partition leader (not the controller): its partitions move to an ISR member, nothing acknowledged is lost, nothing is duplicated', async () => {
     const topic = await createTopic();
-    const controller = await agreedController(cluster.brokers.map((b) => b.port));
-    const victimId = cluster.brokers.map((b) => b.id).find((id) => id !== controller)!;
+    const controller = await agreedController(env.cluster.brokers.map((b) => b.port));
+    const victimId = env.cluster.brokers.map((b) => b.id).find((id) => id !== controller)!;
     const { result } = await killUnderLoad(topic, victimId, 'leader');
     await restoreAll(topic);
     await expectNothingLost(topic, result);
@@ -120,9 +106,9 @@ describeCluster('acks=all, idempotent, min.insync.replicas=2: leader and control
 
   it('kill -9 of the controller, which leads partitions too: a new controller moves them, nothing acknowledged is lost, nothing is duplicated', async () => {
     const topic = await createTopic();
-    const controller = await agreedController(cluster.brokers.map((b) => b.port));
+    const controller = await agreedController(env.cluster.brokers.map((b) => b.port));
     const { result } = await killUnderLoad(topic, controller, 'controller');
-    expect(await agreedController(cluster.brokers.filter((b) => b.id !== controller).map((b) => b.port), controller)).not.toBe(controller);
+    expect(await agreedController(env.cluster.brokers.filter((b) => b.id !== controller).map((b) => b.port), controller)).not.toBe(controller);
     await restoreAll(topic);
     await expectNothingLost(topic, result);
   });
@@ -134,12 +120,12 @@ describeCluster('acks=all, idempotent, min.insync.replicas=2: leader and control
   // duplicates are allowed; what is checked is that the zombie never acknowledges a record that is then lost.
   it('a partition leader frozen (SIGSTOP) past its session timeout, then resumed: its partitions move meanwhile, the zombie acknowledges nothing that is lost', async () => {
     const topic = await createTopic();
-    const controller = await agreedController(cluster.brokers.map((b) => b.port));
-    const victim = cluster.brokers.find((b) => b.id !== controller)!;
-    const before = await Promise.all(Array.from({ length: PARTITIONS }, (_, p) => zkState(zk, topic, p)));
+    const controller = await agreedController(env.cluster.brokers.map((b) => b.port));
+    const victim = env.cluster.brokers.find((b) => b.id !== controller)!;
+    const before = await Promise.all(Array.from({ length: PARTITIONS }, (_, p) => zkState(env.zk, topic, p)));
     const led = before.map((x, p) => (x.leader === victim.id ? p : -1)).filter((p) => p >= 0);
     expect(led.length).toBeGreaterThan(0);
-    const load = startLoad(cluster.bootstrap, topic, { prefix: 'zombie', partitions: PARTITIONS, rate: 150, conf: { 'enable.idempotence': false } });
+    const load = startLoad(env.cluster.bootstrap, topic, { prefix: 'zombie', partitions: PARTITIONS, rate: 150, conf: { 'enable.idempotence': false } });
     let result: LoadResult;
     let pausedAt = 0;
     let resumed = false;
@@ -148,16 +134,16 @@ describeCluster('acks=all, idempotent, min.insync.replicas=2: leader and control
       pausedAt = Date.now();
       victim.pause();
       // Its session expires, the controller moves its partitions, the producer follows them.
-      await eventually(`/brokers/ids/${victim.id} gone`, async () => ((await zk.get(`/brokers/ids/${victim.id}`)) === null ? true : undefined), 30_000);
-      for (const p of led) await waitState(zk, topic, p, `led by a broker other than ${victim.id}`, (x) => x.leader > 0 && x.leader !== victim.id);
+      await eventually(`/brokers/ids/${victim.id} gone`, async () => ((await env.zk.get(`/brokers/ids/${victim.id}`)) === null ? true : undefined), 30_000);
+      for (const p of led) await waitState(env.zk, topic, p, `led by a broker other than ${victim.id}`, (x) => x.leader > 0 && x.leader !== victim.id);
       const movedAt = Date.now();
       const moved = await load.until(`records acknowledged on partitions ${led} while broker ${victim.id} is frozen`,
         (p) => led.every((x) => (p.last_ack_by_partition[x]?.at ?? 0) > movedAt), 90_000);
       victim.resume();
       resumed = true;
       // Back: a new registration, a follower that rejoins every ISR.
-      await eventually(`/brokers/ids/${victim.id} registered again`, async () => ((await zk.get(`/brokers/ids/${victim.id}`)) ? true : undefined), 30_000);
-      await fullIsr(zk, topic, PARTITIONS);
+      await eventually(`/brokers/ids/${victim.id} registered again`, async () => ((await env.zk.get(`/brokers/ids/${victim.id}`)) ? true : undefined), 30_000);
+      await fullIsr(env.zk, topic, PARTITIONS);
       await load.until(`${WARM_UP} more records acknowledged`, (p) => p.acked >= moved.acked + WARM_UP);
     } finally {
       if (!resumed) victim.resume();
@@ -170,14 +156,14 @@ describeCluster('acks=all, idempotent, min.insync.replicas=2: leader and control
 
   it('a rolling restart (stop, start, full ISR again; broker after broker) under load: nothing acknowledged is lost, nothing is duplicated', async () => {
     const topic = await createTopic();
-    const load = startLoad(cluster.bootstrap, topic, { prefix: 'rolling', partitions: PARTITIONS, rate: 150 });
+    const load = startLoad(env.cluster.bootstrap, topic, { prefix: 'rolling', partitions: PARTITIONS, rate: 150 });
     let result: LoadResult;
     try {
       let seen = await load.until(`${WARM_UP} acknowledged records`, (p) => p.acked >= WARM_UP);
-      for (const b of cluster.brokers) {
+      for (const b of env.cluster.brokers) {
         await b.stop();
         await b.start();
-        await fullIsr(zk, topic, PARTITIONS);
+        await fullIsr(env.zk, topic, PARTITIONS);
         const at = seen.acked;
         seen = await load.until(`records acknowledged after the restart of broker ${b.id}`, (p) => p.acked >= at + 50, 60_000);
       }

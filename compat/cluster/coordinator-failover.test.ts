@@ -6,11 +6,10 @@
 // record is skipped, and only records after the last commit are read twice.
 //
 // The time from the kill to the first commit accepted by the new coordinator is logged as a [measure] line.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { RunningCluster } from '../../src/embedded-cluster.js';
+import { expect, it } from 'vitest';
 import { TestClient } from '../../test/server/client.js';
-import { adminOf, agreedController, describeCluster, kafka, formCluster, measure, settled, unique, ZkReader } from './cluster-util.js';
-import { fullIsr, startGroupConsumer, type GroupResult } from './replication-util.js';
+import { adminOf, agreedController, describeCluster, kafka, measure, settled, unique } from './cluster-util.js';
+import { fullIsr, startGroupConsumer, useProcessCluster, type GroupResult, type ProcessCluster } from './replication-util.js';
 
 const TEST_TIMEOUT = 150_000;
 const SESSION_TIMEOUT_MS = 6000;
@@ -18,8 +17,7 @@ const PARTITIONS = 3;
 const PER_PARTITION = 300;
 const FIND_COORDINATOR = 10;
 
-let cluster: RunningCluster;
-let zk: ZkReader;
+let env: ProcessCluster;
 
 /** The group's coordinator as `port`'s broker answers FindCoordinator (v1), or -1 while it has none. */
 async function coordinatorOf(port: number, group: string): Promise<number> {
@@ -51,29 +49,18 @@ function gaps(offsets: number[], from: number): string[] {
 }
 
 describeCluster('kill -9 of a consumer group\'s coordinator (confluent-kafka-python committing offsets)', { timeout: TEST_TIMEOUT }, () => {
-  beforeAll(async () => {
-    cluster = await formCluster('coordinator', {
-      brokers: 3,
-      processes: true,
-      config: { 'zookeeper.session.timeout.ms': SESSION_TIMEOUT_MS, 'offsets.topic.num.partitions': 6 },
-    });
-    zk = await ZkReader.open(cluster.zookeeperConnect);
-  }, TEST_TIMEOUT);
-  afterAll(async () => {
-    await zk?.close();
-    await cluster?.close();
-  }, 60_000);
+  env = useProcessCluster('coordinator', { 'zookeeper.session.timeout.ms': SESSION_TIMEOUT_MS, 'offsets.topic.num.partitions': 6 }, TEST_TIMEOUT);
 
   it('the group resumes at its committed offsets through the new coordinator: nothing skipped, re-reads only after the last commit', async () => {
     const topic = unique('coordinated');
-    const admin = await adminOf(cluster.bootstrap);
+    const admin = await adminOf(env.cluster.bootstrap);
     try {
       await admin.createTopics({ topics: [{ topic, numPartitions: PARTITIONS, replicationFactor: 3 }], waitForLeaders: true });
     } finally {
       await admin.disconnect();
     }
-    await settled(cluster, topic, PARTITIONS);
-    const producer = kafka(cluster.bootstrap).producer();
+    await settled(env.cluster, topic, PARTITIONS);
+    const producer = kafka(env.cluster.bootstrap).producer();
     await producer.connect();
     try {
       for (let p = 0; p < PARTITIONS; p++) {
@@ -84,17 +71,17 @@ describeCluster('kill -9 of a consumer group\'s coordinator (confluent-kafka-pyt
     }
 
     // A group whose coordinator is not the controller (the controller's own failover is another test's).
-    const controller = await agreedController(cluster.brokers.map((b) => b.port));
+    const controller = await agreedController(env.cluster.brokers.map((b) => b.port));
     let group = '';
     let coordinator = -1;
     for (let i = 0; coordinator < 0 || coordinator === controller; i++) {
       expect(i, 'a group coordinated by a broker other than the controller').toBeLessThan(30);
       group = unique(`group${i}`);
-      coordinator = await coordinatorOf(cluster.brokers[0].port, group).catch(() => -1);
+      coordinator = await coordinatorOf(env.cluster.brokers[0].port, group).catch(() => -1);
       if (coordinator < 0) await new Promise((r) => setTimeout(r, 200)); // __consumer_offsets being created
     }
-    await fullIsr(zk, '__consumer_offsets', 6);
-    const victim = cluster.brokers.find((b) => b.id === coordinator)!;
+    await fullIsr(env.zk, '__consumer_offsets', 6);
+    const victim = env.cluster.brokers.find((b) => b.id === coordinator)!;
 
     // An idle group with the same coordinator, whose offsets were committed before the kill only: the new
     // coordinator has them from the replicated __consumer_offsets partition, not from a commit after the move.
@@ -102,9 +89,9 @@ describeCluster('kill -9 of a consumer group\'s coordinator (confluent-kafka-pyt
     for (let i = 0; ; i++) {
       expect(i, `a second group coordinated by broker ${coordinator}`).toBeLessThan(60);
       idle = unique(`idle${i}`);
-      if ((await coordinatorOf(cluster.brokers[0].port, idle)) === coordinator) break;
+      if ((await coordinatorOf(env.cluster.brokers[0].port, idle)) === coordinator) break;
     }
-    const idleRun = startGroupConsumer(cluster.bootstrap, topic, idle, { commitEvery: 10, rate: 2000 });
+    const idleRun = startGroupConsumer(env.cluster.bootstrap, topic, idle, { commitEvery: 10, rate: 2000 });
     let idleBefore: GroupResult;
     try {
       await idleRun.until('the idle group read 100 records', (p) => p.consumed >= 100 && p.commits_ok >= 5, 60_000);
@@ -114,7 +101,7 @@ describeCluster('kill -9 of a consumer group\'s coordinator (confluent-kafka-pyt
     const idleCommit = [...idleBefore.commits].reverse().find((c) => c.error === null)!;
     expect(Object.values(idleCommit.offsets).some((o) => o > 0), JSON.stringify(idleCommit)).toBe(true);
 
-    const first = startGroupConsumer(cluster.bootstrap, topic, group, { commitEvery: 20, rate: 40 });
+    const first = startGroupConsumer(env.cluster.bootstrap, topic, group, { commitEvery: 20, rate: 40 });
     let a: GroupResult;
     let killedAt = 0;
     try {
@@ -127,7 +114,7 @@ describeCluster('kill -9 of a consumer group\'s coordinator (confluent-kafka-pyt
     } finally {
       a = await first.finish();
     }
-    const survivors = cluster.brokers.filter((b) => b !== victim);
+    const survivors = env.cluster.brokers.filter((b) => b !== victim);
     const newCoordinator = await coordinatorOf(survivors[0].port, group);
     expect(survivors.map((b) => b.id)).toContain(newCoordinator);
 

@@ -13,11 +13,10 @@
 // true for its topic — set at creation, or later through alterConfigs (Kafka's controller then elects at
 // once): the out-of-sync replica leads and the records only the dead leader had are gone, also from the dead
 // leader itself once it is back and follows.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { RunningCluster } from '../../src/embedded-cluster.js';
+import { expect, it } from 'vitest';
 import { encodeRecord, py } from '../python/py.js';
-import { adminOf, agreedController, describeCluster, formCluster, kafka, measure, partitionsFrom, unique, ZkReader } from './cluster-util.js';
-import { pauseFor, readAll, waitState, zkState } from './replication-util.js';
+import { adminOf, agreedController, describeCluster, measure, partitionsFrom, unique } from './cluster-util.js';
+import { pauseFor, produceToPartition0, readAll, useProcessCluster, waitState, zkState, type ProcessCluster } from './replication-util.js';
 
 const TEST_TIMEOUT = 120_000;
 const SESSION_TIMEOUT_MS = 10_000;
@@ -26,14 +25,13 @@ const LEADER_NOT_AVAILABLE = 5;
 /** Longer than replica.fetch.wait.max.ms (500 ms), the longest a follower's fetch waits at its leader. */
 const FETCH_DRAIN_MS = 1500;
 
-let cluster: RunningCluster;
-let zk: ZkReader;
+let env: ProcessCluster;
 
-const brokerOf = (id: number) => cluster.brokers.find((b) => b.id === id)!;
+const brokerOf = (id: number) => env.cluster.brokers.find((b) => b.id === id)!;
 
 /** Creates `topic` with one partition on `replicas` (the first leads) and the given topic configs. */
 async function createAssigned(topic: string, replicas: number[], configs: Record<string, string> = {}): Promise<void> {
-  const admin = await adminOf(cluster.bootstrap);
+  const admin = await adminOf(env.cluster.bootstrap);
   try {
     await admin.createTopics({
       topics: [{ topic, replicaAssignment: [{ partition: 0, replicas }], configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })) }],
@@ -42,7 +40,7 @@ async function createAssigned(topic: string, replicas: number[], configs: Record
   } finally {
     await admin.disconnect();
   }
-  await waitState(zk, topic, 0, `led by ${replicas[0]} with ISR ${replicas}`, (s) => s.leader === replicas[0] && s.isr.length === replicas.length);
+  await waitState(env.zk, topic, 0, `led by ${replicas[0]} with ISR ${replicas}`, (s) => s.leader === replicas[0] && s.isr.length === replicas.length);
 }
 
 interface ProduceResult {
@@ -60,53 +58,29 @@ function pyProduce(bootstrap: string, topic: string, values: string[], acks: 'al
   });
 }
 
-/** kafkajs, acks as given, to partition 0; resolves to the base offset. */
-async function jsProduce(bootstrap: string, topic: string, values: string[], acks: -1 | 1): Promise<string> {
-  const producer = kafka(bootstrap).producer();
-  await producer.connect();
-  try {
-    const [meta] = await producer.send({ topic, acks, messages: values.map((value) => ({ partition: 0, value })) });
-    return meta.baseOffset!;
-  } finally {
-    await producer.disconnect();
-  }
-}
-
 const valuesOf = async (bootstrap: string, topic: string) => (await readAll(bootstrap, topic, 1)).map(([, , v]) => v);
 
 describeCluster('the ISR under stalled followers, and unclean leader election (confluent-kafka-python, kafkajs)', { timeout: TEST_TIMEOUT }, () => {
-  beforeAll(async () => {
-    cluster = await formCluster('isr', {
-      brokers: 3,
-      processes: true,
-      config: { 'zookeeper.session.timeout.ms': SESSION_TIMEOUT_MS, 'replica.lag.time.max.ms': LAG_MS },
-    });
-    zk = await ZkReader.open(cluster.zookeeperConnect);
-  }, TEST_TIMEOUT);
-  afterAll(async () => {
-    for (const b of cluster?.brokers ?? []) b.resume();
-    await zk?.close();
-    await cluster?.close();
-  }, 60_000);
+  env = useProcessCluster('isr', { 'zookeeper.session.timeout.ms': SESSION_TIMEOUT_MS, 'replica.lag.time.max.ms': LAG_MS }, TEST_TIMEOUT);
 
   it('both followers paused: the ISR shrinks to the leader (ZooKeeper, Metadata), acks=all gets NOT_ENOUGH_REPLICAS and acks=1 works; resumed: the ISR is full again and acks=all works', async () => {
     // The leader is the controller: its AlterPartition must not wait for a paused broker.
-    const controller = await agreedController(cluster.brokers.map((b) => b.port));
-    const followers = cluster.brokers.filter((b) => b.id !== controller);
+    const controller = await agreedController(env.cluster.brokers.map((b) => b.port));
+    const followers = env.cluster.brokers.filter((b) => b.id !== controller);
     const leader = brokerOf(controller);
     const topic = unique('isr-shrink');
     const replicas = [controller, ...followers.map((b) => b.id)];
     await createAssigned(topic, replicas, { 'min.insync.replicas': '2' });
-    await jsProduce(cluster.bootstrap, topic, ['before-0', 'before-1'], -1);
-    const before = await zkState(zk, topic, 0);
+    await produceToPartition0(env.cluster.bootstrap, topic, ['before-0', 'before-1'], -1);
+    const before = await zkState(env.zk, topic, 0);
 
     let resumed = false;
     const pausedAt = performance.now();
     for (const f of followers) f.pause();
     try {
       // Records the followers lack: a follower level with the leader stays in the ISR (Kafka's isCaughtUp).
-      expect(await jsProduce(leader.bootstrap, topic, ['acks1-0', 'acks1-1'], 1)).toBe('2');
-      const shrunk = await waitState(zk, topic, 0, `ISR shrunk to the leader ${controller}`, (s) => s.isr.length === 1, 8000);
+      expect(await produceToPartition0(leader.bootstrap, topic, ['acks1-0', 'acks1-1'], 1)).toBe('2');
+      const shrunk = await waitState(env.zk, topic, 0, `ISR shrunk to the leader ${controller}`, (s) => s.isr.length === 1, 8000);
       measure(`isr: ISR shrunk to the leader after both followers were paused (replica.lag.time.max.ms ${LAG_MS})`, performance.now() - pausedAt);
       expect(shrunk).toMatchObject({ leader: controller, isr: [controller], leader_epoch: before.leader_epoch });
       // The leader's own view, and confluent-kafka-python's (asking the leader only: the paused brokers
@@ -129,28 +103,28 @@ describeCluster('the ISR under stalled followers, and unclean leader election (c
     }
 
     const resumedAt = performance.now();
-    const full = await waitState(zk, topic, 0, 'ISR full again', (s) => s.isr.length === 3, 30_000);
+    const full = await waitState(env.zk, topic, 0, 'ISR full again', (s) => s.isr.length === 3, 30_000);
     measure('isr: ISR full again after resume()', performance.now() - resumedAt);
     expect(full.leader).toBe(controller);
     expect([...full.isr].sort()).toEqual([...replicas].sort());
-    for (const b of cluster.brokers) {
+    for (const b of env.cluster.brokers) {
       const { isrNodes } = (await partitionsFrom(b.port, topic))[0];
       expect([...isrNodes].sort(), `broker ${b.id}'s Metadata`).toEqual([...replicas].sort());
     }
-    const again = await pyProduce(cluster.bootstrap, topic, ['after-0'], 'all');
+    const again = await pyProduce(env.cluster.bootstrap, topic, ['after-0'], 'all');
     expect(again.reports, JSON.stringify(again)).toEqual([expect.objectContaining({ offset: 5 })]);
-    expect(await valuesOf(cluster.bootstrap, topic)).toEqual(['before-0', 'before-1', 'acks1-0', 'acks1-1', 'acks1-2', 'after-0']);
+    expect(await valuesOf(env.cluster.bootstrap, topic)).toEqual(['before-0', 'before-1', 'acks1-0', 'acks1-1', 'acks1-2', 'after-0']);
   });
 
   it('the only ISR member killed: offline with unclean election off (the default) although an out-of-sync replica lives; with it on (at creation, or set later) that replica leads and the records it lacked are gone', async () => {
     // Leader and follower are not the controller, which must see the kill and run the elections.
-    const controller = await agreedController(cluster.brokers.map((b) => b.port));
-    const [leader, follower] = cluster.brokers.filter((b) => b.id !== controller);
+    const controller = await agreedController(env.cluster.brokers.map((b) => b.port));
+    const [leader, follower] = env.cluster.brokers.filter((b) => b.id !== controller);
     const off = unique('unclean-off');
     const on = unique('unclean-on');
     await createAssigned(off, [leader.id, follower.id]);
     await createAssigned(on, [leader.id, follower.id], { 'unclean.leader.election.enable': 'true' });
-    for (const t of [off, on]) await jsProduce(cluster.bootstrap, t, ['kept-0', 'kept-1'], -1);
+    for (const t of [off, on]) await produceToPartition0(env.cluster.bootstrap, t, ['kept-0', 'kept-1'], -1);
 
     follower.pause();
     let resumed = false;
@@ -159,8 +133,8 @@ describeCluster('the ISR under stalled followers, and unclean leader election (c
       // waits in the frozen follower's socket and would hand them over at resume().
       await pauseFor(FETCH_DRAIN_MS);
       // Records only the leader has (acks=1, the follower frozen); lagging behind them, the follower leaves the ISR.
-      for (const t of [off, on]) expect(await jsProduce(leader.bootstrap, t, ['lost-0', 'lost-1'], 1)).toBe('2');
-      for (const t of [off, on]) await waitState(zk, t, 0, `ISR shrunk to ${leader.id}`, (s) => s.isr.length === 1 && s.isr[0] === leader.id, 8000);
+      for (const t of [off, on]) expect(await produceToPartition0(leader.bootstrap, t, ['lost-0', 'lost-1'], 1)).toBe('2');
+      for (const t of [off, on]) await waitState(env.zk, t, 0, `ISR shrunk to ${leader.id}`, (s) => s.isr.length === 1 && s.isr[0] === leader.id, 8000);
       await leader.kill();
       follower.resume();
       resumed = true;
@@ -168,14 +142,14 @@ describeCluster('the ISR under stalled followers, and unclean leader election (c
       if (!resumed) follower.resume();
     }
     const killedAt = performance.now();
-    const beforeOff = await zkState(zk, off, 0);
+    const beforeOff = await zkState(env.zk, off, 0);
 
     // unclean.leader.election.enable=true: the out-of-sync follower leads, alone in the ISR.
-    const elected = await waitState(zk, on, 0, `unclean election of ${follower.id}`, (s) => s.leader === follower.id, 30_000);
+    const elected = await waitState(env.zk, on, 0, `unclean election of ${follower.id}`, (s) => s.leader === follower.id, 30_000);
     measure(`unclean election: out-of-sync replica leads after kill -9 of the only ISR member (session timeout ${SESSION_TIMEOUT_MS} ms)`, performance.now() - killedAt);
     expect(elected.isr).toEqual([follower.id]);
     // Off (the default): the same broker change left the partition without a leader, its ISR kept.
-    const stillOff = await zkState(zk, off, 0);
+    const stillOff = await zkState(env.zk, off, 0);
     expect(stillOff).toMatchObject({ leader: -1, isr: [leader.id] });
     expect(stillOff.leader_epoch).toBeGreaterThan(beforeOff.leader_epoch);
     for (const b of [follower, brokerOf(controller)]) {
@@ -184,25 +158,25 @@ describeCluster('the ISR under stalled followers, and unclean leader election (c
       const [onPart] = await partitionsFrom(b.port, on);
       expect(onPart, `broker ${b.id}'s Metadata of ${on}`).toMatchObject({ leaderId: follower.id, errorCode: 0, isrNodes: [follower.id] });
     }
-    const survivors = cluster.brokers.filter((b) => b !== leader).map((b) => b.bootstrap).join(',');
+    const survivors = env.cluster.brokers.filter((b) => b !== leader).map((b) => b.bootstrap).join(',');
     expect(await valuesOf(survivors, on)).toEqual(['kept-0', 'kept-1']);
-    expect(await jsProduce(survivors, on, ['after-0'], -1)).toBe('2');
+    expect(await produceToPartition0(survivors, on, ['after-0'], -1)).toBe('2');
 
     // Turned on for the offline topic: Kafka's controller elects at once, without waiting for a broker change.
     // Through confluent-kafka-python's AdminClient: kafkajs's admin refreshes the metadata of every topic first
     // and gives up on a partition without a leader (this one), as it would against Apache Kafka.
     const altered = await py('configs_client.py', 'ck_alter', { bootstrap: survivors, resources: [{ type: 'topic', name: off, configs: { 'unclean.leader.election.enable': 'true' } }] });
     expect(altered.results, JSON.stringify(altered)).toEqual([{ ok: true }]);
-    await waitState(zk, off, 0, `unclean election of ${follower.id} after alterConfigs`, (s) => s.leader === follower.id, 30_000);
+    await waitState(env.zk, off, 0, `unclean election of ${follower.id} after alterConfigs`, (s) => s.leader === follower.id, 30_000);
     expect(await valuesOf(survivors, off)).toEqual(['kept-0', 'kept-1']);
-    expect(await jsProduce(survivors, off, ['after-0'], -1)).toBe('2');
+    expect(await produceToPartition0(survivors, off, ['after-0'], -1)).toBe('2');
 
     // The old leader back: it follows, drops its tail and rejoins the ISR; nobody serves the lost records.
     await leader.start();
     for (const t of [off, on]) {
-      const s = await waitState(zk, t, 0, `${leader.id} back in the ISR`, (x) => x.isr.length === 2, 30_000);
+      const s = await waitState(env.zk, t, 0, `${leader.id} back in the ISR`, (x) => x.isr.length === 2, 30_000);
       expect(s.leader).toBe(follower.id);
-      expect(await valuesOf(cluster.bootstrap, t)).toEqual(['kept-0', 'kept-1', 'after-0']);
+      expect(await valuesOf(env.cluster.bootstrap, t)).toEqual(['kept-0', 'kept-1', 'after-0']);
     }
   });
 });

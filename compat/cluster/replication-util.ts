@@ -9,13 +9,64 @@
 // - lossCheck: every acknowledged record is in the log at the offset its delivery report gave, and no value
 //   is in the log twice (idempotence).
 // - zkState / waitState / fullIsr: /brokers/topics/<t>/partitions/<p>/state.
+// - useProcessCluster: the file's one cluster (brokers as child processes, for kill/pause) and its ZkReader.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import type { ConfigValue } from '../../src/config.js';
+import type { RunningCluster } from '../../src/embedded-cluster.js';
 import { py } from '../python/py.js';
-import { eventually, type ZkReader } from './cluster-util.js';
+import { eventually, formCluster, kafka, ZkReader } from './cluster-util.js';
 
 const SCRIPT = 'replication_client.py';
+
+export interface ProcessCluster {
+  readonly cluster: RunningCluster;
+  readonly zk: ZkReader;
+}
+
+/**
+ * Registers (call it inside the suite) the start of a 3-broker cluster of child processes with `config`, and a
+ * ZooKeeper reader, before the suite's tests; after them a paused broker is resumed and everything closed.
+ */
+export function useProcessCluster(label: string, config: Record<string, ConfigValue>, startTimeoutMs: number): ProcessCluster {
+  let cluster: RunningCluster | undefined;
+  let zk: ZkReader | undefined;
+  beforeAll(async () => {
+    cluster = await formCluster(label, { brokers: 3, processes: true, config });
+    zk = await ZkReader.open(cluster.zookeeperConnect);
+  }, startTimeoutMs);
+  afterAll(async () => {
+    for (const b of cluster?.brokers ?? []) b.resume();
+    await zk?.close();
+    await cluster?.close();
+  }, 60_000);
+  const started = <T>(x: T | undefined): T => {
+    if (x === undefined) throw new Error(`${label}: the cluster has not started`);
+    return x;
+  };
+  return {
+    get cluster() {
+      return started(cluster);
+    },
+    get zk() {
+      return started(zk);
+    },
+  };
+}
+
+/** kafkajs, to partition 0 of `topic` with `acks`; resolves to the base offset the leader gave. */
+export async function produceToPartition0(bootstrap: string, topic: string, values: string[], acks: -1 | 1): Promise<string> {
+  const producer = kafka(bootstrap).producer();
+  await producer.connect();
+  try {
+    const [meta] = await producer.send({ topic, acks, messages: values.map((value) => ({ partition: 0, value })) });
+    return meta.baseOffset!;
+  } finally {
+    await producer.disconnect();
+  }
+}
 
 export interface DeliveryReport {
   value: string;

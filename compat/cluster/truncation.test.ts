@@ -7,29 +7,16 @@
 // confluent-kafka-python.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { RunningCluster } from '../../src/embedded-cluster.js';
-import { adminOf, agreedController, describeCluster, eventually, formCluster, kafka, measure, unique, ZkReader } from './cluster-util.js';
-import { fullIsr, pauseFor, readAll, waitState, zkState } from './replication-util.js';
+import { expect, it } from 'vitest';
+import { adminOf, agreedController, describeCluster, eventually, measure, unique } from './cluster-util.js';
+import { fullIsr, pauseFor, produceToPartition0, readAll, useProcessCluster, waitState, zkState, type ProcessCluster } from './replication-util.js';
 
 const TEST_TIMEOUT = 120_000;
 const SESSION_TIMEOUT_MS = 6000;
 /** Longer than replica.fetch.wait.max.ms (500 ms): a follower fetch in flight at the pause is answered, empty, before the acks=1 records exist. */
 const FETCH_DRAIN_MS = 1500;
 
-let cluster: RunningCluster;
-let zk: ZkReader;
-
-async function produce(bootstrap: string, topic: string, values: string[], acks: -1 | 1): Promise<string> {
-  const producer = kafka(bootstrap).producer();
-  await producer.connect();
-  try {
-    const [meta] = await producer.send({ topic, acks, messages: values.map((value) => ({ partition: 0, value })) });
-    return meta.baseOffset!;
-  } finally {
-    await producer.disconnect();
-  }
-}
+let env: ProcessCluster;
 
 /** The partition's segment files (*.log) of one broker, concatenated in name (base offset) order. */
 function segmentBytes(dataDir: string, topic: string, p: number): Buffer {
@@ -41,37 +28,29 @@ function segmentBytes(dataDir: string, topic: string, p: number): Buffer {
 const values = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
 
 describeCluster('a returning leader truncates its divergent tail (OffsetForLeaderEpoch)', { timeout: TEST_TIMEOUT }, () => {
-  beforeAll(async () => {
-    cluster = await formCluster('truncation', { brokers: 3, processes: true, config: { 'zookeeper.session.timeout.ms': SESSION_TIMEOUT_MS } });
-    zk = await ZkReader.open(cluster.zookeeperConnect);
-  }, TEST_TIMEOUT);
-  afterAll(async () => {
-    for (const b of cluster?.brokers ?? []) b.resume();
-    await zk?.close();
-    await cluster?.close();
-  }, 60_000);
+  env = useProcessCluster('truncation', { 'zookeeper.session.timeout.ms': SESSION_TIMEOUT_MS }, TEST_TIMEOUT);
 
   it('acks=1 records only the killed leader had are gone from every broker once it follows again; the partition\'s .log files end up identical', async () => {
-    const controller = await agreedController(cluster.brokers.map((b) => b.port));
-    const leader = cluster.brokers.find((b) => b.id !== controller)!;
-    const followers = cluster.brokers.filter((b) => b !== leader);
+    const controller = await agreedController(env.cluster.brokers.map((b) => b.port));
+    const leader = env.cluster.brokers.find((b) => b.id !== controller)!;
+    const followers = env.cluster.brokers.filter((b) => b !== leader);
     const topic = unique('truncation');
-    const admin = await adminOf(cluster.bootstrap);
+    const admin = await adminOf(env.cluster.bootstrap);
     try {
       await admin.createTopics({ topics: [{ topic, replicaAssignment: [{ partition: 0, replicas: [leader.id, ...followers.map((b) => b.id)] }] }], waitForLeaders: true });
     } finally {
       await admin.disconnect();
     }
-    await fullIsr(zk, topic, 1);
-    expect(await produce(cluster.bootstrap, topic, values(5, 'common'), -1)).toBe('0');
-    const before = await zkState(zk, topic, 0);
+    await fullIsr(env.zk, topic, 1);
+    expect(await produceToPartition0(env.cluster.bootstrap, topic, values(5, 'common'), -1)).toBe('0');
+    const before = await zkState(env.zk, topic, 0);
     expect(before.leader).toBe(leader.id);
 
     let resumed = false;
     for (const f of followers) f.pause();
     try {
       await pauseFor(FETCH_DRAIN_MS);
-      expect(await produce(leader.bootstrap, topic, values(3, 'divergent'), 1)).toBe('5');
+      expect(await produceToPartition0(leader.bootstrap, topic, values(3, 'divergent'), 1)).toBe('5');
       await leader.kill();
       for (const f of followers) f.resume();
       resumed = true;
@@ -79,29 +58,29 @@ describeCluster('a returning leader truncates its divergent tail (OffsetForLeade
       if (!resumed) for (const f of followers) f.resume();
     }
     const killedAt = performance.now();
-    const elected = await waitState(zk, topic, 0, 'led by a follower', (s) => followers.some((f) => f.id === s.leader), 30_000);
+    const elected = await waitState(env.zk, topic, 0, 'led by a follower', (s) => followers.some((f) => f.id === s.leader), 30_000);
     measure(`truncation: a follower leads after kill -9 of leader ${leader.id} (session timeout ${SESSION_TIMEOUT_MS} ms)`, performance.now() - killedAt);
     expect(elected.leader_epoch).toBeGreaterThan(before.leader_epoch);
     const survivors = followers.map((b) => b.bootstrap).join(',');
     // The new leader's offsets 5.. are new records: the old leader's 5..7 never reached it.
-    expect(await produce(survivors, topic, values(4, 'new'), -1)).toBe('5');
+    expect(await produceToPartition0(survivors, topic, values(4, 'new'), -1)).toBe('5');
 
     const startedAt = performance.now();
     await leader.start();
-    const full = await waitState(zk, topic, 0, `${leader.id} back in the ISR`, (s) => s.isr.length === 3, 45_000);
+    const full = await waitState(env.zk, topic, 0, `${leader.id} back in the ISR`, (s) => s.isr.length === 3, 45_000);
     measure(`truncation: old leader ${leader.id} back in the ISR after start()`, performance.now() - startedAt);
     expect(full.leader).toBe(elected.leader);
 
-    const reference = () => segmentBytes(cluster.brokers.find((b) => b.id === elected.leader)!.dataDir, topic, 0);
+    const reference = () => segmentBytes(env.cluster.brokers.find((b) => b.id === elected.leader)!.dataDir, topic, 0);
     await eventually('the same .log bytes on every broker', () => {
       const ref = reference();
-      return ref.length > 0 && cluster.brokers.every((b) => segmentBytes(b.dataDir, topic, 0).equals(ref)) ? true : undefined;
+      return ref.length > 0 && env.cluster.brokers.every((b) => segmentBytes(b.dataDir, topic, 0).equals(ref)) ? true : undefined;
     }, 30_000);
     const onDisk = segmentBytes(leader.dataDir, topic, 0).toString('latin1');
     for (const v of values(3, 'divergent')) expect(onDisk, `${v} still in broker ${leader.id}'s segment`).not.toContain(v);
     for (const v of [...values(5, 'common'), ...values(4, 'new')]) expect(onDisk).toContain(v);
 
-    const log = await readAll(cluster.bootstrap, topic, 1);
+    const log = await readAll(env.cluster.bootstrap, topic, 1);
     expect(log.map(([, o, v]) => `${o}:${v}`)).toEqual([...values(5, 'common'), ...values(4, 'new')].map((v, i) => `${i}:${v}`));
   });
 });
