@@ -2,8 +2,10 @@
 //
 // Followers frozen with SIGSTOP (pause()) stop fetching; after replica.lag.time.max.ms (here 2000 ms) their
 // leader drops them from the ISR through the controller (AlterPartition), which writes the partition's
-// state znode and tells every broker (Metadata's ISR). With min.insync.replicas=2 and the leader alone in
-// the ISR, an acks=all produce is refused with NOT_ENOUGH_REPLICAS while acks=1 still works; once the
+// state znode and tells every broker (Metadata's ISR). Before that an acks=all produce is written and waits
+// for the frozen followers: REQUEST_TIMED_OUT after its request timeout, or NOT_ENOUGH_REPLICAS_AFTER_APPEND
+// when the ISR shrinks below min.insync.replicas (2) while it waits. With the leader alone in the ISR, a new
+// acks=all produce is refused with NOT_ENOUGH_REPLICAS before the append while acks=1 still works; once the
 // followers run again (resume()) and catch up they rejoin and acks=all works again. Pauses stay shorter than
 // zookeeper.session.timeout.ms (10000 ms, the most ZooKeeper's 500 ms tick allows), so the paused brokers
 // keep their registrations and the ISR changes come from lag alone.
@@ -15,7 +17,7 @@
 // leader itself once it is back and follows.
 import { expect, it } from 'vitest';
 import { encodeRecord, py } from '../python/py.js';
-import { adminOf, agreedController, describeCluster, measure, partitionsFrom, unique } from './cluster-util.js';
+import { adminOf, agreedController, describeCluster, kafka, measure, partitionsFrom, unique } from './cluster-util.js';
 import { pauseFor, produceToPartition0, readAll, useProcessCluster, waitState, zkState, type ProcessCluster } from './replication-util.js';
 
 const TEST_TIMEOUT = 120_000;
@@ -58,12 +60,28 @@ function pyProduce(bootstrap: string, topic: string, values: string[], acks: 'al
   });
 }
 
+/** A kafkajs acks=all produce of one record to partition 0 with the request timeout `timeoutMs`, no retries: the error type, or null. */
+async function acksAllError(bootstrap: string, topic: string, value: string, timeoutMs: number): Promise<string | null> {
+  const producer = kafka(bootstrap).producer({ retry: { retries: 0 } });
+  await producer.connect();
+  try {
+    await producer.send({ topic, acks: -1, timeout: timeoutMs, messages: [{ partition: 0, value }] });
+    return null;
+  } catch (err) {
+    // kafkajs wraps the broker's error (retries exhausted) in `cause`.
+    const e = err as { type?: string; cause?: { type?: string } };
+    return e.cause?.type ?? e.type ?? String(err);
+  } finally {
+    await producer.disconnect();
+  }
+}
+
 const valuesOf = async (bootstrap: string, topic: string) => (await readAll(bootstrap, topic, 1)).map(([, , v]) => v);
 
 describeCluster('the ISR under stalled followers, and unclean leader election (confluent-kafka-python, kafkajs)', { timeout: TEST_TIMEOUT }, () => {
   env = useProcessCluster('isr', { 'zookeeper.session.timeout.ms': SESSION_TIMEOUT_MS, 'replica.lag.time.max.ms': LAG_MS }, TEST_TIMEOUT);
 
-  it('both followers paused: the ISR shrinks to the leader (ZooKeeper, Metadata), acks=all gets NOT_ENOUGH_REPLICAS and acks=1 works; resumed: the ISR is full again and acks=all works', async () => {
+  it('both followers paused: acks=all times out, then the ISR shrinks to the leader (ZooKeeper, Metadata), a waiting acks=all gets NOT_ENOUGH_REPLICAS_AFTER_APPEND, a new one NOT_ENOUGH_REPLICAS, acks=1 works; resumed: the ISR is full again and acks=all works', async () => {
     // The leader is the controller: its AlterPartition must not wait for a paused broker.
     const controller = await agreedController(env.cluster.brokers.map((b) => b.port));
     const followers = env.cluster.brokers.filter((b) => b.id !== controller);
@@ -78,8 +96,15 @@ describeCluster('the ISR under stalled followers, and unclean leader election (c
     const pausedAt = performance.now();
     for (const f of followers) f.pause();
     try {
-      // Records the followers lack: a follower level with the leader stays in the ISR (Kafka's isCaughtUp).
-      expect(await produceToPartition0(leader.bootstrap, topic, ['acks1-0', 'acks1-1'], 1)).toBe('2');
+      // acks=all while the frozen followers are still in the ISR (records they lack: a follower level with the
+      // leader would stay in it, Kafka's isCaughtUp): written, then answered REQUEST_TIMED_OUT after the
+      // request's 500 ms, or NOT_ENOUGH_REPLICAS_AFTER_APPEND once the ISR has shrunk below 2 under a long wait.
+      const [timedOut, afterAppend] = await Promise.all([
+        acksAllError(leader.bootstrap, topic, 'timed-out', 500),
+        acksAllError(leader.bootstrap, topic, 'after-append', 15_000),
+      ]);
+      expect(timedOut).toBe('REQUEST_TIMED_OUT');
+      expect(afterAppend).toBe('NOT_ENOUGH_REPLICAS_AFTER_APPEND');
       const shrunk = await waitState(env.zk, topic, 0, `ISR shrunk to the leader ${controller}`, (s) => s.isr.length === 1, 8000);
       measure(`isr: ISR shrunk to the leader after both followers were paused (replica.lag.time.max.ms ${LAG_MS})`, performance.now() - pausedAt);
       expect(shrunk).toMatchObject({ leader: controller, isr: [controller], leader_epoch: before.leader_epoch });
@@ -113,7 +138,10 @@ describeCluster('the ISR under stalled followers, and unclean leader election (c
     }
     const again = await pyProduce(env.cluster.bootstrap, topic, ['after-0'], 'all');
     expect(again.reports, JSON.stringify(again)).toEqual([expect.objectContaining({ offset: 5 })]);
-    expect(await valuesOf(env.cluster.bootstrap, topic)).toEqual(['before-0', 'before-1', 'acks1-0', 'acks1-1', 'acks1-2', 'after-0']);
+    // The refused records were written all the same (offsets 2 and 3, in either order).
+    const values = await valuesOf(env.cluster.bootstrap, topic);
+    expect([...values.slice(2, 4)].sort()).toEqual(['after-append', 'timed-out']);
+    expect([...values.slice(0, 2), ...values.slice(4)]).toEqual(['before-0', 'before-1', 'acks1-2', 'after-0']);
   });
 
   it('the only ISR member killed: offline with unclean election off (the default) although an out-of-sync replica lives; with it on (at creation, or set later) that replica leads and the records it lacked are gone', async () => {
