@@ -82,7 +82,7 @@ describeCluster('the ISR under stalled followers, and unclean leader election (c
   env = useProcessCluster('isr', { 'zookeeper.session.timeout.ms': SESSION_TIMEOUT_MS, 'replica.lag.time.max.ms': LAG_MS }, TEST_TIMEOUT);
 
   it('both followers paused: acks=all times out, then the ISR shrinks to the leader (ZooKeeper, Metadata), a waiting acks=all gets NOT_ENOUGH_REPLICAS_AFTER_APPEND, a new one NOT_ENOUGH_REPLICAS, acks=1 works; resumed: the ISR is full again and acks=all works', async () => {
-    // The leader is the controller: its AlterPartition must not wait for a paused broker.
+    // The leader is the controller: a paused controller would change no ISR at all.
     const controller = await agreedController(env.cluster.brokers.map((b) => b.port));
     const followers = env.cluster.brokers.filter((b) => b.id !== controller);
     const leader = brokerOf(controller);
