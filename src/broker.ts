@@ -32,7 +32,7 @@ import { ProducerIdManager } from './cluster/producer-id-manager.js';
 import { TransactionCoordinator } from './txn/coordinator.js';
 import { TRANSACTION_STATE_TOPIC, TransactionStateTopic } from './txn/state-topic.js';
 import type { CoordinatorElections } from './cluster/coordinator-guard.js';
-import { writeTxnMarker } from './txn/markers.js';
+import { LocalMarkerWrites } from './txn/markers.js';
 import { Scheduler } from './scheduler.js';
 import { LogCleaner } from './storage/cleaner/log-cleaner.js';
 
@@ -258,6 +258,7 @@ export class Broker {
    */
   private openTransactions(logs: LogManager, clustered: boolean): void {
     const { config, replicas } = this;
+    const localMarkers = new LocalMarkerWrites();
     const state = TransactionStateTopic.open(logs, replicas, config.int('transaction.state.log.num.partitions'), config.int('transaction.state.log.segment.bytes'));
     const coordinator = new TransactionCoordinator({
       generateProducerId: () => this.producerIds.generateProducerId(),
@@ -269,8 +270,7 @@ export class Broker {
         const marker = { producerId, producerEpoch, commit, coordinatorEpoch };
         // In a cluster, a partition another broker leads gets its marker from that broker.
         if (this.zkCluster && !partition.isLeader) return this.zkCluster.sendTxnMarker(topic, p, marker, () => this.transactions.retryPrepared());
-        writeTxnMarker(replicas, this.groups, partition, marker);
-        return true;
+        return localMarkers.write(replicas, this.groups, partition, marker, () => this.transactions.retryPrepared());
       },
       partitionExists: (topic, p) => replicas.partition(topic, p) !== undefined,
       now: () => Date.now(),
