@@ -209,7 +209,11 @@ describeCluster('a 3-broker krill cluster losing brokers: kill -9 of the control
     expect(moved).toEqual({ ...before, leader: expectedLeader, isr: before.isr.filter((id: number) => id !== victim.id), leader_epoch: before.leader_epoch + 1 });
     // Kafka's NoLeader for the partition nobody else holds: the last ISR member stays, so the partition
     // remembers who holds its records.
-    const offline = (await zk.get(singlePath))!.json;
+    // (Written in the same controller event as the move, maybe just after it.)
+    const offline = await eventually(`${singlePath} without a leader`, async () => {
+      const x = (await zk.get(singlePath))!.json;
+      return x.leader === -1 ? x : undefined;
+    });
     expect(offline).toEqual({ ...singleBefore, leader: -1, isr: [victim.id], leader_epoch: singleBefore.leader_epoch + 1 });
     for (const b of survivors) {
       await eventually(`broker ${b.id}: ${topic}-${p} led by ${expectedLeader}, ${single}-${s} LEADER_NOT_AVAILABLE`, async () => {

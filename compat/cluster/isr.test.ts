@@ -154,6 +154,7 @@ describeCluster('the ISR under stalled followers, and unclean leader election (c
     await createAssigned(on, [leader.id, follower.id], { 'unclean.leader.election.enable': 'true' });
     for (const t of [off, on]) await produceToPartition0(env.cluster.bootstrap, t, ['kept-0', 'kept-1'], -1);
 
+    const beforeOff = await zkState(env.zk, off, 0);
     follower.pause();
     let resumed = false;
     try {
@@ -170,14 +171,14 @@ describeCluster('the ISR under stalled followers, and unclean leader election (c
       if (!resumed) follower.resume();
     }
     const killedAt = performance.now();
-    const beforeOff = await zkState(env.zk, off, 0);
 
     // unclean.leader.election.enable=true: the out-of-sync follower leads, alone in the ISR.
     const elected = await waitState(env.zk, on, 0, `unclean election of ${follower.id}`, (s) => s.leader === follower.id, 30_000);
     measure(`unclean election: out-of-sync replica leads after kill -9 of the only ISR member (session timeout ${SESSION_TIMEOUT_MS} ms)`, performance.now() - killedAt);
     expect(elected.isr).toEqual([follower.id]);
-    // Off (the default): the same broker change left the partition without a leader, its ISR kept.
-    const stillOff = await zkState(env.zk, off, 0);
+    // Off (the default): the same broker change leaves the partition without a leader, its ISR kept (written
+    // once, in the same controller event: an unclean election would have written the follower instead).
+    const stillOff = await waitState(env.zk, off, 0, 'without a leader', (s) => s.leader === -1);
     expect(stillOff).toMatchObject({ leader: -1, isr: [leader.id] });
     expect(stillOff.leader_epoch).toBeGreaterThan(beforeOff.leader_epoch);
     for (const b of [follower, brokerOf(controller)]) {
