@@ -18,14 +18,12 @@
 import { expect, it } from 'vitest';
 import { encodeRecord, py } from '../python/py.js';
 import { adminOf, agreedController, describeCluster, kafka, measure, partitionsFrom, unique } from './cluster-util.js';
-import { pauseFor, produceToPartition0, readAll, useProcessCluster, waitState, zkState, type ProcessCluster } from './replication-util.js';
+import { FETCH_DRAIN_MS, pauseFor, produceToPartition0, readAll, useProcessCluster, waitState, zkState, type ProcessCluster } from './replication-util.js';
 
 const TEST_TIMEOUT = 120_000;
 const SESSION_TIMEOUT_MS = 10_000;
 const LAG_MS = 2000;
 const LEADER_NOT_AVAILABLE = 5;
-/** Longer than replica.fetch.wait.max.ms (500 ms), the longest a follower's fetch waits at its leader. */
-const FETCH_DRAIN_MS = 1500;
 
 let env: ProcessCluster;
 

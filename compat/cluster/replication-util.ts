@@ -257,5 +257,12 @@ export async function fullIsr(zk: ZkReader, topic: string, partitions: number, r
   return out;
 }
 
+/**
+ * Longer than replica.fetch.wait.max.ms (500 ms), the longest a follower's fetch waits at its leader: after
+ * pausing a follower this long, the fetch it sent just before has been answered (its answer waiting in the
+ * frozen follower's socket), so records written from then on cannot reach it at resume().
+ */
+export const FETCH_DRAIN_MS = 1500;
+
 /** `n` ms of waiting that is no assertion (letting a long poll in flight run out, e.g.). */
 export const pauseFor = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -9,12 +9,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { adminOf, agreedController, describeCluster, eventually, measure, unique } from './cluster-util.js';
-import { fullIsr, pauseFor, produceToPartition0, readAll, useProcessCluster, waitState, zkState, type ProcessCluster } from './replication-util.js';
+import { FETCH_DRAIN_MS, fullIsr, pauseFor, produceToPartition0, readAll, useProcessCluster, waitState, zkState, type ProcessCluster } from './replication-util.js';
 
 const TEST_TIMEOUT = 120_000;
 const SESSION_TIMEOUT_MS = 6000;
-/** Longer than replica.fetch.wait.max.ms (500 ms): a follower fetch in flight at the pause is answered, empty, before the acks=1 records exist. */
-const FETCH_DRAIN_MS = 1500;
 
 let env: ProcessCluster;
 
