@@ -8,7 +8,8 @@
 // A killed broker's partitions move when ZooKeeper expires its session (zookeeper.session.timeout.ms, here
 // 6000 ms); the time from the kill until every partition it led acknowledges records again is logged as a
 // [measure] line. A leader frozen with SIGSTOP past its session timeout is a zombie when it resumes: its
-// partitions have moved, and it must not acknowledge anything that is then lost.
+// partitions have moved, and it must not acknowledge anything that is then lost. A follower frozen as long
+// leaves every ISR when its registration expires (acks=all waits for it until then) and rejoins once back.
 import { expect, it } from 'vitest';
 import { adminOf, agreedController, describeCluster, eventually, measure, settled, unique } from './cluster-util.js';
 import { firstAckAfterOutage, fullIsr, lossCheck, readAll, startLoad, useProcessCluster, waitState, zkState, type Load, type LoadResult, type ProcessCluster } from './replication-util.js';
@@ -21,12 +22,16 @@ const WARM_UP = 150;
 
 let env: ProcessCluster;
 
-async function createTopic(): Promise<string> {
+/** An RF 3 topic with min.insync.replicas=2: placed by the controller, or on `assignment` (replicas by partition). */
+async function createTopic(assignment?: number[][]): Promise<string> {
   const topic = unique('acks-all');
   const admin = await adminOf(env.cluster.bootstrap);
+  const configEntries = [{ name: 'min.insync.replicas', value: '2' }];
   try {
     await admin.createTopics({
-      topics: [{ topic, numPartitions: PARTITIONS, replicationFactor: 3, configEntries: [{ name: 'min.insync.replicas', value: '2' }] }],
+      topics: [assignment
+        ? { topic, configEntries, replicaAssignment: assignment.map((replicas, partition) => ({ partition, replicas })) }
+        : { topic, configEntries, numPartitions: PARTITIONS, replicationFactor: 3 }],
       waitForLeaders: true,
     });
   } finally {
@@ -90,7 +95,7 @@ async function killUnderLoad(topic: string, victimId: number, label: string): Pr
   return { result, killedAt: killedAt!, led };
 }
 
-describeCluster('acks=all, idempotent, min.insync.replicas=2: leader and controller killed, rolling restart (confluent-kafka-python)', { timeout: TEST_TIMEOUT }, () => {
+describeCluster('acks=all, min.insync.replicas=2 under load: leader and controller killed, leader and follower frozen, rolling restart (confluent-kafka-python)', { timeout: TEST_TIMEOUT }, () => {
   // Leadership stays where failovers put it: the automatic leader balance (its first check 5 s after a
   // controller takes over) would move it under a later test.
   env = useProcessCluster('acks-all', { 'zookeeper.session.timeout.ms': SESSION_TIMEOUT_MS, 'auto.leader.rebalance.enable': false }, TEST_TIMEOUT);
@@ -152,6 +157,39 @@ describeCluster('acks=all, idempotent, min.insync.replicas=2: leader and control
     const firstAfter = firstAckAfterOutage(result.reports, led, pausedAt);
     measure(`acks=all failover: records acknowledged again on every partition led by broker ${victim.id} after its SIGSTOP (session timeout ${SESSION_TIMEOUT_MS} ms)`, firstAfter - pausedAt);
     await expectNothingLost(topic, result, false);
+  });
+
+  it('a follower (leading nothing) frozen past its session timeout: it leaves every ISR when its registration expires and acks=all goes on; resumed, it registers again and rejoins; nothing lost, nothing duplicated', async () => {
+    const controller = await agreedController(env.cluster.brokers.map((b) => b.port));
+    const victim = env.cluster.brokers.find((b) => b.id !== controller)!;
+    const other = env.cluster.brokers.find((b) => b.id !== controller && b !== victim)!;
+    const topic = await createTopic([[controller, other.id, victim.id], [other.id, controller, victim.id], [controller, victim.id, other.id]]);
+    const load = startLoad(env.cluster.bootstrap, topic, { prefix: 'frozen', partitions: PARTITIONS, rate: 150 });
+    const all = Array.from({ length: PARTITIONS }, (_, p) => p);
+    let result: LoadResult;
+    let pausedAt = 0;
+    let resumed = false;
+    try {
+      await load.until(`${WARM_UP} acknowledged records before the pause`, (p) => p.acked >= WARM_UP);
+      pausedAt = Date.now();
+      victim.pause();
+      // In the ISRs (replica.lag.time.max.ms is 30 s) until ZooKeeper expires its session: acks=all waits for it.
+      await eventually(`/brokers/ids/${victim.id} gone`, async () => ((await env.zk.get(`/brokers/ids/${victim.id}`)) === null ? true : undefined), 30_000);
+      for (const p of all) await waitState(env.zk, topic, p, `ISR without ${victim.id}`, (x) => x.isr.length === 2 && !x.isr.includes(victim.id));
+      const shrunkAt = Date.now();
+      const going = await load.until('records acknowledged on every partition without the frozen follower',
+        (p) => all.every((x) => (p.last_ack_by_partition[x]?.at ?? 0) > shrunkAt), 60_000);
+      victim.resume();
+      resumed = true;
+      await eventually(`/brokers/ids/${victim.id} registered again`, async () => ((await env.zk.get(`/brokers/ids/${victim.id}`)) ? true : undefined), 30_000);
+      await fullIsr(env.zk, topic, PARTITIONS);
+      await load.until(`${WARM_UP} more records acknowledged`, (p) => p.acked >= going.acked + WARM_UP);
+    } finally {
+      if (!resumed) victim.resume();
+      result = await load.finish();
+    }
+    measure(`acks=all: records acknowledged again on every partition after SIGSTOP of follower ${victim.id} (session timeout ${SESSION_TIMEOUT_MS} ms)`, firstAckAfterOutage(result.reports, all, pausedAt) - pausedAt);
+    await expectNothingLost(topic, result);
   });
 
   it('a rolling restart (stop, start, full ISR again; broker after broker) under load: nothing acknowledged is lost, nothing is duplicated', async () => {
