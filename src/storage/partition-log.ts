@@ -537,6 +537,11 @@ export class PartitionLog {
 
   /** Renames the files of segments taken out of the log for deletion, removed file.delete.delay.ms later. */
   private scheduleDeletion(doomed: readonly Segment[]): void {
+    this.deleter.schedule(this.renameForDeletion(doomed), this.config.fileDeleteDelayMs);
+  }
+
+  /** Renames the files of segments taken out of the log `.deleted`; returns the new names. */
+  private renameForDeletion(doomed: readonly Segment[]): string[] {
     const renamed: string[] = [];
     for (const seg of doomed) {
       this.unflushed.delete(seg);
@@ -544,11 +549,12 @@ export class PartitionLog {
       try {
         renamed.push(...seg.renameForDeletion());
       } catch (err) {
-        // Its files keep their names: the next open finds the segment again.
+        // Its files keep their names: the next open finds the segment again (below the log start offset, if
+        // that moved, where it is deleted again).
         this.options.log?.warn({ dir: this.dir, segment: seg.baseOffset, err: (err as Error).message }, 'renaming a deleted segment failed');
       }
     }
-    this.deleter.schedule(renamed, this.config.fileDeleteDelayMs);
+    return renamed;
   }
 
   /** Kafka's endOffsetForEpoch, what OffsetForLeaderEpoch answers: leaderEpochs.endOffsetFor(epoch, logEndOffset). */
@@ -730,17 +736,7 @@ export class PartitionLog {
     const first = this.segments[0].baseOffset;
     this._logStartOffset = Math.max(this._logStartOffset, first);
     this.leaderEpochs.truncateFromStart(this._logStartOffset);
-    const renamed: string[] = [];
-    for (const seg of doomed) {
-      this.unflushed.delete(seg);
-      if (this.readHint?.segment === seg) this.readHint = null;
-      try {
-        renamed.push(...seg.renameForDeletion());
-      } catch (err) {
-        // Its files keep their names: the next open finds the segment again, below the log start offset.
-        this.options.log?.warn({ dir: this.dir, segment: seg.baseOffset, err: (err as Error).message }, 'renaming a deleted segment failed');
-      }
-    }
+    const renamed = this.renameForDeletion(doomed);
     for (const offset of snapshotOffsets(this.dir)) {
       if (offset >= first) break;
       const doomedSnapshot = renameForDeletion(path.join(this.dir, offsetToName(offset) + SNAPSHOT_SUFFIX));
