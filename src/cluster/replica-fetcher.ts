@@ -165,7 +165,8 @@ class LeaderFetcher {
         port: endpoint.port,
         clientId: `krill-replica-fetcher-${this.options.localId}`,
         requestTimeoutMs: this.options.config.socketTimeoutMs + this.options.config.maxWaitMs,
-        maxResponseBytes: this.options.config.maxBytes + this.options.config.partitionMaxBytes + (1 << 20),
+        // The client's default bound (100 MiB): a response may exceed replica.fetch.response.max.bytes by a
+        // first batch as large as a topic's max.message.bytes allows.
         log: this.log,
       });
     }
@@ -316,6 +317,10 @@ class LeaderFetcher {
       case ErrorCode.NONE: {
         const records = recordsBuffer(r.records);
         if (records.length > 0) {
+          // To the back of the list, as Kafka's fetcher does: the leader may give the first partitions of a
+          // request the whole response, and the others must get their turn.
+          this.partitions.delete(partition);
+          this.partitions.set(partition, f);
           log.appendAsFollower(records);
           // Nothing reads a follower's log as it grows, but a coordinator loading it may wait.
           this.options.replicas.fetchPurgatory.checkAndComplete(partition);

@@ -54,6 +54,7 @@ const EPOCH_DURING_DELETE = -2;
 const API_ALTER_PARTITION = 56;
 /** AlterPartition v1: topic names (the controller's ZooKeeper state is by name). */
 const ALTER_PARTITION_VERSION = 1;
+const ALTER_PARTITION_RETRY_MS = 1000;
 const REJOIN_BACKOFF_MS = 1000;
 /** Kafka's ZkNodeChangeNotificationListener.changeExpirationMs. */
 const CONFIG_CHANGE_EXPIRATION_MS = 15 * 60_000;
@@ -433,8 +434,8 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
   }
 
   /**
-   * AlterPartition to the controller for `partition`'s new ISR; its answer becomes the partition's state.
-   * Any failure drops the request: the next ISR check (or catching-up fetch) asks again.
+   * AlterPartition to the controller for `partition`'s new ISR; its answer becomes the partition's state. A
+   * refusal drops the request (the next ISR check, or catching-up fetch, asks again); a failed send is retried.
    */
   private sendAlterPartition(partition: Partition, isr: number[]): void {
     const controller = this.cache.broker(this.cache.controllerId);
@@ -470,8 +471,13 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       partition.setLeaderState({ leaderId: r.leaderId, leaderEpoch: r.leaderEpoch, replicas: partition.replicas, isr: r.isr, partitionEpoch: r.partitionEpoch });
       this.options.replicas.highWatermarkMoved(partition);
     }, (err) => {
-      if (partition.pendingIsr === pending) partition.pendingIsr = null;
-      this.log.warn({ topic: partition.topic, partition: partition.index, err: (err as Error).message }, 'could not send AlterPartition to the controller');
+      this.log.warn({ topic: partition.topic, partition: partition.index, err: (err as Error).message }, 'could not send AlterPartition to the controller; retrying');
+      // As Kafka's leader: the controller may still apply it, so the ISR in flight keeps counting (the larger
+      // set) and the request is sent again, until an answer or a new LeaderAndIsr ends it.
+      const retry = setTimeout(() => {
+        if (!this.closing && partition.pendingIsr === pending && partition.isLeader && partition.leaderEpoch === leaderEpoch) this.sendAlterPartition(partition, isr);
+      }, ALTER_PARTITION_RETRY_MS);
+      retry.unref();
     });
   }
 
@@ -772,8 +778,11 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
         this.log.warn({ topic, partition, leader, errorCode }, 'the leader did not write a transaction marker; retrying later');
         return;
       }
+      // Consumed by the coordinator's synchronous retry inside delivered(), or dropped: a later transaction of
+      // the same producer and epoch must not find it.
       this.markersWritten.add(key);
       delivered();
+      this.markersWritten.delete(key);
     }, (err) => {
       this.log.warn({ topic, partition, leader, err: (err as Error).message }, 'could not send a transaction marker; retrying later');
     }).finally(() => this.markersInFlight.delete(key));

@@ -33,6 +33,8 @@ interface Target {
   partition: FetchTopic['partitions'][number];
   replica: Partition | undefined;
   errorCode: number;
+  /** The partition's leader epoch when the request was resolved. */
+  leaderEpoch: number;
 }
 
 function resolveTargets(replicas: ReplicaManager, topics: TopicAdmin, req: FetchRequest, byId: boolean): Target[] {
@@ -48,17 +50,35 @@ function resolveTargets(replicas: ReplicaManager, topics: TopicAdmin, req: Fetch
         replica = undefined;
         errorCode = ErrorCode[fenced];
       }
-      targets.push({ topic: t, partition: p, replica, errorCode });
+      targets.push({ topic: t, partition: p, replica, errorCode, leaderEpoch: replica?.leaderEpoch ?? -1 });
     }
   }
   return targets;
 }
 
-/** A follower's fetch offsets are how far it has copied: recorded at each read, as the leader's Partition does. */
+/**
+ * A follower's fetch offsets are how far it has copied: recorded at each read, as the leader's Partition does;
+ * an offset outside the leader's log (the read answers OFFSET_OUT_OF_RANGE) says nothing of the follower.
+ */
 function recordFollowerFetches(replicas: ReplicaManager, targets: Target[], replicaId: number): void {
   const now = Date.now();
   for (const { replica, partition } of targets) {
-    if (replica) replicas.recordFollowerFetch(replica, replicaId, partition.fetchOffset, now);
+    if (!replica || partition.fetchOffset > replica.logEndOffset || partition.fetchOffset < replica.logStartOffset) continue;
+    replicas.recordFollowerFetch(replica, replicaId, partition.fetchOffset, now);
+  }
+}
+
+/**
+ * After a wait: a partition this broker stopped leading is NOT_LEADER_OR_FOLLOWER, one led in another epoch
+ * FENCED_LEADER_EPOCH, rather than read (or recorded) under a term the request was not resolved in.
+ */
+function revalidate(targets: Target[]): void {
+  for (const t of targets) {
+    if (!t.replica) continue;
+    if (!t.replica.isLeader) t.errorCode = ErrorCode.NOT_LEADER_OR_FOLLOWER;
+    else if (t.replica.leaderEpoch !== t.leaderEpoch) t.errorCode = ErrorCode.FENCED_LEADER_EPOCH;
+    else continue;
+    t.replica = undefined;
   }
 }
 
@@ -140,6 +160,7 @@ export default defineHandler({
         return respond(req, results);
       }
       await replicas.awaitChange(targets.map((t) => t.replica!), remaining, signal, follower);
+      revalidate(targets);
     }
   },
 });

@@ -154,7 +154,8 @@ export class Partition {
 
   /** Offset below which records are committed (replicated to the ISR): consumers read up to here. */
   get highWatermark(): number {
-    return this.replicas.length <= 1 ? this.log.logEndOffset : this.hw;
+    // One replica commits at once; none known yet (a cluster broker before LeaderAndIsr) is not that case.
+    return this.replicas.length === 1 ? this.log.logEndOffset : this.hw;
   }
 
   /**

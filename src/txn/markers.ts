@@ -45,8 +45,12 @@ export class LocalMarkerWrites {
     this.waiting.add(key);
     void replicas.awaitReplicated(partition, partition.logEndOffset, 1, MARKER_REPLICATION_TIMEOUT_MS).then((code) => {
       this.waiting.delete(key);
+      // delivered() asks again at once (the coordinator's retry is synchronous): the key is consumed there,
+      // or dropped here when the transaction is no longer this coordinator's, so that a later transaction
+      // of the same producer and epoch never finds it.
       if (code === 0) this.replicated.add(key);
       delivered();
+      this.replicated.delete(key);
     });
     return false;
   }

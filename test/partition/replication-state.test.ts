@@ -117,3 +117,20 @@ describe('a leader with two followers', () => {
     expect(asked).toEqual([[1, 2, 3]]);
   });
 });
+
+describe('a cluster broker before the controller has named the partition\'s replicas', () => {
+  it('keeps its high watermark (what it checkpoints) rather than taking its log end for it', () => {
+    const logs = LogManager.open({ dataDir: newDir() });
+    opened.push(logs);
+    logs.createTopic('t', 1);
+    const writer = new ReplicaManager(logs, 1);
+    const p0 = writer.partition('t', 0)!;
+    append(writer, p0, 4);
+    // The same log, as a restarted cluster broker sees it before any LeaderAndIsr: no replicas known yet.
+    const replicas = new ReplicaManager(logs, 1, true);
+    const p = replicas.partition('t', 0)!;
+    expect(p.replicas).toEqual([]);
+    expect(p.logEndOffset).toBe(4);
+    expect(p.highWatermark).toBe(0);
+  });
+});
