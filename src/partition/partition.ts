@@ -121,7 +121,8 @@ export class Partition {
     if (state.leaderEpoch < this.leaderEpoch && this.leaderId !== -1) return false;
     const wasLeader = this.isLeader;
     const newTerm = state.leaderEpoch !== this.leaderEpoch || state.leaderId !== this.leaderId;
-    if (!wasLeader && this.replicas.length > 1) this.hw = Math.min(this.hw, this.log.logEndOffset);
+    // What was committed stays committed: a sole replica's log end (when replicas are added to it) included.
+    this.hw = Math.min(Math.max(this.hw, this.highWatermark), this.log.logEndOffset);
     this.leaderId = state.leaderId;
     this.leaderEpoch = state.leaderEpoch;
     this.partitionEpoch = state.partitionEpoch ?? this.partitionEpoch;

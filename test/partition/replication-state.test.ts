@@ -134,3 +134,18 @@ describe('a cluster broker before the controller has named the partition\'s repl
     expect(p.highWatermark).toBe(0);
   });
 });
+
+describe('a sole replica given followers (a reassignment adding replicas)', () => {
+  it('keeps everything it had committed as committed', () => {
+    const logs = LogManager.open({ dataDir: newDir() });
+    opened.push(logs);
+    logs.createTopic('t', 1);
+    const replicas = new ReplicaManager(logs, 1, true);
+    const p = replicas.partition('t', 0)!;
+    p.setLeaderState({ leaderId: 1, leaderEpoch: 0, replicas: [1], isr: [1] });
+    append(replicas, p, 3);
+    expect(p.highWatermark).toBe(3);
+    p.setLeaderState({ leaderId: 1, leaderEpoch: 1, replicas: [1, 2], isr: [1, 2] });
+    expect(p.highWatermark).toBe(3);
+  });
+});
