@@ -12,10 +12,10 @@
 // - From the controller: UpdateMetadata fills the metadata cache; LeaderAndIsr makes this broker leader of
 //   some partitions (Produce and Fetch are served only then) and a follower of others (the replica fetcher
 //   copies them from their leader, replica-fetcher.ts); StopReplica stops both, and with delete removes a
-//   deleted topic's logs.
+//   deleted topic's logs. Requests from an older controller epoch, or for an older registration of this
+//   broker (its epoch, the registration znode's czxid), are refused as Kafka refuses them.
 // - As a leader it asks the controller for ISR changes (AlterPartition): every replica.lag.time.max.ms / 2 it
-//   looks for followers that fell behind, and a follower's fetch that catches up asks at once. Requests from an older controller epoch, or for an older registration
-//   of this broker (its epoch, the registration znode's czxid), are refused as Kafka refuses them.
+//   looks for followers that fell behind, and a follower's fetch that catches up asks at once.
 // - Every broker keeps a log directory for every partition of every topic, created when the controller first
 //   names the topic (configs read from /config/topics): those it does not replicate stay empty. This keeps
 //   one topic list per data dir, whatever the placement; DescribeLogDirs lists only the replicas it holds.
