@@ -29,7 +29,7 @@ import { MAX_PARTITIONS_PER_TOPIC, type LogManager } from '../storage/log-manage
 import type { ReplicaManager } from '../partition/replica-manager.js';
 import type { BrokerEndpoint, ClusterView, PartitionMetadata } from './cluster-view.js';
 import type { CoordinatorElections, CoordinatorOwnership } from './coordinator-guard.js';
-import type { TxnMarker } from '../txn/markers.js';
+import { markerKey, type TxnMarker } from '../txn/markers.js';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { MetadataCache, LEADER_DURING_DELETE, type TopicStateUpdate } from './metadata-cache.js';
 import { Controller, UPDATE_FULL, type ControlledShutdownResult } from './controller.js';
@@ -121,14 +121,14 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
   /** Transaction markers sent to other brokers: written there (until the coordinator takes note), or on their way. */
   private readonly markersWritten = new Set<string>();
   private readonly markersInFlight = new Set<string>();
-  private readonly markerClients = new Map<string, BrokerClient>();
+  /** Connections to other brokers, for transaction markers and AlterPartition, one per broker endpoint. */
+  private readonly peerClients = new Map<string, BrokerClient>();
   /** Whether meta.properties was created by this start and its cluster id not yet agreed with ZooKeeper. */
   private dataDirIsNew: boolean;
   /** Copies the partitions this broker follows from their leaders. */
   readonly fetchers: ReplicaFetcherManager;
   /** Where the leaders named by LeaderAndIsr listen (they may precede the UpdateMetadata naming them). */
   private readonly leaderEndpoints = new Map<number, { host: string; port: number }>();
-  private controllerClient: { id: number; address: string; client: BrokerClient } | null = null;
   private isrCheck: NodeJS.Timeout | null = null;
   /** The newest controller epoch a request was accepted from (see staleness). */
   private controllerEpoch = -1;
@@ -444,17 +444,8 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       partition.pendingIsr = null;
       return;
     }
-    const address = `${controller.host}:${controller.port}`;
-    if (this.controllerClient?.id !== controller.nodeId || this.controllerClient.address !== address) {
-      this.controllerClient?.client.close();
-      this.controllerClient = {
-        id: controller.nodeId,
-        address,
-        client: new BrokerClient({ host: controller.host, port: controller.port, clientId: `krill-alter-partition-${this.localNodeId}`, requestTimeoutMs: this.options.config.int('controller.socket.timeout.ms'), log: this.log }),
-      };
-    }
     const leaderEpoch = partition.leaderEpoch;
-    this.controllerClient.client.send(API_ALTER_PARTITION, ALTER_PARTITION_VERSION, {
+    this.peerClient(controller).send(API_ALTER_PARTITION, ALTER_PARTITION_VERSION, {
       brokerId: this.localNodeId,
       brokerEpoch: this.brokerEpoch,
       topics: [{ topicName: partition.topic, partitions: [{ partitionIndex: partition.index, leaderEpoch, newIsr: isr, leaderRecoveryState: 0, partitionEpoch: partition.partitionEpoch }] }],
@@ -756,14 +747,14 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
    * answers, so that it does at once.
    */
   sendTxnMarker(topic: string, partition: number, marker: TxnMarker, delivered: () => void): boolean {
-    const key = `${marker.producerId}/${marker.producerEpoch}/${marker.commit}/${topic}/${partition}`;
+    const key = markerKey(marker, topic, partition);
     if (this.markersWritten.delete(key)) return true;
     if (this.markersInFlight.has(key)) return false;
     const leader = this.cache.partition(topic, partition)?.leaderId ?? -1;
     const endpoint = this.cache.broker(leader);
     if (!endpoint || this.markersInFlight.size >= MAX_MARKERS_IN_FLIGHT) return false;
     this.markersInFlight.add(key);
-    const client = this.markerClient(endpoint);
+    const client = this.peerClient(endpoint);
     client.send(API_WRITE_TXN_MARKERS, WRITE_TXN_MARKERS_VERSION, {
       markers: [{
         producerId: marker.producerId,
@@ -789,12 +780,12 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     return false;
   }
 
-  private markerClient(endpoint: BrokerEndpoint): BrokerClient {
+  private peerClient(endpoint: BrokerEndpoint): BrokerClient {
     const key = `${endpoint.nodeId}/${endpoint.host}:${endpoint.port}`;
-    let client = this.markerClients.get(key);
+    let client = this.peerClients.get(key);
     if (!client) {
-      client = new BrokerClient({ host: endpoint.host, port: endpoint.port, clientId: `krill-txn-${this.localNodeId}`, requestTimeoutMs: this.options.config.int('controller.socket.timeout.ms'), log: this.log });
-      this.markerClients.set(key, client);
+      client = new BrokerClient({ host: endpoint.host, port: endpoint.port, clientId: `krill-broker-${this.localNodeId}`, requestTimeoutMs: this.options.config.int('controller.socket.timeout.ms'), log: this.log });
+      this.peerClients.set(key, client);
     }
     return client;
   }
@@ -866,9 +857,8 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     if (this.isrCheck) clearInterval(this.isrCheck);
     this.options.replicas.isrChanger = null;
     await this.fetchers.close();
-    this.controllerClient?.client.close();
-    for (const client of this.markerClients.values()) client.close();
-    this.markerClients.clear();
+    for (const client of this.peerClients.values()) client.close();
+    this.peerClients.clear();
     const zk = this.zk;
     this.zk = null;
     await zk?.zk.close();

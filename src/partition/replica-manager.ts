@@ -10,7 +10,7 @@
 // side (fetching from leaders, truncating) is the cluster's ReplicaFetcherManager.
 
 import { PARTITION_LEADER_EPOCH_OFFSET, setPartitionLeaderEpoch, type BatchInfo } from '../../protocol/record-batch.js';
-import type { LogManager } from '../storage/log-manager.js';
+import type { LogManager, TopicInfo } from '../storage/log-manager.js';
 import type { PartitionLog } from '../storage/partition-log.js';
 import { DelayedOperationPurgatory, awaitDelayed } from '../purgatory.js';
 import { validateRecords, type TopicAppendConfig } from '../log-validator.js';
@@ -173,13 +173,20 @@ export class ReplicaManager {
     this.isrChanger(partition, isr);
   }
 
-  /** Kafka's isr-expiration task: every partition this broker leads, checked for followers that fell behind. */
-  checkIsrs(now: number): void {
+  /** Every partition this broker has, with its topic (whose configs retention reads). */
+  private *allPartitions(): Generator<{ topic: TopicInfo; partition: Partition }> {
     for (const topic of this.logs.topics()) {
       for (let p = 0; p < topic.partitions; p++) {
         const partition = this.partition(topic.name, p);
-        if (partition?.isLeader && partition.replicas.length > 1) this.maybeChangeIsr(partition, now);
+        if (partition) yield { topic, partition };
       }
+    }
+  }
+
+  /** Kafka's isr-expiration task: every partition this broker leads, checked for followers that fell behind. */
+  checkIsrs(now: number): void {
+    for (const { partition } of this.allPartitions()) {
+      if (partition.isLeader && partition.replicas.length > 1) this.maybeChangeIsr(partition, now);
     }
   }
 
@@ -232,18 +239,14 @@ export class ReplicaManager {
   deleteOldSegments(now: number): number {
     let deleted = 0;
     const failures: string[] = [];
-    for (const topic of this.logs.topics()) {
-      for (let p = 0; p < topic.partitions; p++) {
-        const partition = this.partition(topic.name, p);
-        if (!partition) continue;
-        const before = partition.logStartOffset;
-        try {
-          deleted += deleteOldSegments(partition.log, topic.logConfig, now);
-        } catch (err) {
-          failures.push(`${topic.name}-${p}: ${(err as Error).message}`);
-        }
-        if (partition.logStartOffset !== before) this.fetchPurgatory.checkAndComplete(partition);
+    for (const { topic, partition } of this.allPartitions()) {
+      const before = partition.logStartOffset;
+      try {
+        deleted += deleteOldSegments(partition.log, topic.logConfig, now);
+      } catch (err) {
+        failures.push(`${topic.name}-${partition.index}: ${(err as Error).message}`);
       }
+      if (partition.logStartOffset !== before) this.fetchPurgatory.checkAndComplete(partition);
     }
     if (failures.length > 0) throw new Error(`retention failed for ${failures.length} partition(s): ${failures.join('; ')}`);
     return deleted;
@@ -251,11 +254,8 @@ export class ReplicaManager {
 
   private highWatermarkEntries(): CheckpointEntry[] {
     const entries: CheckpointEntry[] = [];
-    for (const topic of this.logs.topics()) {
-      for (let p = 0; p < topic.partitions; p++) {
-        const partition = this.partition(topic.name, p);
-        if (partition && !partition.log.isClosed) entries.push({ topic: topic.name, partition: p, offset: partition.highWatermark });
-      }
+    for (const { partition } of this.allPartitions()) {
+      if (!partition.log.isClosed) entries.push({ topic: partition.topic, partition: partition.index, offset: partition.highWatermark });
     }
     return entries;
   }

@@ -18,6 +18,11 @@ export interface TxnMarker {
 /** How long a marker's replication is waited for (Kafka appends markers with acks=all, request.timeout.ms). */
 export const MARKER_REPLICATION_TIMEOUT_MS = 30_000;
 
+/** Names one marker of one transaction on one partition, for the sets that track its delivery. */
+export function markerKey(marker: TxnMarker, topic: string, partition: number): string {
+  return `${marker.producerId}/${marker.producerEpoch}/${marker.commit}/${topic}/${partition}`;
+}
+
 export function writeTxnMarker(replicas: ReplicaManager, groups: GroupCoordinator, partition: Partition, marker: TxnMarker): void {
   const buf = buildMarkerBatch(marker.producerId, marker.producerEpoch, { commit: marker.commit, coordinatorEpoch: marker.coordinatorEpoch });
   replicas.appendValidated(partition, buf, scanBatches(buf, { fromClient: false }));
@@ -37,7 +42,7 @@ export class LocalMarkerWrites {
   private readonly waiting = new Set<string>();
 
   write(replicas: ReplicaManager, groups: GroupCoordinator, partition: Partition, marker: TxnMarker, delivered: () => void): boolean {
-    const key = `${marker.producerId}/${marker.producerEpoch}/${marker.commit}/${partition.topic}/${partition.index}`;
+    const key = markerKey(marker, partition.topic, partition.index);
     if (this.replicated.delete(key)) return true;
     if (this.waiting.has(key)) return false;
     writeTxnMarker(replicas, groups, partition, marker);
