@@ -17,7 +17,7 @@
 // leader itself once it is back and follows.
 import { expect, it } from 'vitest';
 import { encodeRecord, py } from '../python/py.js';
-import { adminOf, agreedController, describeCluster, kafka, measure, partitionsFrom, unique } from './cluster-util.js';
+import { adminOf, agreedController, describeCluster, eventually, kafka, measure, partitionsFrom, unique } from './cluster-util.js';
 import { FETCH_DRAIN_MS, pauseFor, produceToPartition0, readAll, useProcessCluster, waitState, zkState, type ProcessCluster } from './replication-util.js';
 
 const TEST_TIMEOUT = 120_000;
@@ -180,7 +180,11 @@ describeCluster('the ISR under stalled followers, and unclean leader election (c
     expect(stillOff).toMatchObject({ leader: -1, isr: [leader.id] });
     expect(stillOff.leader_epoch).toBeGreaterThan(beforeOff.leader_epoch);
     for (const b of [follower, brokerOf(controller)]) {
-      const [offPart] = await partitionsFrom(b.port, off);
+      // The controller's UpdateMetadata reaches each broker after ZooKeeper has the state: wait for it there.
+      const offPart = await eventually(`broker ${b.id}'s Metadata of ${off} without a leader`, async () => {
+        const [p] = await partitionsFrom(b.port, off);
+        return p?.leaderId === -1 ? p : undefined;
+      });
       expect(offPart, `broker ${b.id}'s Metadata of ${off}`).toMatchObject({ leaderId: -1, errorCode: LEADER_NOT_AVAILABLE });
       const [onPart] = await partitionsFrom(b.port, on);
       expect(onPart, `broker ${b.id}'s Metadata of ${on}`).toMatchObject({ leaderId: follower.id, errorCode: 0, isrNodes: [follower.id] });
