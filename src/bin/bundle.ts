@@ -46,8 +46,9 @@ const COMMON: BuildOptions = {
   platform: 'node',
   target: 'node20',
   logLevel: 'warning',
-  // node-zookeeper-client: loaded only in cluster mode (zookeeper.connect set), at run time.
-  external: ['@node-rs/crc32', 'snappy', 'lz4-napi', 'zstd-napi', 'fzstd', 'node-zookeeper-client'],
+  // node-zookeeper-client: loaded only in cluster mode (zookeeper.connect set), at run time;
+  // fs-native-extensions: a native addon (the data dir's lock), found next to its package.
+  external: ['@node-rs/crc32', 'snappy', 'lz4-napi', 'zstd-napi', 'fzstd', 'node-zookeeper-client', 'fs-native-extensions'],
 };
 
 await build({

@@ -1,41 +1,62 @@
-// The exclusive lock on a data directory. Kafka takes a FileLock on <log.dir>/.lock before it touches a log
-// dir and refuses to start without it: two brokers on one directory truncate each other's records and
-// overwrite each other's topic list. Node has no flock, so krill locks in one of two ways:
+// The exclusive lock on a data directory. Kafka takes a FileChannel lock (fcntl) on <log.dir>/.lock before
+// it touches a log dir and refuses to start without it: two brokers on one directory truncate each other's
+// records and overwrite each other's topic list.
 //
-//   Linux: it listens on an abstract-namespace Unix socket named after the directory's device and inode
-//     ("\0krill-data-dir:<dev>:<ino>"). Binding a name is atomic and the kernel drops it when the process
-//     dies, however it dies: no stale lock after kill -9, no pid reuse to get wrong, and every path to the
-//     directory (symlinks, bind mounts) names the same inode. Abstract names are per network namespace:
-//     containers with their own network that share one volume do not see each other's lock.
-//   elsewhere: <dir>/.lock is created exclusively (O_EXCL) holding the pid. A lock whose pid is not alive
-//     is stale and taken over (two starts taking over the same stale lock at the same instant may both
-//     win: the narrow race a pid file cannot close). A pid reused by an unrelated live process keeps a
-//     stale lock held: the message names the file to remove.
+// krill takes the same kind of lock: an exclusive record lock on <dir>/.lock, through fs-native-extensions
+// (F_OFD_SETLK on Linux, flock on macOS and BSD, LockFileEx on Windows; Node has no flock of its own). The
+// kernel holds it for the open file, so it is released when the process ends, however it ends: a process
+// killed with SIGKILL drops it before it becomes a zombie, whoever reaps it and whenever. It is seen through
+// every path to the file (symlinks, bind mounts), in every network and pid namespace of the same kernel
+// (containers sharing a volume), by a second open in this very process (an open-file-description lock, not a
+// per-process POSIX one), and on NFS, where the client forwards it to the server as a byte-range lock.
 //
-// Either way <dir>/.lock holds the owner's pid (what people see, and what the refusal names); it is
-// written once the broker's port is bound (Linux) and removed by release().
+// .lock is removed on release, while still locked. A start that opened the file just before that removal
+// may be granted the lock on the unlinked inode, so a granted lock counts only if the path still names the
+// locked inode; otherwise the start opens the path again.
 //
-// On Linux `.lock` is also a lease, for what the socket cannot see: a broker in another network namespace
-// (two containers of one image sharing a volume, both pid 1) or on another host (a network file system).
-// The owner rewrites it every LEASE_REFRESH_MS with its host name; a start that got the socket still
-// refuses while `.lock` names another host, or a live process of this host other than itself, and was written
-// less than LEASE_EXPIRY_MS ago. On the same host a dead pid frees it at once, so a restart after kill -9 is
-// not kept waiting.
+// Where the native addon has no build for the platform, <dir>/.lock is instead created exclusively (O_EXCL)
+// holding the pid: a lock whose pid is dead (or a zombie) is stale and taken over; two starts taking over the
+// same stale lock at the same instant may both win, and a pid reused by an unrelated live process keeps it
+// held (the message names the file to remove). That is the narrow race a pid file cannot close, and why the
+// kernel lock is the default.
+//
+// Either way <dir>/.lock holds the owner's pid and host name while it runs (what people see, and what a
+// refusal names); with the kernel lock it is written once the broker's port is bound.
 
 import fs from 'node:fs';
-import net from 'node:net';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 
 export const LOCK_FILE = '.lock';
-export const LEASE_REFRESH_MS = 5_000;
-export const LEASE_EXPIRY_MS = 30_000;
+
+/** fs-native-extensions' lock call, or null where its addon cannot be loaded. */
+type TryLock = (fd: number) => boolean;
+let tryLockFn: TryLock | null | undefined;
+function kernelTryLock(): TryLock | null {
+  if (tryLockFn === undefined) {
+    try {
+      tryLockFn = (createRequire(import.meta.url)('fs-native-extensions') as { tryLock: TryLock }).tryLock;
+    } catch {
+      tryLockFn = null;
+    }
+  }
+  return tryLockFn;
+}
+
+/** Whether this platform has the kernel lock (the fs-native-extensions addon loads). */
+export function kernelLockAvailable(): boolean {
+  return kernelTryLock() !== null;
+}
 
 /**
  * Lock files this process holds. A lock file naming this process's pid is stale (left by an earlier
  * process that had the same pid) unless it is in here.
  */
 const heldByThisProcess = new Set<string>();
+
+/** How often a start opens .lock again after finding its inode unlinked under a granted lock. */
+const REOPEN_ATTEMPTS = 10;
 
 export class DataDirLockedError extends Error {}
 
@@ -44,53 +65,79 @@ function lockedMessage(dataDir: string, holder: number | null, hint = ''): strin
   return `cannot lock the data directory ${dataDir} (${LOCK_FILE}): ${who} is using it${hint}. Two brokers on one directory would destroy each other's records: stop the other one or use another data directory.`;
 }
 
-interface Holder {
-  pid: number | null;
-  host: string | null;
-  writtenAt: number;
-}
-
-/** What <dir>/.lock says: the owner's pid (first line) and host (second line), and when it was written. */
-function readLockFile(lockFile: string): Holder | null {
+/** The pid recorded in <dir>/.lock (its first line), or null. */
+function readHolder(lockFile: string): number | null {
   try {
-    const [pidLine = '', host = ''] = fs.readFileSync(lockFile, 'utf8').split('\n');
-    const pid = Number(pidLine.trim());
-    return {
-      pid: Number.isSafeInteger(pid) && pid > 0 ? pid : null,
-      host: host.trim() || null,
-      writtenAt: fs.statSync(lockFile).mtimeMs,
-    };
+    const pid = Number(fs.readFileSync(lockFile, 'utf8').split('\n')[0].trim());
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
   } catch {
     return null;
   }
-}
-
-/** The pid recorded in <dir>/.lock, or null. */
-function readHolder(lockFile: string): number | null {
-  return readLockFile(lockFile)?.pid ?? null;
 }
 
 function ownerText(): string {
   return `${process.pid}\n${os.hostname()}\n`;
 }
 
-function isAlive(pid: number): boolean {
+/**
+ * Whether `pid` is a running process. kill(pid, 0) succeeds on a zombie too (a dead process whose parent
+ * has not reaped it, as when the parent died with it and PID 1 does not reap), so on Linux /proc tells.
+ */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     // EPERM: it exists, owned by someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  if (process.platform !== 'linux') return true;
+  try {
+    // "pid (comm) S ...": the state follows the last ')', since comm may hold one.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `fd` is still the file at `file` (not unlinked or replaced since it was opened). */
+function sameFile(fd: number, file: string): boolean {
+  const opened = fs.fstatSync(fd, { bigint: true });
+  try {
+    const named = fs.statSync(file, { bigint: true });
+    return opened.ino === named.ino && opened.dev === named.dev;
+  } catch {
+    return false;
+  }
+}
+
+/** Opens `file` for reading and writing, creating it if absent; whether this call created it. */
+function openOrCreate(file: string): { fd: number; created: boolean } {
+  for (;;) {
+    try {
+      return { fd: fs.openSync(file, fs.constants.O_RDWR), created: false };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    try {
+      return { fd: fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_EXCL), created: true };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
   }
 }
 
 export class DataDirLock {
   private released = false;
+  private ownerRecorded = false;
 
   private constructor(
     readonly dataDir: string,
-    /** The abstract socket holding the lock (Linux), or null when the pid file is the lock. */
-    private readonly socket: net.Server | null,
+    /** The open .lock holding the kernel lock, or null when the pid file is the lock. */
+    private readonly fd: number | null,
+    /** Whether this start created .lock (a failed start then removes it, leaving the directory as it was). */
+    private readonly created: boolean,
   ) {}
 
   get lockFile(): string {
@@ -98,41 +145,32 @@ export class DataDirLock {
   }
 
   /**
-   * Locks `dataDir` (which must exist) or throws DataDirLockedError. On Linux nothing is written here; call
-   * recordOwner() once the start may write.
+   * Locks `dataDir` (which must exist) or throws DataDirLockedError. With the kernel lock nothing is written
+   * into an existing .lock here; call recordOwner() once the start may write.
    */
   static async acquire(dataDir: string, options: { kernelLock?: boolean } = {}): Promise<DataDirLock> {
-    const kernelLock = options.kernelLock ?? process.platform === 'linux';
-    return kernelLock ? DataDirLock.acquireSocket(dataDir) : DataDirLock.acquireFile(dataDir);
+    const tryLock = kernelTryLock();
+    const kernelLock = options.kernelLock ?? tryLock !== null;
+    if (kernelLock && !tryLock) throw new Error('the kernel lock needs the fs-native-extensions addon, which does not load here');
+    return kernelLock ? DataDirLock.acquireKernelLock(dataDir, tryLock!) : DataDirLock.acquireFile(dataDir);
   }
 
-  private static acquireSocket(dataDir: string): Promise<DataDirLock> {
-    const { dev, ino } = fs.statSync(dataDir, { bigint: true });
-    const name = `\0krill-data-dir:${dev}:${ino}`;
-    return new Promise((resolve, reject) => {
-      // Nobody is meant to connect; whoever does is turned away.
-      const server = net.createServer((socket) => socket.destroy());
-      server.once('error', (err: NodeJS.ErrnoException) => {
-        if (err.code !== 'EADDRINUSE') return reject(err);
-        const holder = readHolder(path.join(dataDir, LOCK_FILE));
-        reject(new DataDirLockedError(lockedMessage(dataDir, holder)));
-      });
-      server.listen(name, () => {
-        server.unref();
-        server.on('error', () => {}); // nothing connects on purpose; an error later must not crash the broker
-        const lease = readLockFile(path.join(dataDir, LOCK_FILE));
-        const age = lease ? Date.now() - lease.writtenAt : Infinity;
-        // Another host, or a live broker of this host in another network namespace (`ip netns exec`).
-        const elsewhere = lease?.host && (lease.host !== os.hostname() || (lease.pid !== null && lease.pid !== process.pid && isAlive(lease.pid)));
-        if (lease && elsewhere && age < LEASE_EXPIRY_MS) {
-          server.close();
-          const wait = Math.ceil((LEASE_EXPIRY_MS - age) / 1000);
-          reject(new DataDirLockedError(lockedMessage(dataDir, lease.pid, ` on host ${lease.host}, which renewed its lease ${Math.round(age / 1000)} s ago (if it is gone, the lease expires in ${wait} s)`)));
-          return;
-        }
-        resolve(new DataDirLock(dataDir, server));
-      });
-    });
+  private static acquireKernelLock(dataDir: string, tryLock: TryLock): DataDirLock {
+    const lockFile = path.join(dataDir, LOCK_FILE);
+    for (let attempt = 0; attempt < REOPEN_ATTEMPTS; attempt++) {
+      const { fd, created } = openOrCreate(lockFile);
+      let locked = false;
+      try {
+        locked = tryLock(fd);
+      } finally {
+        if (!locked) fs.closeSync(fd);
+      }
+      if (!locked) throw new DataDirLockedError(lockedMessage(dataDir, readHolder(lockFile)));
+      // The holder released (and removed) the file between our open and our lock: the lock is on nothing.
+      if (sameFile(fd, lockFile)) return new DataDirLock(dataDir, fd, created);
+      fs.closeSync(fd);
+    }
+    throw new DataDirLockedError(lockedMessage(dataDir, readHolder(lockFile), ` (${LOCK_FILE} was removed and recreated ${REOPEN_ATTEMPTS} times while this start tried to lock it)`));
   }
 
   private static async acquireFile(dataDir: string): Promise<DataDirLock> {
@@ -141,7 +179,7 @@ export class DataDirLock {
       try {
         fs.writeFileSync(lockFile, ownerText(), { flag: 'wx' });
         heldByThisProcess.add(lockFile);
-        return new DataDirLock(dataDir, null);
+        return new DataDirLock(dataDir, null, true);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
@@ -155,33 +193,28 @@ export class DataDirLock {
     }
   }
 
-  private leaseTimer: NodeJS.Timeout | null = null;
-
-  /**
-   * Writes this process's pid and host into <dir>/.lock (Linux; the pid file already holds them elsewhere),
-   * and renews that lease from now on.
-   */
+  /** Writes this process's pid and host into <dir>/.lock (the pid file already holds them). */
   recordOwner(): void {
-    if (!this.socket) return;
-    fs.writeFileSync(this.lockFile, ownerText());
-    this.leaseTimer = setInterval(() => {
-      try {
-        fs.writeFileSync(this.lockFile, ownerText());
-      } catch {
-        // A full disk or a vanished directory: the next renewal tries again; the socket still holds the lock here.
-      }
-    }, LEASE_REFRESH_MS);
-    this.leaseTimer.unref();
+    if (this.fd === null) return;
+    const text = Buffer.from(ownerText());
+    fs.ftruncateSync(this.fd, 0);
+    fs.writeSync(this.fd, text, 0, text.length, 0);
+    this.ownerRecorded = true;
   }
 
-  /** Removes <dir>/.lock when it is this process's and drops the lock. Idempotent. */
+  /**
+   * Drops the lock. .lock is removed (while still locked) if this broker wrote it; one found left by a
+   * broker that died, by a start that then failed, stays as it was. Idempotent.
+   */
   async release(): Promise<void> {
     if (this.released) return;
     this.released = true;
-    if (this.leaseTimer) clearInterval(this.leaseTimer);
-    if (readHolder(this.lockFile) === process.pid) fs.rmSync(this.lockFile, { force: true });
     heldByThisProcess.delete(this.lockFile);
-    const socket = this.socket;
-    if (socket) await new Promise<void>((resolve) => socket.close(() => resolve()));
+    if (this.fd === null) {
+      if (readHolder(this.lockFile) === process.pid) fs.rmSync(this.lockFile, { force: true });
+      return;
+    }
+    if (this.ownerRecorded || this.created) fs.rmSync(this.lockFile, { force: true });
+    fs.closeSync(this.fd);
   }
 }
