@@ -11,8 +11,9 @@ import { startCluster, type RunningCluster } from '../../src/embedded-cluster.js
 import { startZooKeeper, type ZooKeeperServer } from '../../src/cluster/zookeeper-server.js';
 import { buildBatch } from '../../protocol/record-batch.js';
 import { TestClient } from '../server/client.js';
-import { fetchOne, produce, recordsOf } from '../server/kafka.js';
+import { API, fetchOne, produce, recordsOf } from '../server/kafka.js';
 import { createTopicOk, leaderOf, zkState } from './cluster-probe.js';
+import { waitFor } from './zk-helpers.js';
 
 const PARTITIONS = 3;
 
@@ -78,6 +79,12 @@ describe('ZooKeeper unavailable for a while', () => {
     expect(after.brokerEpochs).toEqual(before.brokerEpochs);
     expect(after.controllerId).toBe(before.controllerId);
     expect(after.controllerEpoch).toBe(before.controllerEpoch);
+    // Broker 1's Metadata can name broker 3 before broker 3 has applied its LeaderAndIsr: wait until broker 3
+    // itself answers for the partition as its leader (ListOffsets checks leadership as Produce does).
+    await waitFor(async () => {
+      const lo = await clients.get(3)!.request(API.ListOffsets, 7, { replicaId: -1, isolationLevel: 0, topics: [{ name: 'after-outage', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1 }] }] });
+      return lo.topics[0].partitions[0].errorCode === 0;
+    }, 'broker 3 leading after-outage-0');
     const res = await produce(clients.get(3)!, 'after-outage', 0, buildBatch([{ key: 'k', value: 'new' }]));
     expect(res.errorCode).toBe(0);
 
