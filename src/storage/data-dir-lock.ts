@@ -10,6 +10,10 @@
 // (containers sharing a volume), by a second open in this very process (an open-file-description lock, not a
 // per-process POSIX one), and on NFS, where the client forwards it to the server as a byte-range lock.
 //
+// A holder killed with SIGKILL is seen dead by its parent (and its main thread turns zombie) a little before
+// its last thread has exited and the kernel has dropped the lock; a start that finds the lock held by a
+// holder on this host that is exiting waits for that, up to 10 s. A live holder is refused at once.
+//
 // .lock is removed on release, while still locked. A start that opened the file just before that removal
 // may be granted the lock on the unlinked inode, so a granted lock counts only if the path still names the
 // locked inode; otherwise the start opens the path again.
@@ -30,18 +34,45 @@ import path from 'node:path';
 
 export const LOCK_FILE = '.lock';
 
-/** fs-native-extensions' lock call, or null where its addon cannot be loaded. */
+/** fs-native-extensions' lock call (true once locked, false if another holds it), or null where its addon cannot be loaded. */
 type TryLock = (fd: number) => boolean;
+/** The addon's own call: throws EAGAIN (EWOULDBLOCK) when another holds the lock. */
+type Binding = { tryLock(fd: number, offset: number, length: number, exclusive: boolean): void };
 let tryLockFn: TryLock | null | undefined;
 function kernelTryLock(): TryLock | null {
-  if (tryLockFn === undefined) {
-    try {
-      tryLockFn = (createRequire(import.meta.url)('fs-native-extensions') as { tryLock: TryLock }).tryLock;
-    } catch {
-      tryLockFn = null;
-    }
-  }
+  if (tryLockFn === undefined) tryLockFn = loadTryLock();
   return tryLockFn;
+}
+
+function loadTryLock(): TryLock | null {
+  const require = createRequire(import.meta.url);
+  let entry: string;
+  try {
+    entry = require.resolve('fs-native-extensions');
+  } catch {
+    return null;
+  }
+  // The prebuilt addon itself loads in ~2 ms; the package's entry finds it through require-addon, which
+  // costs 10-25 ms of every start. The entry stays the fallback for platforms it names differently (musl).
+  try {
+    const binding = require(path.join(path.dirname(entry), 'prebuilds', `${process.platform}-${process.arch}`, 'fs-native-extensions.node')) as Binding;
+    return (fd) => {
+      try {
+        binding.tryLock(fd, 0, 0, true);
+        return true;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EAGAIN' || (err as NodeJS.ErrnoException).code === 'EWOULDBLOCK') return false;
+        throw err;
+      }
+    };
+  } catch {
+    // fall through to the package entry
+  }
+  try {
+    return (require(entry) as { tryLock: TryLock }).tryLock;
+  } catch {
+    return null;
+  }
 }
 
 /** Whether this platform has the kernel lock (the fs-native-extensions addon loads). */
@@ -75,6 +106,15 @@ function readHolder(lockFile: string): number | null {
   }
 }
 
+/** The host recorded in <dir>/.lock (its second line), or null. */
+function readHost(lockFile: string): string | null {
+  try {
+    return fs.readFileSync(lockFile, 'utf8').split('\n')[1]?.trim() || null;
+  } catch {
+    return null;
+  }
+}
+
 function ownerText(): string {
   return `${process.pid}\n${os.hostname()}\n`;
 }
@@ -100,6 +140,34 @@ export function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * Whether `pid` on this host is dead or on its way out: a zombie (Z/X), a process in exit (the kernel's
+ * PF_EXITING flag on its main thread), or one with SIGKILL pending. The kernel drops a dead holder's lock
+ * only once its last thread has exited, which can be a little after its parent saw it die (the main thread
+ * becomes a zombie while the others still tear down), so a start right after a kill -9 waits for that.
+ * Linux only; elsewhere a refused lock is refused at once.
+ */
+export function isExiting(pid: number): boolean {
+  if (process.platform !== 'linux') return false;
+  try {
+    // status first: a pending SIGKILL is dequeued just before the exit flag is set, so one of the two shows.
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const pending = (name: string) => BigInt(`0x${/^${name}:\s*([0-9a-f]+)/m.exec(status)?.[1] ?? '0'}`);
+    const SIGKILL = 1n << 8n;
+    if ((pending('SigPnd') | pending('ShdPnd')) & SIGKILL) return true;
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // "pid (comm) state ppid pgrp session tty_nr tpgid flags ...": comm may hold ')' or spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const PF_EXITING = 0x4;
+    return fields[0] === 'Z' || fields[0] === 'X' || (Number(fields[6]) & PF_EXITING) !== 0;
+  } catch {
+    return true; // gone already
+  }
+}
+
+/** How long a start waits for the lock of a holder that is exiting, before refusing. */
+const EXITING_HOLDER_WAIT_MS = 10_000;
 
 /** Whether `fd` is still the file at `file` (not unlinked or replaced since it was opened). */
 function sameFile(fd: number, file: string): boolean {
@@ -155,22 +223,40 @@ export class DataDirLock {
     return kernelLock ? DataDirLock.acquireKernelLock(dataDir, tryLock!) : DataDirLock.acquireFile(dataDir);
   }
 
-  private static acquireKernelLock(dataDir: string, tryLock: TryLock): DataDirLock {
+  private static async acquireKernelLock(dataDir: string, tryLock: TryLock): Promise<DataDirLock> {
     const lockFile = path.join(dataDir, LOCK_FILE);
     for (let attempt = 0; attempt < REOPEN_ATTEMPTS; attempt++) {
       const { fd, created } = openOrCreate(lockFile);
       let locked = false;
       try {
-        locked = tryLock(fd);
+        locked = tryLock(fd) || (await DataDirLock.outlastExitingHolder(fd, lockFile, tryLock));
       } finally {
         if (!locked) fs.closeSync(fd);
       }
-      if (!locked) throw new DataDirLockedError(lockedMessage(dataDir, readHolder(lockFile)));
+      if (!locked) {
+        const holder = readHolder(lockFile);
+        const hint = holder !== null && isExiting(holder) ? ` (it is exiting, but held the lock for ${EXITING_HOLDER_WAIT_MS / 1000} s more)` : '';
+        throw new DataDirLockedError(lockedMessage(dataDir, holder, hint));
+      }
       // The holder released (and removed) the file between our open and our lock: the lock is on nothing.
       if (sameFile(fd, lockFile)) return new DataDirLock(dataDir, fd, created);
       fs.closeSync(fd);
     }
     throw new DataDirLockedError(lockedMessage(dataDir, readHolder(lockFile), ` (${LOCK_FILE} was removed and recreated ${REOPEN_ATTEMPTS} times while this start tried to lock it)`));
+  }
+
+  /**
+   * When .lock names a holder on this host that is exiting, waits (bounded) for the kernel to drop its lock;
+   * whether this start got it. A live holder is refused at once, as Kafka refuses.
+   */
+  private static async outlastExitingHolder(fd: number, lockFile: string, tryLock: TryLock): Promise<boolean> {
+    const holder = readHolder(lockFile);
+    if (holder === null || readHost(lockFile) !== os.hostname() || !isExiting(holder)) return false;
+    for (const deadline = Date.now() + EXITING_HOLDER_WAIT_MS; Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      if (tryLock(fd)) return true;
+    }
+    return false;
   }
 
   private static async acquireFile(dataDir: string): Promise<DataDirLock> {
