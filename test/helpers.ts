@@ -51,31 +51,63 @@ export function useTempDirs(prefix: string): () => string {
 }
 
 export interface CliBroker {
+  /** The process started: krill itself, or npm when started through npx. */
   proc: ChildProcess;
+  /** krill's own pid. */
+  pid: number;
   port: number;
   bootstrap: string;
   dataDir: string;
   readyLine: string;
   stderr: () => string;
-  /** Resolves with the exit code (or signal name). */
+  /**
+   * Stops krill as a user would: SIGKILL goes to the whole process group (a test runner or supervisor
+   * killing what it started), any other signal to krill itself.
+   */
+  kill(signal: NodeJS.Signals): void;
+  /** Resolves with the exit code (or signal name) of the process started, once krill has exited too. */
   exited: Promise<number | string>;
 }
 
+/** A project with krill installed, as `npm install krill` leaves it (`npx krill` then runs `cli`). */
+const projects = new Map<string, string>();
+export function projectWithKrill(cli = CLI): string {
+  let project = projects.get(cli);
+  if (!project) {
+    project = tempDir('krill-project-');
+    fs.writeFileSync(path.join(project, 'package.json'), '{"name":"uses-krill","version":"1.0.0","private":true}\n');
+    fs.mkdirSync(path.join(project, 'node_modules', '.bin'), { recursive: true });
+    fs.symlinkSync(cli, path.join(project, 'node_modules', '.bin', 'krill'));
+    if (projects.size === 0) process.once('exit', () => projects.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+    projects.set(cli, project);
+  }
+  return project;
+}
+
 /**
- * Starts the built CLI (dist/src/bin/krill.cjs, what npx krill runs) and waits for its ready line;
- * `openFileLimit` runs it under `ulimit -n` (through sh, which then execs node: the pid is krill's).
+ * Starts the built CLI (dist/src/bin/krill.cjs) and waits for its ready line: as `node krill.cjs`, or with
+ * `npx: true` as users start it, `npx --offline krill` in a project that has it installed, in a process
+ * group of its own. `openFileLimit` runs it under `ulimit -n` (through sh, which then execs).
  */
-export function spawnCli(args: string[], opts: { timeoutMs?: number; cli?: string; env?: NodeJS.ProcessEnv; openFileLimit?: number } = {}): Promise<CliBroker> {
-  const argv = [process.execPath, opts.cli ?? CLI, ...args];
+export function spawnCli(args: string[], opts: { timeoutMs?: number; cli?: string; env?: NodeJS.ProcessEnv; openFileLimit?: number; npx?: boolean } = {}): Promise<CliBroker> {
+  const argv = opts.npx ? ['npx', '--offline', 'krill', ...args] : [process.execPath, opts.cli ?? CLI, ...args];
   const [cmd, ...cmdArgs] = opts.openFileLimit === undefined ? argv : ['/bin/sh', '-c', `ulimit -n ${opts.openFileLimit} && exec "$0" "$@"`, ...argv];
-  const proc = spawn(cmd, cmdArgs, { stdio: ['ignore', 'pipe', 'pipe'], env: opts.env ?? process.env });
+  const proc = spawn(cmd, cmdArgs, { stdio: ['ignore', 'pipe', 'pipe'], env: opts.env ?? process.env, detached: opts.npx, cwd: opts.npx ? projectWithKrill(opts.cli) : undefined });
+  const killGroup = () => {
+    try {
+      process.kill(-proc.pid!, 'SIGKILL');
+    } catch {
+      // the group is gone already
+    }
+  };
   let out = '';
   let err = '';
   const exited = new Promise<number | string>((resolve) => proc.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
   proc.stderr!.on('data', (d) => (err += d));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      proc.kill('SIGKILL');
+      if (opts.npx) killGroup();
+      else proc.kill('SIGKILL');
       reject(new Error(`krill did not become ready: ${err}`));
     }, opts.timeoutMs ?? 15_000);
     proc.stdout!.on('data', (d) => {
@@ -83,7 +115,14 @@ export function spawnCli(args: string[], opts: { timeoutMs?: number; cli?: strin
       const m = /krill ready on ([^\s]+):(\d+) \(data: (.*?), cluster/.exec(out);
       if (m) {
         clearTimeout(timer);
-        resolve({ proc, port: Number(m[2]), bootstrap: `127.0.0.1:${m[2]}`, dataDir: m[3], readyLine: out.trim(), stderr: () => err, exited });
+        // Under npx the process started is npm; krill wrote its own pid into .lock before its ready line.
+        const pid = opts.npx ? Number(fs.readFileSync(path.join(m[3], '.lock'), 'utf8').split('\n')[0]) : proc.pid!;
+        const kill = (signal: NodeJS.Signals) => {
+          if (!opts.npx) proc.kill(signal);
+          else if (signal === 'SIGKILL') killGroup();
+          else process.kill(pid, signal); // npm then exits with krill's code
+        };
+        resolve({ proc, pid, port: Number(m[2]), bootstrap: `127.0.0.1:${m[2]}`, dataDir: m[3], readyLine: out.trim(), stderr: () => err, kill, exited });
       }
     });
     exited.then((code) => {

@@ -15,7 +15,7 @@ afterAll(() => {
 });
 
 async function killed(b: CliBroker): Promise<void> {
-  b.proc.kill('SIGKILL');
+  b.kill('SIGKILL');
   expect(await b.exited).toBe('SIGKILL');
 }
 
@@ -25,7 +25,7 @@ describe('config changes across a crash', () => {
     dirs.push(dataDir);
     const topic = uniqueTopic('crash');
     const plain = uniqueTopic('plain');
-    let b = await spawnCli(['--data-dir', dataDir, '--port', '0']);
+    let b = await spawnCli(['--data-dir', dataDir, '--port', '0'], { npx: true });
     let client = await TestClient.connect(b.port);
     try {
       await createTopic(client, topic);
@@ -45,7 +45,7 @@ describe('config changes across a crash', () => {
     }
     await killed(b);
 
-    b = await spawnCli(['--data-dir', dataDir, '--port', '0']);
+    b = await spawnCli(['--data-dir', dataDir, '--port', '0'], { npx: true });
     client = await TestClient.connect(b.port);
     try {
       const batch = (n: number) => buildBatch([{ key: 'k', value: 'x'.repeat(n) }]);

@@ -20,7 +20,7 @@ afterAll(() => {
 });
 
 async function stop(b: CliBroker, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  b.proc.kill(signal);
+  b.kill(signal);
   expect(await b.exited).toBe(signal === 'SIGKILL' ? 'SIGKILL' : 0);
 }
 
@@ -28,7 +28,7 @@ async function stop(b: CliBroker, signal: NodeJS.Signals = 'SIGTERM'): Promise<v
 async function failedStart(args: string[]): Promise<{ code: number; stderr: string }> {
   const err = await spawnCli(args).then(
     (b) => {
-      b.proc.kill('SIGKILL');
+      b.kill('SIGKILL');
       throw new Error(`krill started: ${b.readyLine}`);
     },
     (e: Error) => e,
@@ -69,7 +69,7 @@ async function produceSome(c: TestClient, topic: string, partition: number, n: n
 describe('one broker per data directory', () => {
   it('a second broker on a locked dir exits with a clear message and the first keeps its data', async () => {
     const d = dir();
-    const first = await spawnCli(['--port', '0', '--data-dir', d]);
+    const first = await spawnCli(['--port', '0', '--data-dir', d], { npx: true });
     let c = await TestClient.connect(first.port);
     await createTopic(c, 'locked');
     await produceSome(c, 'locked', 0, 5, 'a');
@@ -79,7 +79,7 @@ describe('one broker per data directory', () => {
     for (const port of ['0', String(first.port)]) {
       const r = await failedStart(['--port', port, '--data-dir', d]);
       expect(r.code).not.toBe(0);
-      expect(r.stderr).toContain(`cannot lock the data directory ${d} (.lock): another krill (pid ${first.proc.pid}) is using it`);
+      expect(r.stderr).toContain(`cannot lock the data directory ${d} (.lock): another krill (pid ${first.pid}) is using it`);
     }
     expect(dirSnapshot(d)).toEqual(before);
     const served = await readAll(c, 'locked', 0);
@@ -94,11 +94,11 @@ describe('one broker per data directory', () => {
     // kill -9 leaves .lock behind, which does not stop the next start
     c.close();
     await stop(first, 'SIGKILL');
-    expect(fs.readFileSync(path.join(d, '.lock'), 'utf8')).toBe(`${first.proc.pid}\n${os.hostname()}\n`);
-    const next = await spawnCli(['--port', '0', '--data-dir', d]);
+    expect(fs.readFileSync(path.join(d, '.lock'), 'utf8')).toBe(`${first.pid}\n${os.hostname()}\n`);
+    const next = await spawnCli(['--port', '0', '--data-dir', d], { npx: true });
     c = await TestClient.connect(next.port);
     expect((await readAll(c, 'locked', 0)).map((r) => r.key)).toEqual(['a-0', 'a-1', 'a-2', 'a-3', 'a-4']);
-    expect(fs.readFileSync(path.join(d, '.lock'), 'utf8')).toBe(`${next.proc.pid}\n${os.hostname()}\n`);
+    expect(fs.readFileSync(path.join(d, '.lock'), 'utf8')).toBe(`${next.pid}\n${os.hostname()}\n`);
     c.close();
     await stop(next);
     expect(fs.existsSync(path.join(d, '.lock'))).toBe(false);
@@ -106,7 +106,7 @@ describe('one broker per data directory', () => {
 
   it('a start that fails because the port is in use writes nothing into its dir', async () => {
     const d = dir();
-    const earlier = await spawnCli(['--port', '0', '--data-dir', d]);
+    const earlier = await spawnCli(['--port', '0', '--data-dir', d], { npx: true });
     const c = await TestClient.connect(earlier.port);
     await createTopic(c, 'stopped');
     await produceSome(c, 'stopped', 0, 3, 's');
@@ -115,7 +115,7 @@ describe('one broker per data directory', () => {
     const before = dirSnapshot(d);
     expect(Object.keys(before)).toContain('.kafka_cleanshutdown');
 
-    const other = await spawnCli(['--port', '0', '--data-dir', dir()]);
+    const other = await spawnCli(['--port', '0', '--data-dir', dir()], { npx: true });
     try {
       const r = await failedStart(['--port', String(other.port), '--data-dir', d]);
       expect(r.code).toBe(1);
@@ -143,7 +143,7 @@ describe('one broker per data directory', () => {
 describe('the topic list (krill-topics.json)', () => {
   it('a deleted topics file loses no record: topics, partitions, ids and configs come back from the directories', async () => {
     const d = dir();
-    let b = await spawnCli(['--port', '0', '--data-dir', d]);
+    let b = await spawnCli(['--port', '0', '--data-dir', d], { npx: true });
     let c = await TestClient.connect(b.port);
     await createTopic(c, 'multi', 3, { 'segment.bytes': '1024' });
     await c.request(API.Metadata, 12, metadataBody(12, ['auto'], true)); // auto-created, 1 partition
@@ -157,7 +157,7 @@ describe('the topic list (krill-topics.json)', () => {
     expect(fs.readdirSync(path.join(d, 'multi-2')).filter((f) => f.endsWith('.log')).length).toBeGreaterThan(1);
 
     fs.rmSync(path.join(d, 'krill-topics.json'));
-    b = await spawnCli(['--port', '0', '--data-dir', d]);
+    b = await spawnCli(['--port', '0', '--data-dir', d], { npx: true });
     c = await TestClient.connect(b.port);
     try {
       expect(await topicsOf(c, ['multi', 'auto'])).toEqual(ids);
@@ -178,7 +178,7 @@ describe('the topic list (krill-topics.json)', () => {
 
   it('a corrupt topics file stops the start with exit 2, naming the file, and nothing is written', async () => {
     const d = dir();
-    const b = await spawnCli(['--port', '0', '--data-dir', d]);
+    const b = await spawnCli(['--port', '0', '--data-dir', d], { npx: true });
     const c = await TestClient.connect(b.port);
     await createTopic(c, 'kept');
     await produceSome(c, 'kept', 0, 2, 'k');

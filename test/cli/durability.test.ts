@@ -15,7 +15,7 @@ afterAll(() => {
 });
 
 async function kill(b: CliBroker, signal: NodeJS.Signals): Promise<void> {
-  b.proc.kill(signal);
+  b.kill(signal);
   const code = await b.exited;
   expect(code).toBe(signal === 'SIGKILL' ? 'SIGKILL' : 0);
 }
@@ -74,7 +74,7 @@ async function tornTailRoundTrip(stopBeforeTruncate: NodeJS.Signals) {
   const topic = uniqueTopic('dur');
 
   // 1. produce with acks=1, then crash
-  let b = await spawnCli(['--port', '0', '--data-dir', d]);
+  let b = await spawnCli(['--port', '0', '--data-dir', d], { npx: true });
   let c = await TestClient.connect(b.port);
   await createTopic(c, topic, 2);
   const { acked, log } = await produceMany(c, topic, 2, 40);
@@ -82,7 +82,7 @@ async function tornTailRoundTrip(stopBeforeTruncate: NodeJS.Signals) {
   await kill(b, 'SIGKILL');
 
   // 2. restart: every acked record is there
-  b = await spawnCli(['--port', '0', '--data-dir', d]);
+  b = await spawnCli(['--port', '0', '--data-dir', d], { npx: true });
   c = await TestClient.connect(b.port);
   for (const partition of [0, 1]) {
     const got = await readAll(c, topic, partition);
@@ -100,7 +100,7 @@ async function tornTailRoundTrip(stopBeforeTruncate: NodeJS.Signals) {
   const survivors = acked.get(0)!.filter((r) => r.offset < lastP0.baseOffset);
 
   // 4. restart: served up to the last whole batch, and a produce continues right after it
-  b = await spawnCli(['--port', '0', '--data-dir', d]);
+  b = await spawnCli(['--port', '0', '--data-dir', d], { npx: true });
   c = await TestClient.connect(b.port);
   try {
     const torn = await readAll(c, topic, 0);
@@ -125,7 +125,7 @@ async function tornTailRoundTrip(stopBeforeTruncate: NodeJS.Signals) {
   }
 
   // 5. and that survives one more restart
-  b = await spawnCli(['--port', '0', '--data-dir', d]);
+  b = await spawnCli(['--port', '0', '--data-dir', d], { npx: true });
   c = await TestClient.connect(b.port);
   try {
     const final = await readAll(c, topic, 0);

@@ -16,7 +16,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 const dirs: string[] = [];
 const brokers: CliBroker[] = [];
 afterAll(() => {
-  for (const b of brokers) b.proc.kill('SIGKILL');
+  for (const b of brokers) b.kill('SIGKILL');
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
@@ -29,14 +29,14 @@ function dataDir(): string {
 }
 
 async function start(dir: string, limit: number, extra: string[] = []): Promise<{ b: CliBroker; c: TestClient }> {
-  const b = await spawnCli(['--port', '0', '--data-dir', dir, ...extra], { openFileLimit: limit, timeoutMs: 60_000 });
+  const b = await spawnCli(['--port', '0', '--data-dir', dir, ...extra], { openFileLimit: limit, timeoutMs: 60_000, npx: true });
   brokers.push(b);
   return { b, c: await TestClient.connect(b.port) };
 }
 
 async function stop(b: CliBroker, c: TestClient, signal: NodeJS.Signals): Promise<void> {
   c.close();
-  b.proc.kill(signal);
+  b.kill(signal);
   expect(await b.exited).toBe(signal === 'SIGKILL' ? 'SIGKILL' : 0);
 }
 
@@ -72,7 +72,7 @@ describe.skipIf(process.platform === 'win32')('krill under a small open-file lim
     await createTopic(c, 'many', 3000);
     for (const p of sample) expect(await produceOk(c, 'many', p, values(2, `p${p}-`))).toBe(0);
     // 3 files per partition would be 9,000 descriptors; the default bound keeps 512.
-    if (fs.existsSync('/proc')) expect(descriptorsOf(b.proc.pid!)).toBeLessThan(1024 - 300);
+    if (fs.existsSync('/proc')) expect(descriptorsOf(b.pid)).toBeLessThan(1024 - 300);
     await stop(b, c, 'SIGTERM');
 
     ({ b, c } = await start(dir, 1024));

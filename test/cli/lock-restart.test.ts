@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { CLI, useTempDirs } from '../helpers.js';
+import { CLI, projectWithKrill, useTempDirs } from '../helpers.js';
 import { TestClient } from '../server/client.js';
 import { createTopic, fetchOne, produceOk, recordsOf } from '../server/kafka.js';
 
@@ -38,15 +38,6 @@ function start(command: string, args: string[], opts: { cwd?: string } = {}): St
   });
   ready.catch(() => {});
   return { proc, ready, exited, stderr: () => err };
-}
-
-/** A project with krill installed, as `npm install krill` leaves it: `npx krill` runs its bin. */
-function projectWithKrill(): string {
-  const project = dir();
-  fs.writeFileSync(path.join(project, 'package.json'), '{"name":"uses-krill","version":"1.0.0","private":true}\n');
-  fs.mkdirSync(path.join(project, 'node_modules', '.bin'), { recursive: true });
-  fs.symlinkSync(CLI, path.join(project, 'node_modules', '.bin', 'krill'));
-  return project;
 }
 
 const STARTS = {

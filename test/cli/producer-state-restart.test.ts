@@ -14,18 +14,18 @@ import { ErrorCode } from '../../protocol/errors.js';
 const newDir = useTempDirs('krill-pstate-');
 const running = new Set<CliBroker>();
 afterAll(() => {
-  for (const b of running) b.proc.kill('SIGKILL');
+  for (const b of running) b.kill('SIGKILL');
 });
 
 async function start(dataDir: string): Promise<{ broker: CliBroker; client: TestClient }> {
-  const broker = await spawnCli(['--port', '0', '--data-dir', dataDir]);
+  const broker = await spawnCli(['--port', '0', '--data-dir', dataDir], { npx: true });
   running.add(broker);
   return { broker, client: await TestClient.connect(broker.port) };
 }
 
 async function stop(b: { broker: CliBroker; client: TestClient }, signal: NodeJS.Signals): Promise<void> {
   b.client.close();
-  b.broker.proc.kill(signal);
+  b.broker.kill(signal);
   expect(await b.broker.exited).toBe(signal === 'SIGKILL' ? 'SIGKILL' : 0);
   running.delete(b.broker);
 }

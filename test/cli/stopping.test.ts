@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { CLI, portFreed, useTempDirs } from '../helpers.js';
+import { CLI, portFreed, projectWithKrill, useTempDirs } from '../helpers.js';
 import { TestClient } from '../server/client.js';
 import { API, metadataBody } from '../server/kafka.js';
 
@@ -53,10 +53,7 @@ async function expectStopAfter(target: { kill(signal: NodeJS.Signals): unknown }
 describe('stopping krill', () => {
   it('SIGTERM to `npx krill` stops the broker: the port is free afterwards', async () => {
     // A project with krill installed, as `npm install krill` leaves it; npx then runs its bin through a shell.
-    const project = dir();
-    fs.writeFileSync(path.join(project, 'package.json'), '{"name":"uses-krill","version":"1.0.0","private":true}\n');
-    fs.mkdirSync(path.join(project, 'node_modules', '.bin'), { recursive: true });
-    fs.symlinkSync(CLI, path.join(project, 'node_modules', '.bin', 'krill'));
+    const project = projectWithKrill();
     const data = dir();
     const { proc, port } = await startReady('npx', ['--offline', 'krill', '--port', '0', '--data-dir', data], project);
     expect(await serves(port)).toBe(true);

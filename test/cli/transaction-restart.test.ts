@@ -15,20 +15,20 @@ import { API, batchesOf, createTopic, fetchBody, produceBody, produceOk, uniqueT
 const newDir = useTempDirs('krill-txn-restart-');
 const running = new Set<CliBroker>();
 afterAll(() => {
-  for (const b of running) b.proc.kill('SIGKILL');
+  for (const b of running) b.kill('SIGKILL');
 });
 
 const TXN_API = { AddPartitionsToTxn: 24, EndTxn: 26 } as const;
 
 async function start(dataDir: string): Promise<{ broker: CliBroker; client: TestClient }> {
-  const broker = await spawnCli(['--port', '0', '--data-dir', dataDir]);
+  const broker = await spawnCli(['--port', '0', '--data-dir', dataDir], { npx: true });
   running.add(broker);
   return { broker, client: await TestClient.connect(broker.port) };
 }
 
 async function stop(b: { broker: CliBroker; client: TestClient }, signal: NodeJS.Signals): Promise<void> {
   b.client.close();
-  b.broker.proc.kill(signal);
+  b.broker.kill(signal);
   expect(await b.broker.exited).toBe(signal === 'SIGKILL' ? 'SIGKILL' : 0);
   running.delete(b.broker);
 }
