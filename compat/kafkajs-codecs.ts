@@ -10,7 +10,6 @@
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const { CompressionTypes, CompressionCodecs } = require('kafkajs');
 const snappy = require('snappy');
 const lz4 = require('lz4-napi');

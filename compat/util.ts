@@ -141,3 +141,10 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
+
+/**
+ * What a client script prints as JSON, or what ZooKeeper holds: untyped by nature, so read as the test reads it
+ * (the assertions are its types).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Json = any;

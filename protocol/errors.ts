@@ -139,7 +139,8 @@ const KAFKA_ERROR = Symbol.for('krill.KafkaError');
 /** An error that maps to a Kafka error code; the message is what the response or log line says. */
 export class KafkaError extends Error {
   readonly code: number;
-  private readonly [KAFKA_ERROR] = true;
+  /** The brand Symbol.hasInstance checks. */
+  readonly [KAFKA_ERROR] = true;
   constructor(name: ErrorName, message?: string) {
     super(message ?? name);
     this.name = 'KafkaError';
@@ -150,7 +151,7 @@ export class KafkaError extends Error {
    * Recognised by its brand rather than its class: the cluster code is a separate bundle, loaded only in a
    * cluster (see src/bin/bundle.ts), with its own copy of this class.
    */
-  static [Symbol.hasInstance](value: unknown): boolean {
+  static override [Symbol.hasInstance](value: unknown): boolean {
     // Subclasses keep the ordinary prototype check.
     if (this !== KafkaError) return Function.prototype[Symbol.hasInstance].call(this, value);
     return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[KAFKA_ERROR] === true;

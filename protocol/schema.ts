@@ -89,7 +89,8 @@ export function inRange(spec: string | undefined, version: number): boolean {
 //   int64 also takes a bigint, records a list of buffers (segment slices written back to back).
 // A definition whose literal types were widened (plain MessageDef) gives an untyped record instead.
 
-/** Any message, where the definition is not known at compile time. */
+/** Any message, where the definition is not known at compile time: its fields are read as the caller reads them. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type UntypedMessage = Record<string, any>;
 
 type Tuple<N extends number, T extends 0[] = []> = T['length'] extends N ? T : Tuple<N, [...T, 0]>;

@@ -83,10 +83,10 @@ function parseArgs(argv: string[]) {
       }
       case 'version':
         process.stdout.write(`${packageVersion()}\n`);
-        process.exit(0);
+        return process.exit(0);
       case 'help':
         process.stdout.write(USAGE + '\n');
-        process.exit(0);
+        return process.exit(0);
     }
   }
   if (!isLogLevel(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);

@@ -7,7 +7,6 @@ import { configTable, type ValueRule } from './config-value.js';
 
 const int = (min?: number): ValueRule => ({ kind: 'int', min });
 const long = (min?: number): ValueRule => ({ kind: 'long', min });
-const bool: ValueRule = { kind: 'bool' };
 const text: ValueRule = { kind: 'string' };
 
 export const KAFKA_ONLY_CONFIGS: Readonly<Record<string, ValueRule>> = configTable({

@@ -40,6 +40,7 @@ function loadPino(): PinoModule {
   // In the two esbuild bundles (the CLI, the package entry) this require is resolved at build time: pino
   // is inlined and evaluated only here. tsc's plain ES modules (dist/src, the tests) have no require and
   // load it from node_modules.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   if (typeof require === 'function') return require('pino') as PinoModule;
   return createRequire(import.meta.url)('pino') as PinoModule;
 }

@@ -202,3 +202,9 @@ export async function portFreed(port: number, timeoutMs = 10_000): Promise<boole
   }
   return false;
 }
+
+/** The value of a call that may return a promise but must not have here (it completed synchronously). */
+export function settled<T>(value: T | Promise<T>): T {
+  if (value instanceof Promise) throw new Error('expected a result at once, got a promise');
+  return value;
+}

@@ -11,6 +11,7 @@ import { describeRun, run } from '../util.js';
 import { encodeRecord, py } from '../python/py.js';
 import { TestClient } from '../../test/server/client.js';
 import { adminOf, describeCluster, eventually, formCluster, kafka, metadataFrom, settled, unique } from './cluster-util.js';
+import type { Message } from '../../protocol/codec.js';
 
 const TEST_TIMEOUT = 60_000;
 const KCAT = 'kcat';
@@ -35,7 +36,7 @@ async function spreadTopic(partitions = 6): Promise<string> {
 async function topicConfigFrom(port: number, topic: string, name: string): Promise<string | null | undefined> {
   const client = await TestClient.connect(port);
   try {
-    const body: any = await client.request(DESCRIBE_CONFIGS, 1, { resources: [{ resourceType: RESOURCE_TOPIC, resourceName: topic, configurationKeys: [name] }], includeSynonyms: false });
+    const body: Message = await client.request(DESCRIBE_CONFIGS, 1, { resources: [{ resourceType: RESOURCE_TOPIC, resourceName: topic, configurationKeys: [name] }], includeSynonyms: false });
     const r = body.results[0];
     if (r.errorCode !== 0) throw new Error(`DescribeConfigs ${topic} on port ${port}: error ${r.errorCode} ${r.errorMessage}`);
     return r.configs.find((c: { name: string }) => c.name === name)?.value;
@@ -101,7 +102,7 @@ describeCluster('clients against a 3-broker krill cluster: produce, consume, top
     const records = Array.from({ length: 48 }, (_, i) => encodeRecord({ key: `py-key-${i}`, value: `py-value-${i}` }));
     const produced = await py('ck_client.py', 'produce', { bootstrap: cluster.bootstrap, topic, records });
     expect(produced.undelivered).toBe(0);
-    expect(produced.reports.every((r: any) => r && r.error === undefined), JSON.stringify(produced.reports)).toBe(true);
+    expect(produced.reports.every((r: Message) => r && r.error === undefined), JSON.stringify(produced.reports)).toBe(true);
     const high = new Map<number, number>();
     for (const r of produced.reports) high.set(r.partition, Math.max(high.get(r.partition) ?? 0, r.offset + 1));
 

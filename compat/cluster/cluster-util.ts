@@ -15,6 +15,7 @@ import { zookeeperInstalled } from '../../src/cluster/zookeeper-server.js';
 import { ZkClient } from '../../src/cluster/zk/zk-client.js';
 import { TestClient } from '../../test/server/client.js';
 import { eventually } from '../util.js';
+import type { Json } from '../util.js';
 
 export { eventually };
 
@@ -102,7 +103,7 @@ export async function partitionsFrom(port: number, topic: string): Promise<Broke
   return [...(t?.partitions ?? [])].sort((a, b) => a.partitionIndex - b.partitionIndex);
 }
 
-export interface ZNode<T = any> {
+export interface ZNode<T = Json> {
   json: T;
   raw: string;
   czxid: bigint;
@@ -119,11 +120,11 @@ export class ZkReader {
   }
 
   /** The znode's data (JSON-parsed when it parses, else the raw text in `json`), or null when absent. */
-  async get<T = any>(path: string): Promise<ZNode<T> | null> {
+  async get<T = Json>(path: string): Promise<ZNode<T> | null> {
     const node = await this.zk.getData(path);
     if (!node) return null;
     const raw = node.data?.toString('utf8') ?? '';
-    let json: any = raw;
+    let json: Json = raw;
     try {
       json = JSON.parse(raw);
     } catch {

@@ -10,6 +10,7 @@ import { expect, it } from 'vitest';
 import { TestClient } from '../../test/server/client.js';
 import { adminOf, agreedController, describeCluster, kafka, measure, settled, unique } from './cluster-util.js';
 import { fullIsr, startGroupConsumer, useProcessCluster, type GroupResult, type ProcessCluster } from './replication-util.js';
+import type { Message } from '../../protocol/codec.js';
 
 const TEST_TIMEOUT = 150_000;
 const SESSION_TIMEOUT_MS = 6000;
@@ -24,7 +25,7 @@ let env: ProcessCluster;
 async function coordinatorOf(port: number, group: string): Promise<number> {
   const client = await TestClient.connect(port);
   try {
-    const r: any = await client.request(FIND_COORDINATOR, 1, { key: group, keyType: 0 });
+    const r: Message = await client.request(FIND_COORDINATOR, 1, { key: group, keyType: 0 });
     return r.errorCode === 0 ? r.nodeId : -1;
   } finally {
     client.close();

@@ -219,7 +219,7 @@ describeCluster('a 3-broker krill cluster losing brokers: kill -9 of the control
       await eventually(`broker ${b.id}: ${topic}-${p} led by ${expectedLeader}, ${single}-${s} LEADER_NOT_AVAILABLE`, async () => {
         const x = (await partitionsFrom(b.port, topic)).find((y) => y.partitionIndex === p);
         const y = (await partitionsFrom(b.port, single)).find((z) => z.partitionIndex === s);
-        return x?.leaderId === expectedLeader && x.errorCode === 0 && y?.errorCode === LEADER_NOT_AVAILABLE && y.leaderId === -1 ? true : undefined;
+        return x !== undefined && x.leaderId === expectedLeader && x.errorCode === 0 && y?.errorCode === LEADER_NOT_AVAILABLE && y.leaderId === -1 ? true : undefined;
       });
     }
     expect(await kcatAll(bootstrapOf(survivors), topic)).toEqual([`${p} before kill`]);

@@ -10,6 +10,7 @@ import { describeRun, run } from '../util.js';
 import { TestClient } from '../../test/server/client.js';
 import { py } from '../python/py.js';
 import { adminOf, describeCluster, eventually, formCluster, kafka, metadataFrom, settled, unique, ZkReader } from './cluster-util.js';
+import type { Message } from '../../protocol/codec.js';
 
 const TEST_TIMEOUT = 60_000;
 const KCAT = 'kcat';
@@ -87,7 +88,7 @@ describeCluster('a 3-broker krill cluster: formation, placement and the ZooKeepe
     expect(kc.stdout).toContain(`topic "${topic}" with 6 partitions:`);
     for (const p of parts) expect(kc.stdout).toContain(`partition ${p.partitionIndex}, leader ${p.leaderId}, replicas: ${p.replicaNodes.join(',')}`);
     const ck = await py('ck_client.py', 'list_topics', { bootstrap: cluster.bootstrap, topic });
-    expect(ck.topics[topic].partitions.map((p: any) => [p.leader, p.replicas])).toEqual(parts.map((p) => [p.leaderId, p.replicaNodes]));
+    expect(ck.topics[topic].partitions.map((p: Message) => [p.leader, p.replicas])).toEqual(parts.map((p) => [p.leaderId, p.replicaNodes]));
   });
 
   it('replication factor 4 on 3 brokers: INVALID_REPLICATION_FACTOR, nothing created', async () => {
@@ -216,7 +217,7 @@ describeCluster('a 3-broker krill cluster: formation, placement and the ZooKeepe
 async function metadataTopicId(topic: string): Promise<string> {
   const client = await TestClient.connect(cluster.brokers[0].port);
   try {
-    const body: any = await client.request(3, 12, { topics: [{ topicId: Buffer.alloc(16), name: topic }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+    const body: Message = await client.request(3, 12, { topics: [{ topicId: Buffer.alloc(16), name: topic }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
     return Buffer.from(body.topics[0].topicId).toString('base64url');
   } finally {
     client.close();

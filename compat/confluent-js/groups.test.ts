@@ -5,7 +5,7 @@
 // place without a rebalance.
 //
 // Like ./confluent-js.test.ts: skipped when the package is missing, unless CI=true.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startBroker, type RunningBroker } from '../../src/index.js';
 import { tempDir } from '../../test/helpers.js';
 import { describeWithClient, rdkafka } from './client.js';

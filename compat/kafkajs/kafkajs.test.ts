@@ -18,7 +18,7 @@ import { codecCalls as calls, registerKafkajsCodecs } from '../kafkajs-codecs.js
 
 const require = createRequire(import.meta.url);
 /* eslint-disable @typescript-eslint/no-explicit-any */
-const { Kafka, logLevel, CompressionTypes, CompressionCodecs, Partitioners } = require('kafkajs');
+const { Kafka, logLevel, CompressionTypes, Partitioners } = require('kafkajs');
 
 process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
 

@@ -4,6 +4,7 @@
 // partitioner spreads keys over them after a metadata refresh, and a group consumer rebalances onto them.
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PartitionMetadata } from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/index.js';
 
 const require = createRequire(import.meta.url);
@@ -78,7 +79,7 @@ describe('kafkajs admin: partitions', { timeout: 60_000 }, () => {
       await expect(admin.createTopics({ waitForLeaders: false, topics: [{ topic }] })).resolves.toEqual(true);
       await expect(admin.createPartitions({ topicPartitions: [{ topic, count: 2 }] })).resolves.toBeUndefined(); // kafkajs returns nothing
       const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
-      expect(topics[0].partitions.map((p) => [p.partitionId, p.leader, p.replicas, p.partitionErrorCode]).sort()).toEqual([[0, 1, [1], 0], [1, 1, [1], 0]]);
+      expect(topics[0].partitions.map((p: PartitionMetadata) => [p.partitionId, p.leader, p.replicas, p.partitionErrorCode]).sort()).toEqual([[0, 1, [1], 0], [1, 1, [1], 0]]);
       await expect(admin.fetchTopicOffsets(topic)).resolves.toEqual(expect.arrayContaining([expect.objectContaining({ partition: 1, high: '0', low: '0' })]));
     });
 
@@ -99,7 +100,7 @@ describe('kafkajs admin: partitions', { timeout: 60_000 }, () => {
       await expect(admin.alterPartitionReassignments({ topics: [{ topic, partitionAssignment: [{ partition: 0, replicas: [1] }] }] })).resolves.toBeUndefined(); // kafkajs returns nothing
       // Nothing to move on one broker: the partitions stay where they were, led by this broker.
       const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
-      expect(topics[0].partitions.map((p) => [p.partitionId, p.leader, p.replicas, p.isr]).sort()).toEqual([[0, 1, [1], [1]], [1, 1, [1], [1]]]);
+      expect(topics[0].partitions.map((p: PartitionMetadata) => [p.partitionId, p.leader, p.replicas, p.isr]).sort()).toEqual([[0, 1, [1], [1]], [1, 1, [1], [1]]]);
       // kafkajs gathers partition-level errors (Kafka's controller answers per partition) into one aggregate.
       const invalid = await admin.alterPartitionReassignments({ topics: [{ topic, partitionAssignment: [{ partition: 0, replicas: [5, 1] }] }] }).catch((e: any) => e);
       expect(invalid.errors.map((e: any) => [e.type, e.message])).toEqual([['INVALID_REPLICA_ASSIGNMENT', 'Replica assignment is invalid']]);

@@ -9,7 +9,6 @@ import { describeRun, run } from '../util.js';
 import type { RunningBroker } from '../../src/index.js';
 
 const require = createRequire(import.meta.url);
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const { Kafka, logLevel } = require('kafkajs');
 
 let broker: RunningBroker;

@@ -4,7 +4,7 @@
 // client's own producer feels at once, and dynamic configs read back after a restart on the same data dir.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Admin, ConfigResourceTypes, ConfigSources, IncrementalAlterConfigOperationTypes as Op, Producer, ProduceAcks, stringSerializers } from '@platformatic/kafka';
+import { Admin, type IncrementalAlterConfigsOptions, ConfigResourceTypes, ConfigSources, IncrementalAlterConfigOperationTypes as Op, Producer, ProduceAcks, stringSerializers } from '@platformatic/kafka';
 import { startBroker, type RunningBroker } from '../../src/index.js';
 import { useTempDirs } from '../../test/helpers.js';
 
@@ -59,7 +59,7 @@ describe('@platformatic/kafka config admin against krill', { timeout: 30_000 }, 
   it('incrementalAlterConfigs on a topic: SET, APPEND, SUBTRACT, DELETE; validateOnly; INVALID_CONFIG', async () => {
     const topic = topicName('i');
     await admin.createTopics({ topics: [topic], configs: [{ name: 'retention.bytes', value: '100000' }] });
-    const resource = (configs: any[]) => ({ resources: [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: topic, configs }] });
+    const resource = (configs: IncrementalAlterConfigsOptions['resources'][number]['configs']) => ({ resources: [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: topic, configs }] });
     await admin.incrementalAlterConfigs({ ...resource([{ name: 'segment.ms', configOperation: Op.SET, value: '100000' }]), validateOnly: true });
     expect((await topicConfigs(topic, ['segment.ms']))['segment.ms'].configSource).toBe(ConfigSources.DEFAULT_CONFIG);
     await admin.incrementalAlterConfigs(resource([

@@ -7,8 +7,9 @@ import type { CliBroker } from '../../test/helpers.js';
 import { cleanedUpTo, latestPerKey, swapFiles, waitFor, type KeyedRecord } from '../compaction-util.js';
 import { BrokerPool } from '../util.js';
 import { encodeRecord, py, unb64, type PyRecord } from './py.js';
+import type { Json } from '../util.js';
 
-const ck = <T = any>(command: string, args: object, timeoutMs?: number) => py<T>('ck_client.py', command, args, timeoutMs);
+const ck = <T = Json>(command: string, args: object, timeoutMs?: number) => py<T>('ck_client.py', command, args, timeoutMs);
 const CLEANER = ['--set', 'log.cleaner.backoff.ms=50', '--set', 'log.cleaner.min.cleanable.ratio=0.01'];
 
 const pool = new BrokerPool();

@@ -9,9 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type RunningBroker } from '../../src/index.js';
 import { useTempDirs } from '../../test/helpers.js';
 import { encodeRecord, py } from './py.js';
+import type { Json } from '../util.js';
 
 const TEST_TIMEOUT = 60_000;
-const configs = <T = any>(command: string, args: object) => py<T>('configs_client.py', command, args);
+const configs = <T = Json>(command: string, args: object) => py<T>('configs_client.py', command, args);
 const tempDirs = useTempDirs('krill-py-configs-');
 
 let seq = 0;
@@ -36,7 +37,7 @@ describe('confluent-kafka-python AdminClient', { timeout: TEST_TIMEOUT }, () => 
     const topic = topicName('ck');
     await createTopic(topic, { 'retention.ms': '3600000' });
     const res = await configs('ck_describe', { bootstrap: broker.bootstrap, resources: [{ type: 'topic', name: topic }, { type: 'broker', name: '1' }] });
-    const [t, b] = res.results.map((r: any) => r.configs);
+    const [t, b] = res.results.map((r: Json) => r.configs);
     expect(t['retention.ms']).toMatchObject({ value: '3600000', source: 1, is_default: false, is_read_only: false, synonyms: [['retention.ms', '3600000', 1]] });
     // The client keeps synonyms in a dict by name: of log.segment.bytes STATIC and DEFAULT, the last one stays.
     expect(t['segment.bytes']).toMatchObject({ value: '2097152', source: 4, synonyms: [['log.segment.bytes', '1073741824', 5]] });
@@ -150,7 +151,7 @@ describe('round trips across a restart', { timeout: TEST_TIMEOUT }, () => {
           { type: 'broker', name: '1', keys: ['max.connections', 'log.cleaner.delete.retention.ms'] },
         ],
       });
-      const [t, br] = res.results.map((r: any) => r.configs);
+      const [t, br] = res.results.map((r: Json) => r.configs);
       expect(t['retention.bytes'].slice(0, 3)).toEqual(['1048576', false, 1]);
       expect(t['segment.ms'].slice(0, 3)).toEqual(['600000', false, 1]);
       expect(t['delete.retention.ms']).toEqual(['1000', false, 2, false, [['log.cleaner.delete.retention.ms', '1000', 2], ['log.cleaner.delete.retention.ms', '86400000', 5]]]);

@@ -8,11 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliBroker } from '../../test/helpers.js';
 import { BrokerPool, partitionFiles, readBatchHeaders } from '../util.js';
 import { encodeRecord, py, unb64, type PyRecord } from './py.js';
+import type { Json } from '../util.js';
 
 const TEST_TIMEOUT = 60_000;
 const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const;
 const CODEC_ID: Record<string, number> = { none: 0, gzip: 1, snappy: 2, lz4: 3, zstd: 4 };
-const ck = <T = any>(command: string, args: object, timeoutMs?: number) => py<T>('ck_client.py', command, args, timeoutMs);
+const ck = <T = Json>(command: string, args: object, timeoutMs?: number) => py<T>('ck_client.py', command, args, timeoutMs);
 
 interface Report { partition: number; offset: number; timestamp: number; tstype: number; error?: string }
 interface Consumed { partition: number; offset: number; key: string | null; value: string | null; headers: [string, string | null][] | null; timestamp: number; tstype: number; extra?: boolean }
@@ -147,7 +148,7 @@ describe('confluent-kafka-python: produce and consume', () => {
     await createTopic(topic, 3);
     const records: PyRecord[] = Array.from({ length: 9 }, (_, i) => ({ key: null, value: `v${i}`, partition: i % 3 }));
     const reports = await produce(topic, records);
-    expect(reports.map((r) => [r.partition, r.offset])).toEqual(records.map((r, i) => [i % 3, Math.floor(i / 3)]));
+    expect(reports.map((r) => [r.partition, r.offset])).toEqual(records.map((_r, i) => [i % 3, Math.floor(i / 3)]));
     const fromOne = await consume(topic, [1], 2, 1);
     expect(fromOne.map((m) => [m.partition, m.offset, m.value])).toEqual([[1, 1, 'v4'], [1, 2, 'v7']]);
   }, TEST_TIMEOUT);
@@ -281,7 +282,7 @@ describe('confluent-kafka-python: AdminClient', () => {
         { name: 'ck-fine', partitions: 1 },
       ],
     });
-    const codes = Object.fromEntries(Object.entries(res.results).map(([k, v]: [string, any]) => [k, v.ok ? 0 : v.code]));
+    const codes = Object.fromEntries(Object.entries(res.results).map(([k, v]: [string, Json]) => [k, v.ok ? 0 : v.code]));
     expect(codes).toEqual({ 'ck-dup': 36, 'bad name!': 17, 'ck-zero': 37, 'ck-rf': 38, 'ck-badcfg': 40, 'ck-fine': 0 });
     expect(res.results['ck-dup'].error).toBe('TOPIC_ALREADY_EXISTS');
     expect(res.results['bad name!'].error).toBe('TOPIC_EXCEPTION'); // librdkafka's name for INVALID_TOPIC_EXCEPTION (17)

@@ -12,9 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliBroker } from '../../test/helpers.js';
 import { BrokerPool } from '../util.js';
 import { encodeRecord, py } from './py.js';
+import type { Json } from '../util.js';
 
 const TEST_TIMEOUT = 90_000;
-const gc = <T = any>(command: string, args: object, timeoutMs = 60_000) => py<T>('groups_client.py', command, args, timeoutMs);
+const gc = <T = Json>(command: string, args: object, timeoutMs = 60_000) => py<T>('groups_client.py', command, args, timeoutMs);
 
 interface Msg { topic: string; partition: number; offset: number; value: string }
 interface ConsumeResult {

@@ -10,12 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliBroker } from '../../test/helpers.js';
 import { BrokerPool, partitionFiles, readBatchHeaders } from '../util.js';
 import { encodeRecord, py, unb64, type PyRecord } from './py.js';
+import type { Json } from '../util.js';
 
 const TEST_TIMEOUT = 60_000;
 const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const;
 const CODEC_ID: Record<string, number> = { none: 0, gzip: 1, snappy: 2, lz4: 3, zstd: 4 };
 const MODULE_FOR: Record<string, string> = { snappy: 'snappy (Debian: python3-snappy)', lz4: 'lz4 (Debian: python3-lz4)', zstd: 'zstandard (Debian: python3-zstandard)' };
-const kp = <T = any>(command: string, args: object, timeoutMs?: number) => py<T>('kp_client.py', command, args, timeoutMs);
+const kp = <T = Json>(command: string, args: object, timeoutMs?: number) => py<T>('kp_client.py', command, args, timeoutMs);
 
 interface Report { partition: number; offset: number; timestamp: number; error?: string; errno?: number }
 interface Consumed { partition: number; offset: number; key: string | null; value: string | null; headers: [string, string | null][]; timestamp: number; tstype: number; extra?: boolean }
@@ -47,7 +48,7 @@ async function produce(topic: string, records: PyRecord[], codec: string | null 
   return res.reports;
 }
 
-const decode = (m: any): Consumed => ({
+const decode = (m: Json): Consumed => ({
   ...m,
   key: unb64(m.key),
   value: unb64(m.value),
@@ -55,7 +56,7 @@ const decode = (m: any): Consumed => ({
 });
 
 async function consume(topic: string, partitions: number[], count: number, extra: object = {}): Promise<Consumed[]> {
-  const res = await kp<{ messages: any[] }>('consume', { bootstrap: bootstrap(), topic, partitions, count, ...extra });
+  const res = await kp<{ messages: Json[] }>('consume', { bootstrap: bootstrap(), topic, partitions, count, ...extra });
   return res.messages.map(decode);
 }
 
@@ -84,7 +85,7 @@ describe('kafka-python: metadata and admin', () => {
     expect(res.topics).toContain('kp-md');
     const [md, missing] = res.described;
     expect(md).toMatchObject({ error_code: 0, topic: 'kp-md', is_internal: false });
-    expect(md.partitions.map((p: any) => [p.partition, p.error_code, p.leader, p.replicas, p.isr])).toEqual([0, 1, 2].map((p) => [p, 0, 1, [1], [1]]));
+    expect(md.partitions.map((p: Json) => [p.partition, p.error_code, p.leader, p.replicas, p.isr])).toEqual([0, 1, 2].map((p) => [p, 0, 1, [1], [1]]));
     // describe_topics asks without auto-creation: the unknown topic stays unknown.
     expect(missing).toMatchObject({ error_code: 3, topic: 'kp-missing', partitions: [] });
     const again = await kp('describe', { bootstrap: bootstrap() });
@@ -104,7 +105,7 @@ describe('kafka-python: metadata and admin', () => {
         { name: 'kp-badcfg', partitions: 1, config: { 'segment.bytes': 'lots' } },
       ],
     });
-    const summary = Object.fromEntries(Object.entries(res.results).map(([k, v]: [string, any]) => [k.length > 40 ? 'long' : k, v.ok ? 'ok' : `${v.error}/${v.errno}`]));
+    const summary = Object.fromEntries(Object.entries(res.results).map(([k, v]: [string, Json]) => [k.length > 40 ? 'long' : k, v.ok ? 'ok' : `${v.error}/${v.errno}`]));
     // 'kp-cfg' appears twice in the list, so its entry records the second (duplicate) attempt.
     expect(summary).toEqual({
       'kp-cfg': 'TopicAlreadyExistsError/36',
@@ -115,7 +116,7 @@ describe('kafka-python: metadata and admin', () => {
       'kp-badcfg': 'InvalidConfigurationError/40',
     });
     const stored = JSON.parse(fs.readFileSync(path.join(dataDir, 'krill-topics.json'), 'utf8'));
-    expect(stored.topics.find((t: any) => t.name === 'kp-cfg')).toMatchObject({ partitions: 2, configs: { 'segment.bytes': '1024' } });
+    expect(stored.topics.find((t: Json) => t.name === 'kp-cfg')).toMatchObject({ partitions: 2, configs: { 'segment.bytes': '1024' } });
 
     const vo = await kp('create_topics', { bootstrap: bootstrap(), validate_only: true, topics: [{ name: 'kp-vo', partitions: 2 }, { name: 'kp-cfg', partitions: 1 }] });
     expect(vo.results['kp-vo']).toEqual({ ok: true, response: [['kp-vo', 0]] });
@@ -179,7 +180,7 @@ describe('kafka-python: produce and consume', () => {
       expect(stored).toBe(records.length);
 
       // Cross-client: librdkafka decodes what kafka-python compressed, with the same content.
-      const ck = await py<{ messages: any[]; errors: string[] }>('ck_client.py', 'consume', { bootstrap: bootstrap(), topic, partitions: [0, 1, 2], count: records.length });
+      const ck = await py<{ messages: Json[]; errors: string[] }>('ck_client.py', 'consume', { bootstrap: bootstrap(), topic, partitions: [0, 1, 2], count: records.length });
       expect(ck.errors).toEqual([]);
       const fromCk = ck.messages.map((m) => [m.partition, m.offset, unb64(m.key), unb64(m.value), m.timestamp]).sort();
       expect(fromCk).toEqual(msgs.map((m) => [m.partition, m.offset, m.key, m.value, m.timestamp]).sort());
@@ -222,7 +223,7 @@ describe('kafka-python: ListOffsets', () => {
     const res = await kp('offsets', { bootstrap: bootstrap(), topic, partitions: [0, 1], times: [0, ts[0], ts[0] + 1, ts[1], ts[3], ts[3] + 1] });
     expect(res.beginning).toEqual({ '0': 0, '1': 0 });
     expect(res.end).toEqual({ '0': 0, '1': 4 });
-    const p1 = Object.fromEntries(Object.entries(res.by_time).map(([t, v]: [string, any]) => [t, v['1']]));
+    const p1 = Object.fromEntries(Object.entries(res.by_time).map(([t, v]: [string, Json]) => [t, v['1']]));
     expect(p1).toEqual({
       '0': { offset: 0, timestamp: ts[0] },
       [ts[0]]: { offset: 0, timestamp: ts[0] },
@@ -231,6 +232,6 @@ describe('kafka-python: ListOffsets', () => {
       [ts[3]]: { offset: 3, timestamp: ts[3] },
       [ts[3] + 1]: null, // no record that late
     });
-    for (const v of Object.values(res.by_time) as any[]) expect(v['0']).toBeNull(); // empty partition
+    for (const v of Object.values(res.by_time) as Json[]) expect(v['0']).toBeNull(); // empty partition
   }, TEST_TIMEOUT);
 });

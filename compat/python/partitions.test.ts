@@ -5,10 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliBroker } from '../../test/helpers.js';
 import { BrokerPool } from '../util.js';
 import { py } from './py.js';
+import type { Json } from '../util.js';
 
 const TEST_TIMEOUT = 60_000;
-const drive = <T = any>(command: string, args: object) => py<T>('partitions_client.py', command, args);
-const ck = <T = any>(command: string, args: object) => py<T>('ck_client.py', command, args);
+const drive = <T = Json>(command: string, args: object) => py<T>('partitions_client.py', command, args);
+const ck = <T = Json>(command: string, args: object) => py<T>('ck_client.py', command, args);
 
 const pool = new BrokerPool();
 let broker: CliBroker;

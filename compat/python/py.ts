@@ -3,16 +3,17 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeRun, run } from '../util.js';
+import type { Json } from '../util.js';
 
 export const PYTHON = '/usr/bin/python3';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
-export async function py<T = any>(script: string, command: string, args: object, timeoutMs = 45_000): Promise<T> {
+export async function py<T = Json>(script: string, command: string, args: object, timeoutMs = 45_000): Promise<T> {
   // A clean environment for Debian's python: no pyenv/virtualenv variables leaking in.
   const env: NodeJS.ProcessEnv = { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1' };
   const r = await run(PYTHON, [path.join(HERE, script), command], { input: JSON.stringify(args), timeoutMs, env });
   const line = r.stdout.trim().split('\n').pop() ?? '';
-  let parsed: any;
+  let parsed: Json;
   try {
     parsed = JSON.parse(line);
   } catch {

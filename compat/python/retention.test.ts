@@ -10,9 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliBroker } from '../../test/helpers.js';
 import { BrokerPool, eventually } from '../util.js';
 import { encodeRecord, py } from './py.js';
+import type { Json } from '../util.js';
 
-const ck = <T = any>(command: string, args: object) => py<T>('ck_client.py', command, args);
-const rc = <T = any>(command: string, args: object) => py<T>('retention_client.py', command, args, 60_000);
+const ck = <T = Json>(command: string, args: object) => py<T>('ck_client.py', command, args);
+const rc = <T = Json>(command: string, args: object) => py<T>('retention_client.py', command, args, 60_000);
 
 const pool = new BrokerPool();
 let broker: CliBroker;
@@ -43,7 +44,7 @@ describe('confluent-kafka-python: retention by time', () => {
     ].map(encodeRecord);
     // One record per batch, so one batch per segment (segment.bytes 100).
     const produced = await ck('produce', { bootstrap: broker.bootstrap, topic, records, conf: { 'batch.num.messages': 1, 'linger.ms': 0 } });
-    expect(produced.reports.map((r: any) => r.offset)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(produced.reports.map((r: Json) => r.offset)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
   }, 90_000);
 
   it('the expired segments leave the disk; low watermark 5, high 8', async () => {

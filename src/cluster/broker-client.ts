@@ -17,6 +17,7 @@ import { MESSAGES_BY_KEY } from '../../protocol/messages/index.js';
 import { Reader } from '../../protocol/primitives.js';
 import { inRange, type MessageDef } from '../../protocol/schema.js';
 import { ReceiveBuffer } from '../server/receive-buffer.js';
+import type { Message } from '../../protocol/codec.js';
 
 /**
  * The versions a krill controller sends: the newest that Kafka 3.x's ZooKeeper-mode controller sent (at
@@ -63,7 +64,7 @@ interface Pending {
   def: MessageDef;
   apiVersion: number;
   timer: NodeJS.Timeout;
-  resolve(body: Record<string, any>): void;
+  resolve(body: Message): void;
   reject(err: Error): void;
 }
 
@@ -89,7 +90,7 @@ export class BrokerClient {
    * failure; rejects (never throws) with a BrokerRequestError on timeout, connection failure, a malformed or
    * oversized response, an unknown API or version, too many requests in flight, or after close().
    */
-  send(apiKey: number, apiVersion: number, body: Record<string, unknown>): Promise<Record<string, any>> {
+  send(apiKey: number, apiVersion: number, body: Record<string, unknown>): Promise<Message> {
     return new Promise((resolve, reject) => {
       if (this.closed) return reject(new BrokerRequestError('closed', `client for ${this.peer} is closed`));
       if (this.pending.size >= MAX_PENDING_REQUESTS) {
@@ -180,7 +181,7 @@ export class BrokerClient {
     if (!p) return this.protocolFailure(`response from ${this.peer} with unknown correlation id ${correlationId}`);
     this.pending.delete(correlationId);
     clearTimeout(p.timer);
-    let body: Record<string, any>;
+    let body: Message;
     try {
       const r = new Reader(frame, 4);
       if (p.def.apiKey !== API_VERSIONS_KEY && isFlexible(p.def, p.apiVersion)) skipTaggedFields(r);

@@ -752,6 +752,8 @@ export class Controller {
 
   /** What controller-elections.ts and controller-reassignments.ts use of this controller. */
   private core(): ControllerCore {
+    // The returned object's getters have their own `this`.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     const controller = this;
     return {
       get zk() { return controller.zk; },

@@ -23,6 +23,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { Partition } from '../partition/partition.js';
 import type { ReplicaManager } from '../partition/replica-manager.js';
 import { BrokerClient } from './broker-client.js';
+import type { Message } from '../../protocol/codec.js';
 
 const API_FETCH = 1;
 const API_LIST_OFFSETS = 2;
@@ -310,7 +311,7 @@ class LeaderFetcher {
     }
   }
 
-  private async handlePartition(client: BrokerClient, f: Followed, r: Record<string, any>): Promise<void> {
+  private async handlePartition(client: BrokerClient, f: Followed, r: Message): Promise<void> {
     const { partition } = f;
     const log = partition.log;
     switch (r.errorCode) {

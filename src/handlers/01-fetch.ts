@@ -139,7 +139,7 @@ export default defineHandler({
   apiKey: 1,
   minVersion: 4,
   maxVersion: 17,
-  errorResponse(req, code): FetchResponse {
+  errorResponse(_req, code): FetchResponse {
     return { throttleTimeMs: 0, errorCode: code, sessionId: 0, responses: [] };
   },
   async handle({ replicas, topics, apiVersion, signal }, req): Promise<FetchResponse> {

@@ -5,7 +5,7 @@
 // replica (INELIGIBLE_REPLICA), writes the state znode and answers with the new state (cluster/controller.ts).
 // Version notes: v2+ names topics by id (UNKNOWN_TOPIC_ID for one the controller does not know); v3 gives
 // each new member's broker epoch, which must be its current registration's when given.
-import { ErrorCode, KafkaError } from '../../protocol/errors.js';
+import { KafkaError } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
 import type { AlterPartitionResponse } from '../../protocol/messages/56-alter-partition.js';
 

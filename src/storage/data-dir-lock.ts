@@ -153,7 +153,7 @@ export function isExiting(pid: number): boolean {
   try {
     // status first: a pending SIGKILL is dequeued just before the exit flag is set, so one of the two shows.
     const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    const pending = (name: string) => BigInt(`0x${/^${name}:\s*([0-9a-f]+)/m.exec(status)?.[1] ?? '0'}`);
+    const pending = (name: string) => BigInt(`0x${new RegExp(`^${name}:\\s*([0-9a-f]+)`, 'm').exec(status)?.[1] ?? '0'}`);
     const SIGKILL = 1n << 8n;
     if ((pending('SigPnd') | pending('ShdPnd')) & SIGKILL) return true;
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');

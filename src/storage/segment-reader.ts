@@ -139,7 +139,7 @@ export function readBatch(seg: Segment, position: number): Buffer {
  */
 export function translateOffset(seg: Segment, offset: number): number {
   seg.ensureIndexes();
-  return findBatch(seg, seg.index.lookup(Math.max(offset, seg.baseOffset)).position, (base, last) => last >= offset);
+  return findBatch(seg, seg.index.lookup(Math.max(offset, seg.baseOffset)).position, (_base, last) => last >= offset);
 }
 
 /** Position of the first batch at or after `start` for which match(baseOffset, lastOffset, maxTimestamp) holds; -1 if none. */

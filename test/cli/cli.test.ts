@@ -33,7 +33,7 @@ describe('krill CLI', () => {
       expect(b.port).not.toBe(9092);
       expect(path.resolve(b.dataDir)).toBe(path.resolve(d));
       const c = await TestClient.connect(b.port);
-      const md = await c.request(API.Metadata, 12, metadataBody(12, null));
+      const md = await c.request(API.Metadata, 12, metadataBody(null));
       c.close();
       expect(md.brokers).toEqual([{ nodeId: 5, host: '127.0.0.1', port: b.port, rack: null }]);
       const clusterId = /cluster: ([^,]+),/.exec(b.readyLine)![1];
@@ -90,7 +90,7 @@ describe('krill CLI', () => {
       expect(b.readyLine).toMatch(/node: 11\)$/);
       const c = await TestClient.connect(b.port);
       const name = uniqueTopic('cfgfile');
-      const md = await c.request(API.Metadata, 9, metadataBody(9, [name]));
+      const md = await c.request(API.Metadata, 9, metadataBody([name]));
       c.close();
       expect(md.topics[0].errorCode).toBe(0);
       expect(md.topics[0].partitions).toHaveLength(4);
@@ -104,7 +104,7 @@ describe('krill CLI', () => {
     const d = dir();
     const b = await spawnCli(['--port', '0', '--data-dir', d]);
     const c = await TestClient.connect(b.port);
-    await c.request(API.Metadata, 9, metadataBody(9, [uniqueTopic('term')]));
+    await c.request(API.Metadata, 9, metadataBody([uniqueTopic('term')]));
     expect(await stop(b, 'SIGTERM')).toBe(0);
     c.close();
     expect(fs.existsSync(path.join(d, '.kafka_cleanshutdown'))).toBe(true);
@@ -139,7 +139,7 @@ describe('embedded startBroker()', () => {
   it('without dataDir uses a temporary folder and removes it on close', async () => {
     const b = await startBroker({ port: 0, host: '127.0.0.1' });
     const c = await TestClient.connect(b.port);
-    await c.request(API.Metadata, 9, metadataBody(9, [uniqueTopic('tmp')]));
+    await c.request(API.Metadata, 9, metadataBody([uniqueTopic('tmp')]));
     c.close();
     expect(fs.existsSync(b.dataDir)).toBe(true);
     await b.close();
@@ -153,7 +153,7 @@ describe('embedded startBroker()', () => {
     const b = await startBroker({ port: 0, host: '127.0.0.1', dataDir: d });
     expect(path.resolve(b.dataDir)).toBe(path.resolve(d));
     const c = await TestClient.connect(b.port);
-    await c.request(API.Metadata, 9, metadataBody(9, [name]));
+    await c.request(API.Metadata, 9, metadataBody([name]));
     c.close();
     await b.close();
     expect(fs.existsSync(d)).toBe(true);
@@ -168,7 +168,7 @@ describe('the CLI loader and its code cache', () => {
     const b = await spawnCli(['--port', '0', '--data-dir', dir()], { cli, env: report });
     try {
       const c = await TestClient.connect(b.port);
-      const md = await c.request(API.Metadata, 12, metadataBody(12, null));
+      const md = await c.request(API.Metadata, 12, metadataBody(null));
       c.close();
       expect(md.brokers.map((x: { port: number }) => x.port)).toEqual([b.port]);
     } finally {

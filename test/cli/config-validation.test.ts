@@ -154,7 +154,7 @@ group.initial.rebalance.delay.ms=0
     try {
       expect(path.resolve(b.dataDir)).toBe(path.join(d, 'data'));
       const c = await TestClient.connect(b.port);
-      const md = await c.request(API.Metadata, 12, metadataBody(12, [uniqueTopic('stock')]));
+      const md = await c.request(API.Metadata, 12, metadataBody([uniqueTopic('stock')]));
       c.close();
       expect(md.brokers).toEqual([{ nodeId: 1, host: '127.0.0.1', port: b.port, rack: null }]);
       expect(md.topics[0].partitions).toHaveLength(2); // num.partitions=2
@@ -196,7 +196,7 @@ describe('the embedded config', () => {
     const c = await TestClient.connect(b.port);
     try {
       const name = uniqueTopic('numbers');
-      const md = await c.request(API.Metadata, 12, metadataBody(12, [name], true));
+      const md = await c.request(API.Metadata, 12, metadataBody([name], true));
       expect(md.topics[0].errorCode).toBe(3); // UNKNOWN_TOPIC_OR_PARTITION: not auto-created
       const created = await c.request(API.CreateTopics, 7, {
         topics: [{ name, numPartitions: -1, replicationFactor: -1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false,
@@ -247,7 +247,7 @@ describe('the command line', () => {
       const b = await spawnCli(['--port', '0', '--data-dir', dir(), '--log-level', level]);
       const c = await TestClient.connect(b.port);
       await c.request(API.ApiVersions, 3, { clientSoftwareName: 'x', clientSoftwareVersion: '1' });
-      await c.request(API.Metadata, 12, metadataBody(12, null));
+      await c.request(API.Metadata, 12, metadataBody(null));
       c.close();
       await new Promise((r) => setTimeout(r, 100)); // let the close be seen before stopping
       b.proc.kill('SIGTERM');

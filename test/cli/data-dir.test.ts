@@ -53,7 +53,7 @@ async function readAll(c: TestClient, topic: string | Buffer, partition: number)
 
 /** Topic name → [topic id (hex), partition count], from Metadata v12. */
 async function topicsOf(c: TestClient, names: string[]): Promise<Record<string, [string, number]>> {
-  const md = await c.request(API.Metadata, 12, metadataBody(12, names, false));
+  const md = await c.request(API.Metadata, 12, metadataBody(names, false));
   const out: Record<string, [string, number]> = {};
   for (const t of md.topics) {
     expect(t.errorCode, t.name).toBe(0);
@@ -146,7 +146,7 @@ describe('the topic list (krill-topics.json)', () => {
     let b = await spawnCli(['--port', '0', '--data-dir', d], { npx: true });
     let c = await TestClient.connect(b.port);
     await createTopic(c, 'multi', 3, { 'segment.bytes': '1024' });
-    await c.request(API.Metadata, 12, metadataBody(12, ['auto'], true)); // auto-created, 1 partition
+    await c.request(API.Metadata, 12, metadataBody(['auto'], true)); // auto-created, 1 partition
     for (const p of [0, 1, 2]) await produceSome(c, 'multi', p, 4 + p, `m${p}`);
     await produceSome(c, 'auto', 0, 3, 'auto');
     const ids = await topicsOf(c, ['multi', 'auto']);

@@ -33,7 +33,7 @@ function startReady(command: string, args: string[], cwd?: string): Promise<{ pr
 
 async function serves(port: number): Promise<boolean> {
   const c = await TestClient.connect(port);
-  const md = await c.request(API.Metadata, 12, metadataBody(12, null));
+  const md = await c.request(API.Metadata, 12, metadataBody(null));
   c.close();
   return md.brokers[0].port === port;
 }

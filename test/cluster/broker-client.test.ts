@@ -11,6 +11,7 @@ import { decodeMessage, decodeRequestHeaderStart, encodeMessage, isFlexible, ski
 import { MESSAGES_BY_KEY } from '../../protocol/messages/index.js';
 import { Reader, Writer } from '../../protocol/primitives.js';
 import { withBroker } from '../helpers.js';
+import type { Message } from '../../protocol/codec.js';
 
 const API_VERSIONS = 18;
 const METADATA = 3;
@@ -35,7 +36,7 @@ afterEach(() => {
 interface Received {
   connection: number;
   header: RequestHeader;
-  body: Record<string, any>;
+  body: Message;
   socket: net.Socket;
 }
 

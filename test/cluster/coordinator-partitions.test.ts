@@ -186,7 +186,7 @@ describe('transaction coordinator, per __transaction_state partition', () => {
       generateProducerId: () => nextId++,
       persist: (m) => state.persist(m),
       forget: (id) => state.forget(id),
-      writeMarker: (topic, p, producerId, producerEpoch, commit, coordinatorEpoch) => {
+      writeMarker: (topic, p, producerId, _producerEpoch, commit, coordinatorEpoch) => {
         markers.push(`${topic}-${p}:${producerId}:${commit ? 'commit' : 'abort'}@${coordinatorEpoch}`);
         return deliver;
       },

@@ -8,6 +8,9 @@ import { DEFAULT_LOG_CONFIG, TOPIC_CONFIGS, buildLogConfig, checkTopicConfig, ty
 import { INFLATE_FACTOR, topicAppendConfig } from '../../src/log-validator.js';
 import { CODEC_GZIP } from '../../protocol/compression/index.js';
 
+/** Long.MAX_VALUE as the number the config holds (2^63 - 1 is not a double; 2^63 is the one it rounds to). */
+const LONG_MAX = 2 ** 63;
+
 const KAFKA_DEFAULTS: LogConfig = {
   segmentBytes: 1073741824,
   segmentMs: 604800000,
@@ -21,10 +24,10 @@ const KAFKA_DEFAULTS: LogConfig = {
   deleteRetentionMs: 86400000,
   minCleanableDirtyRatio: 0.5,
   minCompactionLagMs: 0,
-  maxCompactionLagMs: 9223372036854775807,
+  maxCompactionLagMs: LONG_MAX,
   fileDeleteDelayMs: 60000,
-  messageTimestampBeforeMaxMs: 9223372036854775807,
-  messageTimestampAfterMaxMs: 9223372036854775807,
+  messageTimestampBeforeMaxMs: LONG_MAX,
+  messageTimestampAfterMaxMs: LONG_MAX,
   minInsyncReplicas: 1,
   uncleanLeaderElectionEnable: false,
 };
@@ -134,7 +137,7 @@ describe('topicAppendConfig', () => {
       timestampBounds: null, minInsyncReplicas: 1,
     });
     expect(topicAppendConfig(buildLogConfig({ 'message.timestamp.after.max.ms': '5000', 'min.insync.replicas': '2' }))).toMatchObject({
-      timestampBounds: { beforeMaxMs: 9223372036854775807, afterMaxMs: 5000 }, minInsyncReplicas: 2,
+      timestampBounds: { beforeMaxMs: LONG_MAX, afterMaxMs: 5000 }, minInsyncReplicas: 2,
     });
     expect(topicAppendConfig(config)).toBe(cfg);
     expect(topicAppendConfig(DEFAULT_LOG_CONFIG)).toMatchObject({ maxMessageBytes: 1048588, logAppendTime: false, targetCodec: null, compacted: false });

@@ -5,6 +5,7 @@ import { GroupCoordinator, type JoinRequest } from '../../src/group/coordinator.
 import type { StoreRecord } from '../../src/group/store.js';
 import { decodeKey, decodeOffsetCommitValue, decodeGroupMetadataValue, partitionForGroup, javaStringHashCode } from '../../src/group/records.js';
 import type { JoinResult } from '../../src/group/group.js';
+import { settled } from '../helpers.js';
 
 const meta = (s: string) => Buffer.from(s);
 
@@ -230,7 +231,7 @@ describe('GroupCoordinator: leave and static membership', () => {
 
 describe('GroupCoordinator: offsets and admin', () => {
   const commit = (gen: number, member: string, offset: number) =>
-    coord.commitOffsets('g', gen, member, null, [{ name: 't', partitions: [{ partition: 0, offset, leaderEpoch: 0, metadata: 'm' }] }]);
+    settled(coord.commitOffsets('g', gen, member, null, [{ name: 't', partitions: [{ partition: 0, offset, leaderEpoch: 0, metadata: 'm' }] }]));
 
   it('members of the current generation commit; others get UNKNOWN_MEMBER_ID / ILLEGAL_GENERATION', async () => {
     const { ids, generation } = await stableGroupOf(1);

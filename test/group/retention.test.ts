@@ -10,7 +10,7 @@ import { OffsetsTopicStore } from '../../src/group/offsets-topic.js';
 import { ReplicaManager } from '../../src/partition/replica-manager.js';
 import { decodeKey, decodeOffsetCommitValue } from '../../src/group/records.js';
 import { LogManager } from '../../src/storage/log-manager.js';
-import { tempDir } from '../helpers.js';
+import { settled, tempDir } from '../helpers.js';
 
 const RETENTION = 60_000;
 const CHECK = 10_000;
@@ -74,7 +74,7 @@ async function live(ms: number, groupId: string, m: { memberId: string; generati
 }
 
 const commit = (groupId: string, generation: number, memberId: string, topic: string, partitions: number[], offset = 7) =>
-  coord.commitOffsets(groupId, generation, memberId, null, [{ name: topic, partitions: partitions.map((p) => ({ partition: p, offset, leaderEpoch: -1, metadata: '' })) }]);
+  settled(coord.commitOffsets(groupId, generation, memberId, null, [{ name: topic, partitions: partitions.map((p) => ({ partition: p, offset, leaderEpoch: -1, metadata: '' })) }]));
 
 const committed = (groupId: string, topic: string, partition: number) =>
   coord.fetchOffsets(groupId, [{ name: topic, partitionIndexes: [partition] }])[0].partitions[0].committedOffset;
@@ -207,7 +207,7 @@ describe('offsets retention (KIP-211)', () => {
   });
 
   it('OffsetCommit v2-4 retentionTimeMs: an explicit expire timestamp, stored as OffsetCommitValue v1', async () => {
-    const r = coord.commitOffsets('old-client', -1, '', null, [{ name: 't', partitions: [{ partition: 0, offset: 4, leaderEpoch: -1, metadata: 'm' }] }], 15_000);
+    const r = settled(coord.commitOffsets('old-client', -1, '', null, [{ name: 't', partitions: [{ partition: 0, offset: 4, leaderEpoch: -1, metadata: 'm' }] }], 15_000));
     expect(r[0].partitions[0].errorCode).toBe(0);
     const rec = store[store.length - 1].records[0];
     expect(rec.value!.readInt16BE(0)).toBe(1);

@@ -12,6 +12,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { Broker } from '../../src/broker.js';
 import { BrokerConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
+import type { Message } from '../../protocol/codec.js';
 
 const live = useBrokerAndClient({ config: { 'log.segment.bytes': '1048576', 'log.retention.hours': '24' } });
 const tempDirs = useTempDirs('krill-configs-');
@@ -32,10 +33,10 @@ async function describeConfigs(resources: Resource[], opts: { version?: number; 
   return res.results;
 }
 
-async function topicConfigs(name: string, opts: Parameters<typeof describeConfigs>[1] = {}): Promise<Record<string, any>> {
+async function topicConfigs(name: string, opts: Parameters<typeof describeConfigs>[1] = {}): Promise<Message> {
   const [r] = await describeConfigs([{ resourceType: TOPIC, resourceName: name }], { includeSynonyms: true, ...opts });
   expect(r.errorCode, r.errorMessage).toBe(0);
-  return Object.fromEntries(r.configs.map((c: any) => [c.name, c]));
+  return Object.fromEntries(r.configs.map((c: Message) => [c.name, c]));
 }
 
 async function alter(resourceType: number, resourceName: string, configs: Record<string, string | null>, validateOnly = false, client = live.client) {
@@ -100,7 +101,7 @@ describe('DescribeConfigs', () => {
     const name = uniqueTopic('dk');
     await createTopic(live.client, name);
     const [r] = await describeConfigs([{ resourceType: TOPIC, resourceName: name, configurationKeys: ['cleanup.policy', 'no.such.config'] }]);
-    expect(r.configs.map((c: any) => c.name)).toEqual(['cleanup.policy']);
+    expect(r.configs.map((c: Message) => c.name)).toEqual(['cleanup.policy']);
     const [all] = await describeConfigs([{ resourceType: TOPIC, resourceName: name, configurationKeys: [] }]);
     expect(all.configs.length).toBeGreaterThan(10);
   });
@@ -127,7 +128,7 @@ describe('DescribeConfigs', () => {
   it('describes the broker: static, default, read-only and dynamic configs', async () => {
     const [r] = await describeConfigs([{ resourceType: BROKER, resourceName: '1' }], { includeSynonyms: true });
     expect(r.errorCode).toBe(0);
-    const c = Object.fromEntries(r.configs.map((e: any) => [e.name, e]));
+    const c = Object.fromEntries(r.configs.map((e: Message) => [e.name, e]));
     expect(c['log.segment.bytes']).toMatchObject({ value: '1048576', configSource: 4, readOnly: false });
     expect(c['log.retention.hours']).toMatchObject({ value: '24', configSource: 4, readOnly: true, synonyms: [{ name: 'log.retention.hours', value: '24', source: 4 }, { name: 'log.retention.hours', value: '168', source: 5 }] });
     expect(c['log.retention.ms']).toMatchObject({ value: null, configSource: 5, readOnly: false });
@@ -147,7 +148,7 @@ describe('DescribeConfigs', () => {
       { resourceType: 99, resourceName: 'a' },
       { resourceType: TOPIC, resourceName: name, configurationKeys: ['segment.ms'] },
     ]);
-    expect(results.map((r: any) => r.errorCode)).toEqual([
+    expect(results.map((r: Message) => r.errorCode)).toEqual([
       ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.INVALID_TOPIC_EXCEPTION, ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_REQUEST,
       0, ErrorCode.INVALID_REQUEST, 0,
     ]);
@@ -170,7 +171,7 @@ describe('AlterConfigs and IncrementalAlterConfigs on a topic', () => {
     // Left out, so back to the default.
     expect(c['retention.ms']).toMatchObject({ value: String(24 * 3_600_000), configSource: 5 });
     const saved = JSON.parse(fs.readFileSync(path.join(live.broker.dataDir, 'krill-topics.json'), 'utf8'));
-    expect(saved.topics.find((t: any) => t.name === name).configs).toEqual({ 'cleanup.policy': 'compact', 'segment.ms': '60000' });
+    expect(saved.topics.find((t: Message) => t.name === name).configs).toEqual({ 'cleanup.policy': 'compact', 'segment.ms': '60000' });
   });
 
   it('IncrementalAlterConfigs: SET, DELETE, APPEND and SUBTRACT (LIST configs only)', async () => {
@@ -210,7 +211,7 @@ describe('AlterConfigs and IncrementalAlterConfigs on a topic', () => {
       expect(i.errorCode).toBe(ErrorCode.INVALID_CONFIG);
     }
     const c = await topicConfigs(name);
-    expect(Object.values(c).filter((e: any) => e.configSource === 1)).toEqual([]);
+    expect(Object.values(c).filter((e: Message) => e.configSource === 1)).toEqual([]);
   });
 
   it('answers the request\'s own mistakes per resource: unknown topic, duplicates, null values, unknown operations', async () => {
@@ -224,7 +225,7 @@ describe('AlterConfigs and IncrementalAlterConfigs on a topic', () => {
       resources: [0, 1].map(() => ({ resourceType: TOPIC, resourceName: name, configs: [{ name: 'retention.ms', configOperation: SET, value: '5' }] })),
       validateOnly: false,
     });
-    expect(twice.responses.map((r: any) => r.errorCode)).toEqual([ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_REQUEST]);
+    expect(twice.responses.map((r: Message) => r.errorCode)).toEqual([ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_REQUEST]);
     expect((await topicConfigs(name))['retention.ms'].configSource).toBe(5);
     expect(await incremental(BROKER_LOGGER, '1', [['root', SET, 'DEBUG']])).toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST });
     expect(await alter(BROKER_LOGGER, '1', { root: 'DEBUG' })).toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Unknown resource type 8' });
@@ -311,7 +312,7 @@ describe('dynamic broker configs', () => {
       expect(await incremental(BROKER, '', [['message.max.bytes', SET, '2000'], ['log.retention.ms', SET, '60000'], ['log.cleanup.policy', APPEND, 'compact']], false, client))
         .toMatchObject({ errorCode: 0 });
       const [cluster] = await describeConfigs([{ resourceType: BROKER, resourceName: '' }], { includeSynonyms: true, client });
-      expect(cluster.configs.map((c: any) => [c.name, c.value, c.configSource])).toEqual([
+      expect(cluster.configs.map((c: Message) => [c.name, c.value, c.configSource])).toEqual([
         ['log.cleanup.policy', 'delete,compact', 3], ['log.retention.ms', '60000', 3], ['message.max.bytes', '2000', 3],
       ]);
       let c = await topicConfigs(plain, { client });
@@ -331,7 +332,7 @@ describe('dynamic broker configs', () => {
       expect(await alter(BROKER, '1', { 'message.max.bytes': '5000' }, false, client)).toMatchObject({ errorCode: 0 });
       c = await topicConfigs(plain, { client });
       expect(c['max.message.bytes']).toMatchObject({ value: '5000', configSource: 2 });
-      expect(c['max.message.bytes'].synonyms.map((s: any) => s.source)).toEqual([2, 3, 4, 5]);
+      expect(c['max.message.bytes'].synonyms.map((s: Message) => s.source)).toEqual([2, 3, 4, 5]);
       expect((await produce(client, plain, 0, batch)).errorCode).toBe(0);
 
       const file = JSON.parse(fs.readFileSync(path.join(dir, 'krill-broker-configs.json'), 'utf8'));
@@ -438,7 +439,7 @@ describe('dynamic broker configs', () => {
     const client = await TestClient.connect(broker.port);
     try {
       const [b] = await describeConfigs([{ resourceType: BROKER, resourceName: '1', configurationKeys: ['max.connections.per.ip', 'max.connections.per.ip.overrides', 'log.retention.ms'] }], { client });
-      expect(b.configs.map((c: any) => [c.name, c.value, c.configSource])).toEqual([
+      expect(b.configs.map((c: Message) => [c.name, c.value, c.configSource])).toEqual([
         ['log.retention.ms', '5000', 3], ['max.connections.per.ip', '0', 3], ['max.connections.per.ip.overrides', '127.0.0.1:5', 2],
       ]);
     } finally {
@@ -456,7 +457,7 @@ describe('dynamic broker configs', () => {
     const client = await TestClient.connect(broker.port);
     try {
       const [b] = await describeConfigs([{ resourceType: BROKER, resourceName: '1', configurationKeys: ['message.max.bytes', 'num.partitions', 'log.retention.ms'] }], { client });
-      expect(b.configs.map((c: any) => [c.name, c.value, c.configSource])).toEqual([
+      expect(b.configs.map((c: Message) => [c.name, c.value, c.configSource])).toEqual([
         ['log.retention.ms', null, 5], ['message.max.bytes', '3000', 3], ['num.partitions', '1', 5],
       ]);
       // Another node id's entry is kept as it was.

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { useBrokerAndClient, useTempDirs, withBroker } from '../helpers.js';
 import { TestClient } from '../server/client.js';
 import { API, createTopic, metadataBody, produceOk, uniqueTopic, values } from '../server/kafka.js';
+import type { Message } from '../../protocol/codec.js';
 
 const live = useBrokerAndClient({ config: { 'node.id': '1' } });
 const tempDirs = useTempDirs('krill-partitions-');
@@ -27,7 +28,7 @@ async function createPartitions(client: TestClient, topics: { name: string; coun
 }
 
 async function partitionCount(client: TestClient, topic: string): Promise<number> {
-  const md = await client.request(API.Metadata, 12, metadataBody(12, [topic], false));
+  const md = await client.request(API.Metadata, 12, metadataBody([topic], false));
   expect(md.topics[0].errorCode).toBe(0);
   return md.topics[0].partitions.length;
 }
@@ -38,8 +39,8 @@ describe('CreatePartitions', () => {
       const topic = uniqueTopic('grow');
       await createTopic(live.client, topic, 1);
       expect(await createPartitions(live.client, [{ name: topic, count: 4 }], false, version)).toEqual([{ name: topic, errorCode: 0, errorMessage: null }]);
-      const md = await live.client.request(API.Metadata, 12, metadataBody(12, [topic], false));
-      expect(md.topics[0].partitions.map((p: any) => [p.partitionIndex, p.leaderId, p.replicaNodes])).toEqual([[0, 1, [1]], [1, 1, [1]], [2, 1, [1]], [3, 1, [1]]]);
+      const md = await live.client.request(API.Metadata, 12, metadataBody([topic], false));
+      expect(md.topics[0].partitions.map((p: Message) => [p.partitionIndex, p.leaderId, p.replicaNodes])).toEqual([[0, 1, [1]], [1, 1, [1]], [2, 1, [1]], [3, 1, [1]]]);
       for (let p = 0; p < 4; p++) expect(fs.existsSync(path.join(live.broker.dataDir, `${topic}-${p}`))).toBe(true);
       expect(await produceOk(live.client, topic, 3, values(2))).toBe(0);
     });
@@ -138,7 +139,7 @@ describe('DescribeLogDirs', () => {
     expect(Number(dir.usableBytes)).toBeGreaterThan(0);
     expect(Number(dir.usableBytes)).toBeLessThanOrEqual(Number(dir.totalBytes));
     expect(dir.topics).toHaveLength(1);
-    const sizes = dir.topics[0].partitions.map((p: any) => [p.partitionIndex, Number(p.partitionSize), Number(p.offsetLag), p.isFutureKey]);
+    const sizes = dir.topics[0].partitions.map((p: Message) => [p.partitionIndex, Number(p.partitionSize), Number(p.offsetLag), p.isFutureKey]);
     const onDisk = (p: number) => fs.readdirSync(path.join(live.broker.dataDir, `${topic}-${p}`)).filter((f) => f.endsWith('.log'))
       .reduce((n, f) => n + fs.statSync(path.join(live.broker.dataDir, `${topic}-${p}`, f)).size, 0);
     expect(sizes).toEqual([[0, 0, 0, false], [1, onDisk(1), 0, false]]);
@@ -149,8 +150,8 @@ describe('DescribeLogDirs', () => {
     const topic = uniqueTopic('all');
     await createTopic(live.client, topic, 3);
     const res = await live.client.request(DESCRIBE_LOG_DIRS, 1, { topics: null });
-    const entry = res.results[0].topics.find((t: any) => t.name === topic);
-    expect(entry.partitions.map((p: any) => p.partitionIndex).sort()).toEqual([0, 1, 2]);
+    const entry = res.results[0].topics.find((t: Message) => t.name === topic);
+    expect(entry.partitions.map((p: Message) => p.partitionIndex).sort()).toEqual([0, 1, 2]);
   });
 });
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { buildBatch } from '../../protocol/record-batch.js';
 import { useBrokerAndClient } from '../helpers.js';
 import { createTopic, produce, uniqueTopic } from '../server/kafka.js';
+import type { Message } from '../../protocol/codec.js';
 
 const live = useBrokerAndClient();
 const INIT_PRODUCER_ID = 22;
@@ -23,7 +24,7 @@ describe('DescribeProducers', () => {
     await produce(live.client, topic, 1, buildBatch([{ key: 'plain', value: 'x' }]));
     const res = await live.client.request(DESCRIBE_PRODUCERS, 0, { topics: [{ name: topic, partitionIndexes: [0, 1, 7] }] });
     const parts = res.topics[0].partitions;
-    expect(parts.map((p: any) => [p.partitionIndex, p.errorCode])).toEqual([[0, 0], [1, 0], [7, 3]]);
+    expect(parts.map((p: Message) => [p.partitionIndex, p.errorCode])).toEqual([[0, 0], [1, 0], [7, 3]]);
     expect(parts[0].activeProducers).toEqual([
       { producerId, producerEpoch: 0, lastSequence: 3, lastTimestamp: 1_700_000_000_001, coordinatorEpoch: -1, currentTxnStartOffset: -1 },
     ]);

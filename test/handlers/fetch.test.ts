@@ -5,6 +5,7 @@ import { TestClient } from '../server/client.js';
 import {
   API, batchesOf, createTopic, fetchBody, fetchOne, produceOk, recordsOf, uniqueTopic, values,
 } from '../server/kafka.js';
+import type { Message } from '../../protocol/codec.js';
 
 const live = useBrokerAndClient();
 
@@ -42,7 +43,7 @@ describe('Fetch long poll', () => {
       await produceOk(live.client, topic, 2, [{ value: 'p2' }]);
       const res = await pending;
       const parts = res.responses[0].partitions;
-      expect(parts.map((p: any) => [p.partitionIndex, p.highWatermark, recordsOf(p.records).length])).toEqual([[0, 0, 0], [1, 0, 0], [2, 1, 1]]);
+      expect(parts.map((p: Message) => [p.partitionIndex, p.highWatermark, recordsOf(p.records).length])).toEqual([[0, 0, 0], [1, 0, 0], [2, 1, 1]]);
     } finally {
       poller.close();
     }
@@ -143,12 +144,12 @@ describe('Fetch offsets and sizes', () => {
     // room for four batches in total: three from partition 0, one from partition 1, none from 2
     const res = await live.client.request(API.Fetch, 12, fetchBody(12, topic, [0, 1, 2].map((partition) => ({ partition, fetchOffset: 0 })), { maxBytes: sizeOne * 4 + 10 }));
     const parts = res.responses[0].partitions;
-    expect(parts.map((p: any) => batchesOf(p.records).length)).toEqual([3, 1, 0]);
+    expect(parts.map((p: Message) => batchesOf(p.records).length)).toEqual([3, 1, 0]);
     for (const p of parts) {
       expect(p.errorCode).toBe(0);
       expect(p.highWatermark).toBe(3);
     }
-    const total = parts.reduce((n: number, p: any) => n + (p.records?.length ?? 0), 0);
+    const total = parts.reduce((n: number, p: Message) => n + (p.records?.length ?? 0), 0);
     expect(total).toBeLessThanOrEqual(sizeOne * 4 + 10);
   });
 

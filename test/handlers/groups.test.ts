@@ -2,6 +2,7 @@
 // ListGroups state filter, DescribeGroups, DeleteGroups, OffsetDelete.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useBrokerAndClient } from '../helpers.js';
+import type { Message } from '../../protocol/codec.js';
 
 const live = useBrokerAndClient();
 beforeAll(async () => {
@@ -32,16 +33,16 @@ describe('group APIs on the wire', () => {
       groupId: 'wire', generationIdOrMemberEpoch: 1, memberId: first.memberId, groupInstanceId: null,
       topics: [{ name: 'gt', partitions: [{ partitionIndex: 0, committedOffset: 3, committedLeaderEpoch: 0, committedMetadata: null }, { partitionIndex: 9, committedOffset: 1, committedLeaderEpoch: -1, committedMetadata: '' }] }],
     });
-    expect(commit.topics[0].partitions.map((p: any) => p.errorCode)).toEqual([0, 3]);
+    expect(commit.topics[0].partitions.map((p: Message) => p.errorCode)).toEqual([0, 3]);
     const fetched = await live.client.request(9, 8, { groups: [{ groupId: 'wire', topics: null }, { groupId: 'none', topics: [{ name: 'gt', partitionIndexes: [0] }] }], requireStable: false });
     expect(fetched.groups[0].topics[0].partitions[0]).toMatchObject({ partitionIndex: 0, committedOffset: 3 });
     expect(fetched.groups[1].topics[0].partitions[0]).toMatchObject({ committedOffset: -1, errorCode: 0 });
     const v1 = await live.client.request(9, 1, { groupId: 'wire', topics: [{ name: 'gt', partitionIndexes: [0, 1] }] });
-    expect(v1.topics[0].partitions.map((p: any) => p.committedOffset)).toEqual([3, -1]);
+    expect(v1.topics[0].partitions.map((p: Message) => p.committedOffset)).toEqual([3, -1]);
 
     const stable = await live.client.request(16, 5, { statesFilter: ['stable'], typesFilter: [] });
     expect(stable.groups).toContainEqual({ groupId: 'wire', protocolType: 'consumer', groupState: 'Stable', groupType: 'classic' });
-    expect((await live.client.request(16, 4, { statesFilter: ['Empty'] })).groups.map((g: any) => g.groupId)).not.toContain('wire');
+    expect((await live.client.request(16, 4, { statesFilter: ['Empty'] })).groups.map((g: Message) => g.groupId)).not.toContain('wire');
     const described = await live.client.request(15, 5, { groups: ['wire', 'none'], includeAuthorizedOperations: false });
     expect(described.groups[0]).toMatchObject({ groupState: 'Stable', protocolData: 'range', members: [{ memberId: first.memberId, clientHost: '/127.0.0.1' }] });
     expect(described.groups[1]).toMatchObject({ groupId: 'none', groupState: 'Dead', errorCode: 0 });
@@ -52,7 +53,7 @@ describe('group APIs on the wire', () => {
     const od = await live.client.request(47, 0, { groupId: 'wire', topics: [{ name: 'gt', partitions: [{ partitionIndex: 0 }] }] });
     expect(od).toMatchObject({ errorCode: 0, topics: [{ name: 'gt', partitions: [{ partitionIndex: 0, errorCode: 0 }] }] });
     const deleted = await live.client.request(42, 0, { groupsNames: ['wire', 'none'] });
-    expect(deleted.results.map((r: any) => r.errorCode)).toEqual([0, 69]);
+    expect(deleted.results.map((r: Message) => r.errorCode)).toEqual([0, 69]);
   });
 
   it('__consumer_offsets is an internal topic with offsets.topic.num.partitions partitions', async () => {

@@ -17,6 +17,7 @@ import {
 import { TestClient } from '../server/client.js';
 import { buildBatch } from '../../protocol/record-batch.js';
 import { ErrorCode } from '../../protocol/errors.js';
+import type { Message } from '../../protocol/codec.js';
 
 const live = useBrokerAndClient();
 
@@ -225,7 +226,7 @@ describe('Produce with producer state', () => {
         { index: 1, records: idempotentBatch({ producerId: p1, producerEpoch: 1, baseSequence: 3 }, values(1, 'gap')) },
       ] }],
     });
-    expect(res.responses[0].partitionResponses.map((p: any) => [p.index, p.errorCode, Number(p.baseOffset)])).toEqual([
+    expect(res.responses[0].partitionResponses.map((p: Message) => [p.index, p.errorCode, Number(p.baseOffset)])).toEqual([
       [0, 0, 5], [1, OUT_OF_ORDER_SEQUENCE_NUMBER, -1],
     ]);
     expect((await partitionValues(live.client, topic, 0)).values).toEqual(['p1-0-0', 'p1-0-1', 'p1-0-2', 'p2-0-0', 'p1-0b-0', 'ok0']);

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import { tempDir, useBrokerAndClient, withBroker } from '../helpers.js';
 import { TestClient } from '../server/client.js';
 import { API, ZERO_UUID, createTopic, metadataBody, uniqueTopic } from '../server/kafka.js';
+import type { Message } from '../../protocol/codec.js';
 
 const live = useBrokerAndClient({ config: { 'num.partitions': '3' } });
 
@@ -14,27 +15,27 @@ describe('Metadata', () => {
     await createTopic(live.client, a, 2);
     await createTopic(live.client, b, 1);
     for (const v of [1, 4, 9, 12]) {
-      const res = await live.client.request(API.Metadata, v, metadataBody(v, null));
-      const names = res.topics.map((t: any) => t.name);
+      const res = await live.client.request(API.Metadata, v, metadataBody(null));
+      const names = res.topics.map((t: Message) => t.name);
       expect(names).toContain(a);
       expect(names).toContain(b);
-      const ta = res.topics.find((t: any) => t.name === a);
+      const ta = res.topics.find((t: Message) => t.name === a);
       expect(ta.errorCode).toBe(0);
-      expect(ta.partitions.map((p: any) => p.partitionIndex).sort()).toEqual([0, 1]);
+      expect(ta.partitions.map((p: Message) => p.partitionIndex).sort()).toEqual([0, 1]);
     }
     const v0 = await live.client.request(API.Metadata, 0, { topics: [] });
-    expect(v0.topics.map((t: any) => t.name)).toEqual(expect.arrayContaining([a, b]));
+    expect(v0.topics.map((t: Message) => t.name)).toEqual(expect.arrayContaining([a, b]));
   });
 
   it('an empty list at v1+ lists no topics', async () => {
     await createTopic(live.client, uniqueTopic('exists'));
-    const res = await live.client.request(API.Metadata, 9, metadataBody(9, []));
+    const res = await live.client.request(API.Metadata, 9, metadataBody([]));
     expect(res.topics).toEqual([]);
   });
 
   it('auto-creates an unknown topic with num.partitions, the broker as leader/replica/ISR', async () => {
     const name = uniqueTopic('auto');
-    const res = await live.client.request(API.Metadata, 10, metadataBody(10, [name]));
+    const res = await live.client.request(API.Metadata, 10, metadataBody([name]));
     expect(res.topics).toHaveLength(1);
     const t = res.topics[0];
     expect(t).toMatchObject({ errorCode: 0, name, isInternal: false });
@@ -44,25 +45,25 @@ describe('Metadata', () => {
       expect(p).toMatchObject({ errorCode: 0, partitionIndex: i, leaderId: 1, leaderEpoch: 0, replicaNodes: [1], isrNodes: [1], offlineReplicas: [] });
     }
     // the same topic on the next request, same id
-    const again = await live.client.request(API.Metadata, 10, metadataBody(10, [name]));
+    const again = await live.client.request(API.Metadata, 10, metadataBody([name]));
     expect(again.topics[0].topicId.equals(t.topicId)).toBe(true);
   });
 
   it('allowAutoTopicCreation=false (v4+) answers UNKNOWN_TOPIC_OR_PARTITION and creates nothing', async () => {
     const name = uniqueTopic('noauto');
-    const res = await live.client.request(API.Metadata, 9, metadataBody(9, [name], false));
+    const res = await live.client.request(API.Metadata, 9, metadataBody([name], false));
     expect(res.topics[0]).toMatchObject({ errorCode: 3, name, partitions: [] });
-    const all = await live.client.request(API.Metadata, 9, metadataBody(9, null));
-    expect(all.topics.map((t: any) => t.name)).not.toContain(name);
+    const all = await live.client.request(API.Metadata, 9, metadataBody(null));
+    expect(all.topics.map((t: Message) => t.name)).not.toContain(name);
   });
 
   it('invalid names are INVALID_TOPIC_EXCEPTION, a 249-char name is fine', async () => {
     for (const name of ['a/b', 'x'.repeat(250), '..', '.', 'sp ace', 'ümlaut']) {
-      const res = await live.client.request(API.Metadata, 9, metadataBody(9, [name]));
+      const res = await live.client.request(API.Metadata, 9, metadataBody([name]));
       expect(res.topics[0], name).toMatchObject({ errorCode: 17, name, partitions: [] });
     }
     const ok = 'y'.repeat(249);
-    const res = await live.client.request(API.Metadata, 9, metadataBody(9, [ok]));
+    const res = await live.client.request(API.Metadata, 9, metadataBody([ok]));
     expect(res.topics[0]).toMatchObject({ errorCode: 0, name: ok });
     expect(fs.readdirSync(live.broker.dataDir).some((d) => d.includes('/') || d === '..')).toBe(false);
   });
@@ -84,7 +85,7 @@ describe('Metadata', () => {
   });
 
   it('brokers, controller and cluster id', async () => {
-    const res = await live.client.request(API.Metadata, 12, metadataBody(12, null));
+    const res = await live.client.request(API.Metadata, 12, metadataBody(null));
     expect(res.brokers).toEqual([{ nodeId: 1, host: '127.0.0.1', port: live.broker.port, rack: null }]);
     expect(res.controllerId).toBe(1);
     expect(res.clusterId).toBe(live.broker.clusterId);
@@ -100,12 +101,12 @@ describe('Metadata with broker configs', () => {
     try {
       const name = uniqueTopic('off');
       for (const v of [1, 4, 12]) {
-        const res = await c.request(API.Metadata, v, metadataBody(v, [name], true));
+        const res = await c.request(API.Metadata, v, metadataBody([name], true));
         expect(res.topics[0]).toMatchObject({ errorCode: 3, name });
       }
       // CreateTopics still works
       await createTopic(c, name);
-      const res = await c.request(API.Metadata, 12, metadataBody(12, [name]));
+      const res = await c.request(API.Metadata, 12, metadataBody([name]));
       expect(res.topics[0].errorCode).toBe(0);
     } finally {
       c.close();
@@ -118,7 +119,7 @@ describe('Metadata with broker configs', () => {
     const c = await TestClient.connect(b.port);
     try {
       const name = uniqueTopic('n7');
-      const res = await c.request(API.Metadata, 12, metadataBody(12, [name]));
+      const res = await c.request(API.Metadata, 12, metadataBody([name]));
       expect(res.brokers[0].nodeId).toBe(7);
       expect(res.controllerId).toBe(7);
       expect(res.topics[0].partitions[0]).toMatchObject({ leaderId: 7, replicaNodes: [7], isrNodes: [7] });
@@ -136,13 +137,13 @@ describe('Metadata with broker configs', () => {
       const name = uniqueTopic('stable');
       const b1 = await withBroker({ dataDir: dir });
       const c1 = await TestClient.connect(b1.port);
-      const r1 = await c1.request(API.Metadata, 12, metadataBody(12, [name]));
+      const r1 = await c1.request(API.Metadata, 12, metadataBody([name]));
       c1.close();
       await b1.close();
       expect(fs.existsSync(dir)).toBe(true);
       const b2 = await withBroker({ dataDir: dir });
       const c2 = await TestClient.connect(b2.port);
-      const r2 = await c2.request(API.Metadata, 12, metadataBody(12, [name], false));
+      const r2 = await c2.request(API.Metadata, 12, metadataBody([name], false));
       c2.close();
       await b2.close();
       expect(b2.clusterId).toBe(b1.clusterId);

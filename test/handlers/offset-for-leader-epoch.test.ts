@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { useBrokerAndClient } from '../helpers.js';
 import { createTopic, produceOk, uniqueTopic, values } from '../server/kafka.js';
+import type { Message } from '../../protocol/codec.js';
 
 const live = useBrokerAndClient();
 const OFFSET_FOR_LEADER_EPOCH = 23;
@@ -44,7 +45,7 @@ describe('OffsetForLeaderEpoch', () => {
       { partition: 0, leaderEpoch: 0, currentLeaderEpoch: -2 },
       { partition: 4, leaderEpoch: 0 },
     ]));
-    expect(res.topics[0].partitions.map((p: any) => [p.partition, p.errorCode, p.leaderEpoch, Number(p.endOffset)])).toEqual([
+    expect(res.topics[0].partitions.map((p: Message) => [p.partition, p.errorCode, p.leaderEpoch, Number(p.endOffset)])).toEqual([
       [0, 75, -1, -1], [0, 74, -1, -1], [4, 3, -1, -1],
     ]);
     const unknown = await live.client.request(OFFSET_FOR_LEADER_EPOCH, 4, body('no-such-topic', [{ partition: 0, leaderEpoch: 0 }]));

@@ -7,6 +7,7 @@ import { useBrokerAndClient } from '../helpers.js';
 import { createTopic, fetchOne, produce, uniqueTopic } from '../server/kafka.js';
 import { buildBatch, type SimpleRecord } from '../../protocol/record-batch.js';
 import { CODEC_GZIP } from '../../protocol/compression/index.js';
+import type { Message } from '../../protocol/codec.js';
 
 const live = useBrokerAndClient();
 const INVALID_TIMESTAMP = 32;
@@ -42,7 +43,7 @@ describe('keyless records on a compacted topic', () => {
     const topic = await topicWith({ 'cleanup.policy': 'compact,delete' });
     const batch = buildBatch([{ key: 'a', value: '0' }, { key: null, value: 'x' }], { compression: CODEC_GZIP });
     const v9 = await produce(live.client, topic, 0, batch, 9);
-    expect(v9.recordErrors.map((e: any) => e.batchIndex)).toEqual([1]);
+    expect(v9.recordErrors.map((e: Message) => e.batchIndex)).toEqual([1]);
     const v7 = await produce(live.client, topic, 0, buildBatch([{ key: null, value: 'x' }]), 7);
     expect(v7.errorCode).toBe(INVALID_RECORD);
     await expectNothingStored(topic);
@@ -62,7 +63,7 @@ describe('CreateTime timestamp bounds (KIP-937)', () => {
     const p = await produce(live.client, topic, 0, batch, 11);
     expect(p.errorCode).toBe(INVALID_TIMESTAMP);
     expect(p.errorMessage).toBe('One or more records have been rejected due to invalid timestamp');
-    expect(p.recordErrors.map((e: any) => e.batchIndex)).toEqual([1, 3]);
+    expect(p.recordErrors.map((e: Message) => e.batchIndex)).toEqual([1, 3]);
     const m = /^Timestamp (\d+) of message with offset 1 is out of range\. The timestamp should be within \[(\d+), (\d+)\]$/.exec(p.recordErrors[0].batchIndexErrorMessage);
     expect(m).not.toBeNull();
     expect(Number(m![1])).toBe(now - 2 * HOUR);

@@ -8,6 +8,7 @@ import {
 } from '../server/kafka.js';
 import { buildBatch, readBatchHeader, verifyBatchCrc } from '../../protocol/record-batch.js';
 import { CODEC_GZIP, CODEC_ZSTD } from '../../protocol/compression/index.js';
+import type { Message } from '../../protocol/codec.js';
 
 const live = useBrokerAndClient();
 
@@ -23,7 +24,7 @@ describe('Produce versions', () => {
       });
       expect(res.responses).toHaveLength(1);
       expect(res.responses[0].name).toBe(topic);
-      expect(res.responses[0].partitionResponses.map((p: any) => [p.index, p.errorCode])).toEqual([[0, 35], [1, 35]]);
+      expect(res.responses[0].partitionResponses.map((p: Message) => [p.index, p.errorCode])).toEqual([[0, 35], [1, 35]]);
       // nothing was written
       const f = await fetchOne(live.client, topic, 0, 0);
       expect(f.highWatermark).toBe(0);
@@ -78,7 +79,7 @@ describe('Produce errors', () => {
     expect(p.errorCode).toBe(3);
     expect(p.baseOffset).toBe(-1);
     const md = await live.client.request(API.Metadata, 1, { topics: null });
-    expect(md.topics.map((t: any) => t.name)).not.toContain(topic);
+    expect(md.topics.map((t: Message) => t.name)).not.toContain(topic);
   });
 
   it('an unknown partition of a known topic is UNKNOWN_TOPIC_OR_PARTITION', async () => {
@@ -134,7 +135,7 @@ describe('Produce errors', () => {
       transactionalId: null, acks: -1, timeoutMs: 1000,
       topicData: [{ name: topic, partitionData: [{ index: 0, records: buildBatch(values(2)) }, { index: 1, records: bad }] }],
     });
-    expect(res.responses[0].partitionResponses.map((p: any) => [p.index, p.errorCode, p.baseOffset])).toEqual([[0, 0, 0], [1, 2, -1]]);
+    expect(res.responses[0].partitionResponses.map((p: Message) => [p.index, p.errorCode, p.baseOffset])).toEqual([[0, 0, 0], [1, 2, -1]]);
   });
 });
 

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { useBrokerAndClient, withBroker } from '../helpers.js';
 import { TestClient } from '../server/client.js';
 import { API, ZERO_UUID, createTopic, metadataBody, produceOk, uniqueTopic, values } from '../server/kafka.js';
+import type { Message } from '../../protocol/codec.js';
 
 // Deleted topics' directories are renamed at once and removed log.segment.delete.delay.ms later: at once here.
 const live = useBrokerAndClient({ config: { 'num.partitions': '2', 'log.segment.delete.delay.ms': '0' } });
@@ -26,7 +27,7 @@ async function create(specs: Spec[], opts: { version?: number; validateOnly?: bo
 }
 
 async function exists(name: string): Promise<boolean> {
-  const res = await live.client.request(API.Metadata, 9, metadataBody(9, [name], false));
+  const res = await live.client.request(API.Metadata, 9, metadataBody([name], false));
   return res.topics[0].errorCode === 0;
 }
 
@@ -40,12 +41,12 @@ describe('CreateTopics', () => {
     const [t] = await create([{ name, numPartitions: 3, configs: { 'compression.type': 'zstd', 'max.message.bytes': '2000' } }]);
     expect(t).toMatchObject({ name, errorCode: 0, errorMessage: null, numPartitions: 3, replicationFactor: 1 });
     expect(t.topicId.equals(ZERO_UUID)).toBe(false);
-    const byName = Object.fromEntries(t.configs.map((c: any) => [c.name, c]));
+    const byName = Object.fromEntries(t.configs.map((c: Message) => [c.name, c]));
     expect(byName['compression.type']).toMatchObject({ value: 'zstd', readOnly: false, configSource: 1, isSensitive: false });
     expect(byName['max.message.bytes']).toMatchObject({ value: '2000', configSource: 1 });
     expect(byName['message.timestamp.type']).toMatchObject({ value: 'CreateTime', configSource: 5 });
     expect(partitionDirs(name).sort()).toEqual([`${name}-0`, `${name}-1`, `${name}-2`]);
-    const md = await live.client.request(API.Metadata, 10, metadataBody(10, [name], false));
+    const md = await live.client.request(API.Metadata, 10, metadataBody([name], false));
     expect(md.topics[0].topicId.equals(t.topicId)).toBe(true);
     expect(md.topics[0].partitions).toHaveLength(3);
   });
@@ -57,7 +58,7 @@ describe('CreateTopics', () => {
       expect(t.errorCode).toBe(0);
       if (v >= 5) {
         expect(t.numPartitions).toBe(1);
-        expect(t.configs.find((c: any) => c.name === 'cleanup.policy')).toMatchObject({ value: 'delete', configSource: 1 });
+        expect(t.configs.find((c: Message) => c.name === 'cleanup.policy')).toMatchObject({ value: 'delete', configSource: 1 });
       }
       expect(await exists(name)).toBe(true);
     }
@@ -73,7 +74,7 @@ describe('CreateTopics', () => {
     const name = uniqueTopic('vo');
     const [t] = await create([{ name, numPartitions: 4, configs: { 'compression.type': 'gzip' } }], { validateOnly: true });
     expect(t).toMatchObject({ name, errorCode: 0, numPartitions: 4, replicationFactor: 1 });
-    expect(t.configs.find((c: any) => c.name === 'compression.type').value).toBe('gzip');
+    expect(t.configs.find((c: Message) => c.name === 'compression.type').value).toBe('gzip');
     expect(await exists(name)).toBe(false);
     expect(partitionDirs(name)).toEqual([]);
     const [bad] = await create([{ name, numPartitions: 0 }], { validateOnly: true });
@@ -136,7 +137,7 @@ describe('CreateTopics', () => {
     const twice = uniqueTopic('twice');
     const other = uniqueTopic('other');
     const res = await create([{ name: twice }, { name: other }, { name: twice }]);
-    expect(res.map((t: any) => [t.name, t.errorCode])).toEqual([[twice, 42], [other, 0], [twice, 42]]);
+    expect(res.map((t: Message) => [t.name, t.errorCode])).toEqual([[twice, 42], [other, 0], [twice, 42]]);
     expect(await exists(twice)).toBe(false);
     expect(await exists(other)).toBe(true);
   });
@@ -151,7 +152,7 @@ describe('CreateTopics', () => {
     const [mixed] = await create([{ name: `${base}_x.y` }], { validateOnly: true });
     expect(mixed.errorCode).toBe(17);
     // auto-creation through Metadata follows the same rule
-    const md = await live.client.request(API.Metadata, 9, metadataBody(9, [`${base}.x_y`]));
+    const md = await live.client.request(API.Metadata, 9, metadataBody([`${base}.x_y`]));
     expect(md.topics[0].errorCode).toBe(17);
     expect(await exists(`${base}_x_y`)).toBe(false);
     // the same name is TOPIC_ALREADY_EXISTS, not a collision
@@ -209,7 +210,7 @@ describe('DeleteTopics', () => {
       topics: [{ name: null, topicId: Buffer.alloc(16, 5) }, { name: missing, topicId: ZERO_UUID }],
       timeoutMs: 5000,
     });
-    expect(v6.responses.map((r: any) => r.errorCode)).toEqual([100, 3]);
+    expect(v6.responses.map((r: Message) => r.errorCode)).toEqual([100, 3]);
     expect(v6.responses[0].name).toBeNull();
   });
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { buildBatch } from '../../protocol/record-batch.js';
 import { useBrokerAndClient } from '../helpers.js';
 import { API, createTopic, fetchBody, produce, uniqueTopic } from '../server/kafka.js';
+import type { Message } from '../../protocol/codec.js';
 
 const live = useBrokerAndClient();
 const req = (api: number, v: number, body: object) => live.client.request(api, v, body);
@@ -24,7 +25,7 @@ describe('transactions on the wire', () => {
     const id = `tid-${topic}`;
     const { producerId, producerEpoch } = await init(id);
     const add = await req(24, 3, { v3AndBelowTransactionalId: id, v3AndBelowProducerId: producerId, v3AndBelowProducerEpoch: producerEpoch, v3AndBelowTopics: [{ name: topic, partitions: [0, 1] }] });
-    expect(add.resultsByTopicV3AndBelow[0].resultsByPartition.map((p: any) => p.partitionErrorCode)).toEqual([0, 0]);
+    expect(add.resultsByTopicV3AndBelow[0].resultsByPartition.map((p: Message) => p.partitionErrorCode)).toEqual([0, 0]);
     const body = (partition: number, batch: Buffer) => ({ transactionalId: id, acks: -1, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: partition, records: batch }] }] });
     expect((await req(API.Produce, 9, body(0, txnBatch(producerId, producerEpoch, 0, 'c0')))).responses[0].partitionResponses[0].errorCode).toBe(0);
     expect((await req(API.Produce, 9, body(1, txnBatch(producerId, producerEpoch, 0, 'c1')))).responses[0].partitionResponses[0].errorCode).toBe(0);
@@ -39,10 +40,10 @@ describe('transactions on the wire', () => {
     // Open: read_committed stops before the transaction's records.
     const fetchCommitted = () => req(API.Fetch, 12, { ...fetchBody(12, topic, [{ partition: 0, fetchOffset: 0 }, { partition: 1, fetchOffset: 0 }], { maxWaitMs: 0 }), isolationLevel: 1 });
     let f = await fetchCommitted();
-    expect(f.responses[0].partitions.map((p: any) => [p.lastStableOffset, p.highWatermark])).toEqual([[0, 1], [0, 1]]);
+    expect(f.responses[0].partitions.map((p: Message) => [p.lastStableOffset, p.highWatermark])).toEqual([[0, 1], [0, 1]]);
     expect((await req(26, 3, { transactionalId: id, producerId, producerEpoch, committed: true })).errorCode).toBe(0);
     f = await fetchCommitted();
-    expect(f.responses[0].partitions.map((p: any) => [p.lastStableOffset, p.highWatermark, p.abortedTransactions])).toEqual([[2, 2, []], [2, 2, []]]);
+    expect(f.responses[0].partitions.map((p: Message) => [p.lastStableOffset, p.highWatermark, p.abortedTransactions])).toEqual([[2, 2, []], [2, 2, []]]);
 
     // A second transaction, aborted.
     await req(24, 3, { v3AndBelowTransactionalId: id, v3AndBelowProducerId: producerId, v3AndBelowProducerEpoch: producerEpoch, v3AndBelowTopics: [{ name: topic, partitions: [0] }] });
@@ -100,10 +101,10 @@ describe('transactions on the wire', () => {
       { transactionalId: `tid-b-${topic}`, producerId: b.producerId, producerEpoch: b.producerEpoch, verifyOnly: true, topics: [{ name: topic, partitions: [1] }] },
     ] });
     expect(res.errorCode).toBe(0);
-    const codes = res.resultsByTransaction.map((t: any) => t.topicResults[0].resultsByPartition[0].partitionErrorCode);
+    const codes = res.resultsByTransaction.map((t: Message) => t.topicResults[0].resultsByPartition[0].partitionErrorCode);
     expect(codes).toEqual([0, 120]); // added; not in b's (empty) transaction: TRANSACTION_ABORTABLE
     const verify = await req(24, 5, { transactions: [{ transactionalId: `tid-a-${topic}`, producerId: a.producerId, producerEpoch: a.producerEpoch, verifyOnly: true, topics: [{ name: topic, partitions: [0, 1] }] }] });
-    expect(verify.resultsByTransaction[0].topicResults[0].resultsByPartition.map((p: any) => p.partitionErrorCode)).toEqual([0, 120]);
+    expect(verify.resultsByTransaction[0].topicResults[0].resultsByPartition.map((p: Message) => p.partitionErrorCode)).toEqual([0, 120]);
   });
 
   it('serves EndTxn v5 (KIP-890 part 2): every end bumps the epoch, returned for the next transaction; a retry is recognised', async () => {

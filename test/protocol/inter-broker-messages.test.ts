@@ -12,11 +12,12 @@ import { LeaderAndIsr, type LeaderAndIsrResponse } from '../../protocol/messages
 import { StopReplica, type StopReplicaResponse } from '../../protocol/messages/05-stop-replica.js';
 import { UpdateMetadata, type UpdateMetadataResponse } from '../../protocol/messages/06-update-metadata.js';
 import { ControlledShutdown, type ControlledShutdownResponse } from '../../protocol/messages/07-controlled-shutdown.js';
+import type { Message } from '../../protocol/codec.js';
 
 const TOPIC_ID = Buffer.from('8f1c2a7e5b3d4e6f9a0b1c2d3e4f5a6b', 'hex');
 
 /** Encodes, decodes and re-encodes; the decoded message contains what was given and re-encodes to the same bytes. */
-function roundTrip(def: MessageDef, side: Side, version: number, msg: Record<string, unknown>): { bytes: Buffer; decoded: Record<string, any> } {
+function roundTrip(def: MessageDef, side: Side, version: number, msg: Record<string, unknown>): { bytes: Buffer; decoded: Message } {
   const bytes = encodeMessage(def, side, version, msg).toBuffer();
   const r = new Reader(bytes);
   const decoded = decodeMessage(def, side, version, r);

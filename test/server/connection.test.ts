@@ -13,6 +13,7 @@ import { Broker } from '../../src/broker.js';
 import { BrokerConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { Connection } from '../../src/server/connection.js';
+import type { Message } from '../../protocol/codec.js';
 
 const live = useBrokerAndClient({ config: { 'socket.request.max.bytes': '1000' } });
 
@@ -74,7 +75,7 @@ describe('acks=0', () => {
       c.fireAndForget(API.Produce, 9, produceBody(topic, 0, buildBatch(values(2, 'zero-')), 0));
       c.fireAndForget(API.Produce, 3, produceBody(topic, 0, buildBatch(values(1, 'three-')), 0));
       // request() checks that the response carries this request's correlation id, not the produce's
-      const md = await c.request(API.Metadata, 9, metadataBody(9, [topic], false));
+      const md = await c.request(API.Metadata, 9, metadataBody([topic], false));
       expect(md.topics[0].errorCode).toBe(0);
       const p = await fetchOne(c, topic, 0, 0);
       expect(p.highWatermark).toBe(3);
@@ -108,7 +109,7 @@ describe('pipelining', () => {
     try {
       const frames = [
         encodeRequest(API.Fetch, 12, fetchBody(12, idle, [{ partition: 0, fetchOffset: 0 }], { maxWaitMs: 500, minBytes: 1 }), 101),
-        encodeRequest(API.Metadata, 12, metadataBody(12, [target], false), 102),
+        encodeRequest(API.Metadata, 12, metadataBody([target], false), 102),
         encodeRequest(API.Produce, 9, produceBody(target, 0, buildBatch(values(2))), 103),
         encodeRequest(API.Metadata, 1, { topics: null }, 104),
         encodeRequest(API.Produce, 11, produceBody(target, 0, buildBatch(values(3))), 105),
@@ -122,7 +123,7 @@ describe('pipelining', () => {
       expect(recordsOf(fetch.responses[0].partitions[0].records)).toEqual([]);
       expect(decodeResponse(API.Metadata, 12, got[1]!).body.topics[0].name).toBe(target);
       expect(decodeResponse(API.Produce, 9, got[2]!).body.responses[0].partitionResponses[0]).toMatchObject({ errorCode: 0, baseOffset: 0 });
-      expect(decodeResponse(API.Metadata, 1, got[3]!).body.topics.map((t: any) => t.name)).toContain(target);
+      expect(decodeResponse(API.Metadata, 1, got[3]!).body.topics.map((t: Message) => t.name)).toContain(target);
       expect(decodeResponse(API.Produce, 11, got[4]!).body.responses[0].partitionResponses[0]).toMatchObject({ errorCode: 0, baseOffset: 2 });
     } finally {
       c.close();
@@ -155,7 +156,7 @@ describe('what closes a connection', () => {
     const other = await TestClient.connect(live.broker.port);
     const { sock } = await connectRaw();
     try {
-      const big = encodeRequest(API.Metadata, 9, metadataBody(9, Array.from({ length: 40 }, (_, i) => `topic-with-a-long-name-${i}`)), 1);
+      const big = encodeRequest(API.Metadata, 9, metadataBody(Array.from({ length: 40 }, (_, i) => `topic-with-a-long-name-${i}`)), 1);
       expect(big.length - 4).toBeGreaterThan(1000);
       const closed = closedWithin(sock, 3000);
       sock.write(big.subarray(0, 8)); // the size prefix alone is enough
@@ -163,7 +164,7 @@ describe('what closes a connection', () => {
       const res = await other.request(API.Metadata, 1, { topics: null });
       expect(Array.isArray(res.topics)).toBe(true);
       // a request just under the limit is served
-      const ok = await other.request(API.Metadata, 9, metadataBody(9, Array.from({ length: 10 }, (_, i) => `ok-${i}`), false));
+      const ok = await other.request(API.Metadata, 9, metadataBody(Array.from({ length: 10 }, (_, i) => `ok-${i}`), false));
       expect(ok.topics).toHaveLength(10);
     } finally {
       other.close();
@@ -204,7 +205,7 @@ describe('what closes a connection', () => {
 
   it('an unsupported version of an API other than ApiVersions closes the connection', async () => {
     const c = await TestClient.connect(live.broker.port);
-    const frame = encodeRequest(API.Metadata, 12, metadataBody(12, null), 5);
+    const frame = encodeRequest(API.Metadata, 12, metadataBody(null), 5);
     frame.writeInt16BE(13, 6);
     expect(await c.sendRaw(frame)).toBeNull();
     const c2 = await TestClient.connect(live.broker.port);
@@ -216,7 +217,7 @@ describe('what closes a connection', () => {
 
   it('a truncated request body closes the connection', async () => {
     const c = await TestClient.connect(live.broker.port);
-    const full = encodeRequest(API.Metadata, 9, metadataBody(9, ['abc', 'def']), 5);
+    const full = encodeRequest(API.Metadata, 9, metadataBody(['abc', 'def']), 5);
     const cut = Buffer.from(full.subarray(0, full.length - 6));
     cut.writeInt32BE(cut.length - 4, 0);
     expect(await c.sendRaw(cut)).toBeNull();
@@ -264,7 +265,7 @@ describe('large pipelined requests', () => {
       for (let i = 0; i < 6; i++) {
         frames.push(encodeRequest(API.Produce, 9, produceBody(topic, 0, batchFor(i)), id++));
         expected.push(...[0, 1, 2].map((r) => valueOf(i, r)));
-        if (i === 1) frames.push(encodeRequest(API.Metadata, 12, metadataBody(12, [topic], false), id++));
+        if (i === 1) frames.push(encodeRequest(API.Metadata, 12, metadataBody([topic], false), id++));
         // a large produce that fails (no such topic) between two that succeed
         if (i === 2) frames.push(encodeRequest(API.Produce, 9, produceBody(uniqueTopic('absent'), 0, batchFor(99)), id++));
       }
@@ -427,8 +428,8 @@ describe('the receive buffer behind a connection', () => {
       destroySoon() {
         this.destroy();
       }
-      _read() {}
-      _write(chunk: Buffer, _enc: string, done: () => void) {
+      override _read() {}
+      override _write(chunk: Buffer, _enc: string, done: () => void) {
         this.out = Buffer.concat([this.out, chunk]);
         done();
       }
@@ -443,7 +444,7 @@ describe('the receive buffer behind a connection', () => {
       const stream = Buffer.concat([
         encodeRequest(API.ApiVersions, 3, { clientSoftwareName: 'x', clientSoftwareVersion: '1' }, 1),
         encodeRequest(API.Produce, 9, produceBody(topic, 0, buildBatch([{ key: 'k', value }])), 2),
-        encodeRequest(API.Metadata, 12, metadataBody(12, [topic], false), 3),
+        encodeRequest(API.Metadata, 12, metadataBody([topic], false), 3),
       ]);
       // Chunks of 1, 2, 3, ... bytes: every frame and size prefix is split somewhere.
       for (let at = 0, n = 1; at < stream.length; at += n, n = (n % 4096) + 1) sock.push(stream.subarray(at, at + n));

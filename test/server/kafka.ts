@@ -121,7 +121,7 @@ export async function createTopic(client: TestClient, name: string, numPartition
   return res.topics[0];
 }
 
-export function metadataBody(version: number, names: (string | null)[] | null, allowAutoTopicCreation = true): Message {
+export function metadataBody(names: (string | null)[] | null, allowAutoTopicCreation = true): Message {
   return {
     topics: names === null ? null : names.map((name) => ({ name, topicId: ZERO_UUID })),
     allowAutoTopicCreation,

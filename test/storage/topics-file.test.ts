@@ -101,7 +101,7 @@ describe('the topic list of a data directory', () => {
   });
 
   it('a corrupt krill-topics.json refuses the open, naming the file, and nothing is written', () => {
-    let m = open();
+    const m = open();
     m.createTopic('t', 1, {});
     append(m, 't', 0);
     close(m);

@@ -38,7 +38,7 @@ export function cleanableRange(log: PartitionLog, config: LogConfig, checkpoint:
   const segments = log.segmentList();
   const active = segments[segments.length - 1];
   const nextBase = (i: number) => (i + 1 < segments.length ? segments[i + 1].baseOffset : log.logEndOffset);
-  const dirty = segments.slice(0, -1).filter((s, i) => nextBase(i) > firstDirty);
+  const dirty = segments.slice(0, -1).filter((_s, i) => nextBase(i) > firstDirty);
 
   let uncleanable = active.baseOffset;
   const unstable = log.firstUnstableOffset();
