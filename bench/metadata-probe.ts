@@ -35,8 +35,18 @@ export function decodeMetadataV1Response(frame: Buffer, correlationId: number): 
   const need = (n: number) => {
     if (o + n > frame.length) throw new Error(`Metadata response truncated at byte ${o}`);
   };
-  const i32 = () => { need(4); const v = frame.readInt32BE(o); o += 4; return v; };
-  const i16 = () => { need(2); const v = frame.readInt16BE(o); o += 2; return v; };
+  const i32 = () => {
+    need(4);
+    const v = frame.readInt32BE(o);
+    o += 4;
+    return v;
+  };
+  const i16 = () => {
+    need(2);
+    const v = frame.readInt16BE(o);
+    o += 2;
+    return v;
+  };
   const str = () => {
     const len = i16();
     if (len < 0) return null;

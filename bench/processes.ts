@@ -105,7 +105,6 @@ export function lastLines(text: string, n: number): string {
   return text.trim().split('\n').filter(Boolean).slice(-n).join(' | ').slice(0, 400);
 }
 
-
 export async function runToEnd(cmd: string, args: string[], timeoutMs: number): Promise<{ proc: Proc; seconds: number; timedOut: boolean }> {
   const p = launch(cmd, args);
   let timedOut = false;
@@ -168,4 +167,3 @@ export function removeTempDir(dir: string): void {
   fs.rmSync(dir, { recursive: true, force: true });
   tempDirs.delete(dir);
 }
-

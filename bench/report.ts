@@ -50,7 +50,10 @@ export function summarizeThroughput(outcomes: Outcome[] | string): Summary {
   // Per broker: the run at the median total (the lower middle one of an even count), so the shares add up to it.
   const byBroker = ok.filter((o) => o.brokerCpuSeconds !== undefined).sort((a, b) => a.serverCpuSeconds! - b.serverCpuSeconds!);
   const mid = byBroker[(byBroker.length - 1) >> 1]?.brokerCpuSeconds;
-  if (cpu.length) notes.push(`server CPU ${median(cpu).toFixed(2)} s per run${mid ? ` (brokers ${mid.map((_, i) => i + 1).join(' / ')}: ${mid.map((x) => x.toFixed(2)).join(' / ')})` : ''}`);
+  if (cpu.length)
+    notes.push(
+      `server CPU ${median(cpu).toFixed(2)} s per run${mid ? ` (brokers ${mid.map((_, i) => i + 1).join(' / ')}: ${mid.map((x) => x.toFixed(2)).join(' / ')})` : ''}`,
+    );
   if (busy.length) notes.push(`all ${os.cpus().length} cores ${(100 * median(busy)).toFixed(0)} % busy meanwhile`);
   const passes = ok.map((o) => o.passes).filter((x): x is number => x !== undefined);
   const windows = ok.map((o) => o.window).filter((x): x is number => x !== undefined);
@@ -114,7 +117,25 @@ export interface Measurements {
 
 /** The printed report: the table, its notes and the details. */
 export function renderReport(m: Measurements): string {
-  const { began, load, tools, workloads, results, krillProblem, clientProblem, mockProblem, krillSkipped, krillFailure, mockBuildError, details0, probe, krillStarts, plainStarts, mockStarts, embedded } = m;
+  const {
+    began,
+    load,
+    tools,
+    workloads,
+    results,
+    krillProblem,
+    clientProblem,
+    mockProblem,
+    krillSkipped,
+    krillFailure,
+    mockBuildError,
+    details0,
+    probe,
+    krillStarts,
+    plainStarts,
+    mockStarts,
+    embedded,
+  } = m;
   const large = workloads.find((w) => w.id === 'large')!;
   const probeBytes = large.records * large.size;
   const headers = ['benchmark', 'krill', 'mock', 'krill/mock', 'target', 'result'];
@@ -141,7 +162,9 @@ export function renderReport(m: Measurements): string {
         judged ? `≥ ${TARGETS.throughputRatio.toFixed(1)}×` : 'ref',
         k.bad === 'mismatch' || m.bad === 'mismatch' ? 'MISMATCH' : judged ? verdict(ratio === null ? null : ratio >= TARGETS.throughputRatio) : 'ref',
       ]);
-      const single = isReplicated(w) ? workloads.find((x) => x.records === w.records && x.size === w.size && x.codec === w.codec && !x.idempotent && !x.transactional && !isReplicated(x)) : undefined;
+      const single = isReplicated(w)
+        ? workloads.find((x) => x.records === w.records && x.size === w.size && x.codec === w.codec && !x.idempotent && !x.transactional && !isReplicated(x))
+        : undefined;
       if (single) {
         // What replication costs each server: its replicated rate against its own single-broker one.
         const one = summaries(op, single);
@@ -177,7 +200,7 @@ export function renderReport(m: Measurements): string {
   const mockStartMed = mockStarts.length ? median(mockStarts.map((s) => s.startMs)) : null;
   rows.push([
     'start: spawn → first Metadata answer',
-    startMed === null ? krillProblem ?? 'n/a' : `${startMed.toFixed(1)} ms`,
+    startMed === null ? (krillProblem ?? 'n/a') : `${startMed.toFixed(1)} ms`,
     mockStartMed === null ? 'n/a' : `${mockStartMed.toFixed(1)} ms (ref)`,
     '—',
     `< ${TARGETS.startMs} ms`,
@@ -196,14 +219,7 @@ export function renderReport(m: Measurements): string {
   }
   if (plainStarts.length) {
     const plainMed = median(plainStarts.map((s) => s.startMs));
-    rows.push([
-      '  the same, NODE_EXTRA_CA_CERTS unset',
-      `${plainMed.toFixed(1)} ms`,
-      '—',
-      '—',
-      `< ${TARGETS.startMs} ms`,
-      verdict(plainMed < TARGETS.startMs),
-    ]);
+    rows.push(['  the same, NODE_EXTRA_CA_CERTS unset', `${plainMed.toFixed(1)} ms`, '—', '—', `< ${TARGETS.startMs} ms`, verdict(plainMed < TARGETS.startMs)]);
     details.push(
       `start without NODE_EXTRA_CA_CERTS, krill: runs ${plainStarts.map((s) => s.startMs.toFixed(1)).join(', ')} ms; ` +
         `\`node -e 0\` without it takes ${m.nodeStartWithoutCertsMs!.toFixed(1)} ms (median)`,
@@ -223,14 +239,21 @@ export function renderReport(m: Measurements): string {
     embCell = 'ERROR';
     details.push(`embedded, krill: ${embedded.error}`);
   }
-  rows.push(['embedded: await startBroker({ port: 0 })', embCell, '—', '—', `< ${TARGETS.embeddedMs} ms`, verdict(embMed === null ? null : embMed < TARGETS.embeddedMs)]);
+  rows.push([
+    'embedded: await startBroker({ port: 0 })',
+    embCell,
+    '—',
+    '—',
+    `< ${TARGETS.embeddedMs} ms`,
+    verdict(embMed === null ? null : embMed < TARGETS.embeddedMs),
+  ]);
 
   const rssList = krillStarts.map((s) => s.rssKb).filter((x): x is number => x !== null);
   const rssMed = okStarts && rssList.length ? median(rssList) / 1024 : null;
   const mockRss = mockStarts.map((s) => s.rssKb).filter((x): x is number => x !== null);
   rows.push([
     'idle RSS (1 s after ready)',
-    rssMed === null ? krillProblem ?? 'n/a' : `${rssMed.toFixed(1)} MB`,
+    rssMed === null ? (krillProblem ?? 'n/a') : `${rssMed.toFixed(1)} MB`,
     mockRss.length ? `${(median(mockRss) / 1024).toFixed(1)} MB (ref)` : 'n/a',
     '—',
     `< ${TARGETS.idleRssMB} MB`,
@@ -251,10 +274,7 @@ export function renderReport(m: Measurements): string {
       `Node ${process.version}, ${os.type()} ${os.release()}, load average ${load.toFixed(2)} at start` +
       (load >= 1 ? ' (busy machine: figures are unreliable)' : ''),
   );
-  out.push(
-    `clients: produce kcat ${tools.kcat ?? 'n/a'} (-P -l file, ${KCAT_PRODUCER_SETTINGS.join(' ')}); ` +
-      `fetch ${tools.python ?? 'n/a'}`,
-  );
+  out.push(`clients: produce kcat ${tools.kcat ?? 'n/a'} (-P -l file, ${KCAT_PRODUCER_SETTINGS.join(' ')}); ` + `fetch ${tools.python ?? 'n/a'}`);
   out.push(
     `scale ${SCALE} (KRILL_BENCH_SCALE), throughput = median of ${REPEAT} runs (KRILL_BENCH_REPEAT), ` +
       `start = median of ${START_RUNS} runs; 1 partition, fresh server per run, all on ${HOST}`,
@@ -270,7 +290,7 @@ export function renderReport(m: Measurements): string {
   out.push('');
   out.push('MB/s = 10^6 payload bytes per second; RSS MB = 2^20 bytes. Ratios compare records/s (= MB/s ratio).');
   out.push(
-    "The mock keeps only the last ~5 MB of a partition, so fetch rows read both servers in passes of the same " +
+    'The mock keeps only the last ~5 MB of a partition, so fetch rows read both servers in passes of the same ' +
       'number of records (~4.5 MB each), re-reading what the mock keeps (see bench/rdkafka_client.py).',
   );
   if (workloads.some(isReplicated)) {

@@ -55,7 +55,16 @@ import os from 'node:os';
 import { CLI, INDEX, KCAT, PROBE_RUNS, PYTHON, REPEAT, START_RUNS } from './settings.js';
 import { cleanup, lastLines, makeTempDir, removeTempDir } from './processes.js';
 import { pageCacheWriteMs } from './machine.js';
-import { ensureMockBinary, envWithoutExtraCerts, krillClusterProblem, measureEmbedded, measureKrillStart, measureMockStart, nodeBaselineMs, type StartSample } from './servers.js';
+import {
+  ensureMockBinary,
+  envWithoutExtraCerts,
+  krillClusterProblem,
+  measureEmbedded,
+  measureKrillStart,
+  measureMockStart,
+  nodeBaselineMs,
+  type StartSample,
+} from './servers.js';
 import { benchWorkloads, runWorkload, writeRecordFile, type Outcome, type WorkloadRun } from './workloads.js';
 import { fmtInt, fmtRate, renderReport, workloadLabel } from './report.js';
 
@@ -208,10 +217,29 @@ async function main(): Promise<void> {
   const okStarts = krillStarts.length > 0 && !krillProblem;
   const nodeStartMs = okStarts ? nodeBaselineMs() : null;
   const nodeStartWithoutCertsMs = plainStarts.length ? nodeBaselineMs(envWithoutExtraCerts()) : null;
-  process.stdout.write(renderReport({
-    began, load, tools, workloads, results, krillProblem, clientProblem, mockProblem, krillSkipped, krillFailure, mockBuildError, details0,
-    probe, krillStarts, plainStarts, mockStarts, embedded, nodeStartMs, nodeStartWithoutCertsMs,
-  }));
+  process.stdout.write(
+    renderReport({
+      began,
+      load,
+      tools,
+      workloads,
+      results,
+      krillProblem,
+      clientProblem,
+      mockProblem,
+      krillSkipped,
+      krillFailure,
+      mockBuildError,
+      details0,
+      probe,
+      krillStarts,
+      plainStarts,
+      mockStarts,
+      embedded,
+      nodeStartMs,
+      nodeStartWithoutCertsMs,
+    }),
+  );
 }
 
 main().catch((err) => {

@@ -126,7 +126,6 @@ export function ensureMockBinary(): string | null {
   return null;
 }
 
-
 export interface StartSample {
   startMs: number;
   readyLineMs: number | null;
@@ -163,9 +162,7 @@ export async function measureKrillStart(env: NodeJS.ProcessEnv = process.env): P
       if (readyAt === null && /on ([\d.]+):(\d+)/.test(line)) readyAt = at;
     });
     try {
-      const { at, answer } = await waitForMetadata(HOST, port, t0 + 20_000, () =>
-        proc.exitInfo ? `krill ${describeExit(proc)}` : null,
-      );
+      const { at, answer } = await waitForMetadata(HOST, port, t0 + 20_000, () => (proc.exitInfo ? `krill ${describeExit(proc)}` : null));
       checkBrokerListed(answer, port, 'krill');
       await sleep(1000);
       const rssKb = proc.exitInfo ? null : readRssKb(proc.child.pid!);

@@ -25,12 +25,7 @@ export const TARGETS = {
   idleRssMB: 80,
 };
 
-export const KCAT_PRODUCER_SETTINGS = [
-  'linger.ms=5',
-  'batch.size=1000000',
-  'batch.num.messages=10000',
-  'acks=all',
-];
+export const KCAT_PRODUCER_SETTINGS = ['linger.ms=5', 'batch.size=1000000', 'batch.num.messages=10000', 'acks=all'];
 
 function envNumber(name: string, fallback: number, valid: (n: number) => boolean): number {
   const raw = process.env[name];
@@ -47,4 +42,7 @@ export const SCALE = envNumber('KRILL_BENCH_SCALE', 1, (n) => n > 0 && n <= 10);
 export const REPEAT = Math.round(envNumber('KRILL_BENCH_REPEAT', 5, (n) => n >= 1 && n <= 20));
 export const START_RUNS = Math.round(envNumber('KRILL_BENCH_START_RUNS', 7, (n) => n >= 1 && n <= 50));
 export const PROBE_RUNS = 3;
-export const CODECS = (process.env.KRILL_BENCH_CODECS ?? 'gzip,snappy,lz4,zstd').split(',').map((c) => c.trim()).filter((c) => c && c !== 'none');
+export const CODECS = (process.env.KRILL_BENCH_CODECS ?? 'gzip,snappy,lz4,zstd')
+  .split(',')
+  .map((c) => c.trim())
+  .filter((c) => c && c !== 'none');

@@ -119,7 +119,8 @@ async function pyClient(args: string[], timeoutMs: number): Promise<Record<strin
 async function kcatProduce(bootstrap: string, topic: string, file: string, w: Workload, timeoutMs: number): Promise<{ seconds: number } | { error: string }> {
   const args = ['-b', bootstrap, '-P', '-t', topic, '-p', '0'];
   const settings = [
-    ...KCAT_PRODUCER_SETTINGS, `compression.codec=${w.codec}`,
+    ...KCAT_PRODUCER_SETTINGS,
+    `compression.codec=${w.codec}`,
     ...(w.idempotent ? ['enable.idempotence=true'] : []),
     ...(w.transactional ? [`transactional.id=bench-${topic}-${process.pid}`] : []),
   ];
@@ -175,7 +176,7 @@ export async function runWorkload(kind: 'krill' | 'mock', w: Workload): Promise<
     }
     const overhead = median(fixed);
 
-    const timeoutMs = Math.max(120_000, (w.records * w.size) / 1e6 * 1000); // >= 1 MB/s
+    const timeoutMs = Math.max(120_000, ((w.records * w.size) / 1e6) * 1000); // >= 1 MB/s
     const cpu0 = { server: serverCpu(), machine: machineCpuTicks() };
     const prod = await kcatProduce(server.bootstrap, w.topic, w.file, w, timeoutMs);
     if ('error' in prod) return fail(crashed() ?? prod.error);

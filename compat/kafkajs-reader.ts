@@ -137,7 +137,9 @@ export class KafkajsReader {
       }
       if (offset >= highWatermark && records.length >= minCount) break;
       if (Date.now() > deadline) {
-        throw new Error(`timed out reading ${topic}-${partition}: have ${records.length} records (wanted ${minCount}), next offset ${offset}, high watermark ${highWatermark}`);
+        throw new Error(
+          `timed out reading ${topic}-${partition}: have ${records.length} records (wanted ${minCount}), next offset ${offset}, high watermark ${highWatermark}`,
+        );
       }
       if (offset >= highWatermark) await new Promise((r) => setTimeout(r, 50));
     }

@@ -81,12 +81,14 @@ export class BrokerPool {
   async stopAll(): Promise<void> {
     const all = [...this.live];
     this.live.clear();
-    await Promise.all(all.map(async (b) => {
-      if (b.proc.exitCode === null && b.proc.signalCode === null) {
-        b.proc.kill('SIGKILL');
-        await Promise.race([b.exited, new Promise((r) => setTimeout(r, 5000))]);
-      }
-    }));
+    await Promise.all(
+      all.map(async (b) => {
+        if (b.proc.exitCode === null && b.proc.signalCode === null) {
+          b.proc.kill('SIGKILL');
+          await Promise.race([b.exited, new Promise((r) => setTimeout(r, 5000))]);
+        }
+      }),
+    );
   }
 }
 

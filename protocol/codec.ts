@@ -6,9 +6,7 @@ import { inRange, type DataDef, type DataInput, type DataOf, type FieldDef, type
 import { ProtocolError, Reader, Writer } from './primitives.js';
 import { ZERO_UUID } from './sentinels.js';
 
-type Kind =
-  | 'bool' | 'int8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'int64' | 'float64'
-  | 'string' | 'bytes' | 'records' | 'uuid' | 'struct' | 'array';
+type Kind = 'bool' | 'int8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'int64' | 'float64' | 'string' | 'bytes' | 'records' | 'uuid' | 'struct' | 'array';
 
 interface Plan {
   name: string;
@@ -57,12 +55,18 @@ function defaultFor(field: FieldDef, kind: Kind, elementKind?: Kind): () => unkn
     }
   }
   switch (kind) {
-    case 'bool': return () => false;
-    case 'string': return () => '';
-    case 'bytes': return () => Buffer.alloc(0);
-    case 'records': return () => null;
-    case 'uuid': return () => ZERO_UUID;
-    default: return elementKind ? () => [] : () => 0;
+    case 'bool':
+      return () => false;
+    case 'string':
+      return () => '';
+    case 'bytes':
+      return () => Buffer.alloc(0);
+    case 'records':
+      return () => null;
+    case 'uuid':
+      return () => ZERO_UUID;
+    default:
+      return elementKind ? () => [] : () => 0;
   }
 }
 
@@ -99,15 +103,24 @@ function compileStruct(fields: readonly FieldDef[], version: number, flexible: b
 
 function readValue(r: Reader, kind: Kind, p: Plan, flexible: boolean): unknown {
   switch (kind) {
-    case 'bool': return r.bool();
-    case 'int8': return r.int8();
-    case 'int16': return r.int16();
-    case 'uint16': return r.uint16();
-    case 'int32': return r.int32();
-    case 'uint32': return r.uint32();
-    case 'int64': return r.int64();
-    case 'float64': return r.float64();
-    case 'uuid': return r.uuid();
+    case 'bool':
+      return r.bool();
+    case 'int8':
+      return r.int8();
+    case 'int16':
+      return r.int16();
+    case 'uint16':
+      return r.uint16();
+    case 'int32':
+      return r.int32();
+    case 'uint32':
+      return r.uint32();
+    case 'int64':
+      return r.int64();
+    case 'float64':
+      return r.float64();
+    case 'uuid':
+      return r.uuid();
     case 'string': {
       const s = r.string(flexible);
       if (s === null && !p.nullable) throw new ProtocolError(`non-nullable field ${p.name} is null`);
@@ -172,15 +185,33 @@ function readTaggedFields(r: Reader, plan: StructPlan | null, out: Record<string
 
 function writeValue(w: Writer, kind: Kind, p: Plan, v: unknown, flexible: boolean): void {
   switch (kind) {
-    case 'bool': w.bool(!!v); return;
-    case 'int8': w.int8((v as number) ?? 0); return;
-    case 'int16': w.int16((v as number) ?? 0); return;
-    case 'uint16': w.uint16((v as number) ?? 0); return;
-    case 'int32': w.int32((v as number) ?? 0); return;
-    case 'uint32': w.uint32((v as number) ?? 0); return;
-    case 'int64': w.int64((v as number | bigint) ?? 0); return;
-    case 'float64': w.float64((v as number) ?? 0); return;
-    case 'uuid': w.uuid((v as Buffer) ?? null); return;
+    case 'bool':
+      w.bool(!!v);
+      return;
+    case 'int8':
+      w.int8((v as number) ?? 0);
+      return;
+    case 'int16':
+      w.int16((v as number) ?? 0);
+      return;
+    case 'uint16':
+      w.uint16((v as number) ?? 0);
+      return;
+    case 'int32':
+      w.int32((v as number) ?? 0);
+      return;
+    case 'uint32':
+      w.uint32((v as number) ?? 0);
+      return;
+    case 'int64':
+      w.int64((v as number | bigint) ?? 0);
+      return;
+    case 'float64':
+      w.float64((v as number) ?? 0);
+      return;
+    case 'uuid':
+      w.uuid((v as Buffer) ?? null);
+      return;
     case 'string':
       if (v === null || v === undefined) {
         if (!p.nullable && v === null) throw new ProtocolError(`non-nullable field ${p.name} is null`);

@@ -31,7 +31,10 @@ export function encodeMarkerValue(coordinatorEpoch: number): Buffer {
 /** A control batch ending (commit or abort) the producer's ongoing transaction on one partition. */
 export function buildMarkerBatch(producerId: number, producerEpoch: number, marker: TransactionMarker, timestamp = Date.now()): Buffer {
   return buildBatch([{ key: encodeMarkerKey(marker.commit), value: encodeMarkerValue(marker.coordinatorEpoch), timestamp }], {
-    producerId, producerEpoch, isControl: true, isTransactional: true,
+    producerId,
+    producerEpoch,
+    isControl: true,
+    isTransactional: true,
   });
 }
 

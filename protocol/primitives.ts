@@ -14,7 +14,11 @@ export class ProtocolError extends Error {
 
 export class Reader {
   offset: number;
-  constructor(readonly buf: Buffer, offset = 0, readonly end = buf.length) {
+  constructor(
+    readonly buf: Buffer,
+    offset = 0,
+    readonly end = buf.length,
+  ) {
     this.offset = offset;
   }
 
@@ -31,15 +35,33 @@ export class Reader {
     return at;
   }
 
-  int8(): number { return this.buf.readInt8(this.need(1)); }
-  uint8(): number { return this.buf.readUInt8(this.need(1)); }
-  int16(): number { return this.buf.readInt16BE(this.need(2)); }
-  uint16(): number { return this.buf.readUInt16BE(this.need(2)); }
-  int32(): number { return this.buf.readInt32BE(this.need(4)); }
-  uint32(): number { return this.buf.readUInt32BE(this.need(4)); }
-  int64(): number { return Number(this.buf.readBigInt64BE(this.need(8))); }
-  float64(): number { return this.buf.readDoubleBE(this.need(8)); }
-  bool(): boolean { return this.uint8() !== 0; }
+  int8(): number {
+    return this.buf.readInt8(this.need(1));
+  }
+  uint8(): number {
+    return this.buf.readUInt8(this.need(1));
+  }
+  int16(): number {
+    return this.buf.readInt16BE(this.need(2));
+  }
+  uint16(): number {
+    return this.buf.readUInt16BE(this.need(2));
+  }
+  int32(): number {
+    return this.buf.readInt32BE(this.need(4));
+  }
+  uint32(): number {
+    return this.buf.readUInt32BE(this.need(4));
+  }
+  int64(): number {
+    return Number(this.buf.readBigInt64BE(this.need(8)));
+  }
+  float64(): number {
+    return this.buf.readDoubleBE(this.need(8));
+  }
+  bool(): boolean {
+    return this.uint8() !== 0;
+  }
 
   uvarint(): number {
     let result = 0;
@@ -149,19 +171,49 @@ export class Writer {
     }
   }
 
-  int8(v: number): this { this.ensure(1); this.pos = this.buf.writeInt8(v, this.pos); return this; }
-  uint8(v: number): this { this.ensure(1); this.pos = this.buf.writeUInt8(v, this.pos); return this; }
-  int16(v: number): this { this.ensure(2); this.pos = this.buf.writeInt16BE(v, this.pos); return this; }
-  uint16(v: number): this { this.ensure(2); this.pos = this.buf.writeUInt16BE(v, this.pos); return this; }
-  int32(v: number): this { this.ensure(4); this.pos = this.buf.writeInt32BE(v, this.pos); return this; }
-  uint32(v: number): this { this.ensure(4); this.pos = this.buf.writeUInt32BE(v >>> 0, this.pos); return this; }
+  int8(v: number): this {
+    this.ensure(1);
+    this.pos = this.buf.writeInt8(v, this.pos);
+    return this;
+  }
+  uint8(v: number): this {
+    this.ensure(1);
+    this.pos = this.buf.writeUInt8(v, this.pos);
+    return this;
+  }
+  int16(v: number): this {
+    this.ensure(2);
+    this.pos = this.buf.writeInt16BE(v, this.pos);
+    return this;
+  }
+  uint16(v: number): this {
+    this.ensure(2);
+    this.pos = this.buf.writeUInt16BE(v, this.pos);
+    return this;
+  }
+  int32(v: number): this {
+    this.ensure(4);
+    this.pos = this.buf.writeInt32BE(v, this.pos);
+    return this;
+  }
+  uint32(v: number): this {
+    this.ensure(4);
+    this.pos = this.buf.writeUInt32BE(v >>> 0, this.pos);
+    return this;
+  }
   int64(v: number | bigint): this {
     this.ensure(8);
     this.pos = this.buf.writeBigInt64BE(typeof v === 'bigint' ? v : BigInt(Math.trunc(v)), this.pos);
     return this;
   }
-  float64(v: number): this { this.ensure(8); this.pos = this.buf.writeDoubleBE(v, this.pos); return this; }
-  bool(v: boolean): this { return this.uint8(v ? 1 : 0); }
+  float64(v: number): this {
+    this.ensure(8);
+    this.pos = this.buf.writeDoubleBE(v, this.pos);
+    return this;
+  }
+  bool(v: boolean): this {
+    return this.uint8(v ? 1 : 0);
+  }
 
   uvarint(v: number): this {
     this.ensure(10);

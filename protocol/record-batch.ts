@@ -299,7 +299,8 @@ function decodeRecords(data: Buffer, count: number): KafkaRecord[] {
       const hvLen = r.varint();
       headers[h] = { key: hk, value: hvLen < 0 ? null : r.raw(hvLen) };
     }
-    if (r.offset !== end) throw invalid(`Invalid record size: expected to read ${length} bytes in record payload, but instead read ${r.offset - (end - length)}`);
+    if (r.offset !== end)
+      throw invalid(`Invalid record size: expected to read ${length} bytes in record payload, but instead read ${r.offset - (end - length)}`);
     records[i] = { attributes, timestampDelta, offsetDelta, key, value, headers };
   }
   if (r.remaining !== 0) throw invalid(`Incorrect declared batch size, ${r.remaining} bytes remain after ${count} records`);
@@ -414,15 +415,21 @@ export function encodeRecords(records: KafkaRecord[]): Buffer {
 }
 
 export function batchAttributes(spec: {
-  compression?: number; timestampType?: number; isTransactional?: boolean; isControl?: boolean; hasDeleteHorizon?: boolean;
+  compression?: number;
+  timestampType?: number;
+  isTransactional?: boolean;
+  isControl?: boolean;
+  hasDeleteHorizon?: boolean;
 }): number {
   const codec = spec.compression ?? CODEC_NONE;
   if (!isKnownCodec(codec)) throw new KafkaError('UNSUPPORTED_COMPRESSION_TYPE', `unknown compression codec id ${codec}`);
-  return codec
-    | (spec.timestampType === TIMESTAMP_LOG_APPEND_TIME ? TIMESTAMP_TYPE_MASK : 0)
-    | (spec.isTransactional ? TRANSACTIONAL_FLAG_MASK : 0)
-    | (spec.isControl ? CONTROL_FLAG_MASK : 0)
-    | (spec.hasDeleteHorizon ? DELETE_HORIZON_FLAG_MASK : 0);
+  return (
+    codec |
+    (spec.timestampType === TIMESTAMP_LOG_APPEND_TIME ? TIMESTAMP_TYPE_MASK : 0) |
+    (spec.isTransactional ? TRANSACTIONAL_FLAG_MASK : 0) |
+    (spec.isControl ? CONTROL_FLAG_MASK : 0) |
+    (spec.hasDeleteHorizon ? DELETE_HORIZON_FLAG_MASK : 0)
+  );
 }
 
 /** A complete batch: lengths, lastOffsetDelta and CRC computed, records compressed with spec.compression. */

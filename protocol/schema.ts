@@ -8,10 +8,7 @@
 
 /** Kafka's field types. `[]X` is an array: of a primitive, or of a struct whose `fields` are given. */
 export type FieldType =
-  | 'bool' | 'int8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'int64' | 'float64'
-  | 'string' | 'bytes' | 'records' | 'uuid'
-  | `[]${string}`
-  | string; // a struct type name, with `fields`
+  'bool' | 'int8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'int64' | 'float64' | 'string' | 'bytes' | 'records' | 'uuid' | `[]${string}` | string; // a struct type name, with `fields`
 
 export interface FieldDef {
   readonly name: string;
@@ -97,64 +94,77 @@ type Tuple<N extends number, T extends 0[] = []> = T['length'] extends N ? T : T
 type AtMost<A extends number, B extends number> = Tuple<B> extends [...Tuple<A>, ...0[]] ? true : false;
 
 /** [min, max] of a version range; max is 'open' for 'N+'. */
-type Bounds<S extends string> =
-  S extends `${infer A extends number}+` ? [A, 'open']
-  : S extends `${infer A extends number}-${infer B extends number}` ? [A, B]
-  : S extends `${infer A extends number}` ? [A, A]
-  : ['none', 'none'];
+type Bounds<S extends string> = S extends `${infer A extends number}+`
+  ? [A, 'open']
+  : S extends `${infer A extends number}-${infer B extends number}`
+    ? [A, B]
+    : S extends `${infer A extends number}`
+      ? [A, A]
+      : ['none', 'none'];
 
 /** Whether a field's `versions` include every version of the message's `validVersions`. */
-type Covers<F extends string, V extends string> =
-  [Bounds<F>, Bounds<V>] extends [[infer FMin extends number, infer FMax], [infer VMin extends number, infer VMax]]
-    ? AtMost<FMin, VMin> extends false ? false
-      : FMax extends 'open' ? true
-      : [FMax, VMax] extends [infer FM extends number, infer VM extends number] ? AtMost<VM, FM>
-      : false
-    : false;
+type Covers<F extends string, V extends string> = [Bounds<F>, Bounds<V>] extends [
+  [infer FMin extends number, infer FMax],
+  [infer VMin extends number, infer VMax],
+]
+  ? AtMost<FMin, VMin> extends false
+    ? false
+    : FMax extends 'open'
+      ? true
+      : [FMax, VMax] extends [infer FM extends number, infer VM extends number]
+        ? AtMost<VM, FM>
+        : false
+  : false;
 
 type Flat<T> = { [K in keyof T]: T[K] } & {};
 
 type NullWhere<F extends FieldDef> =
-  | (F extends { nullableVersions: infer N } ? (N extends 'none' ? never : null) : never)
-  | (F extends { default: null | 'null' } ? null : never);
+  (F extends { nullableVersions: infer N } ? (N extends 'none' ? never : null) : never) | (F extends { default: null | 'null' } ? null : never);
 
-type DecodedScalar<T> =
-  T extends 'bool' ? boolean
-  : T extends 'string' ? string
-  : T extends 'bytes' | 'uuid' ? Buffer
-  : T extends 'records' ? Buffer | null
-  : number; // the integer types and float64; int64 included
+type DecodedScalar<T> = T extends 'bool'
+  ? boolean
+  : T extends 'string'
+    ? string
+    : T extends 'bytes' | 'uuid'
+      ? Buffer
+      : T extends 'records'
+        ? Buffer | null
+        : number; // the integer types and float64; int64 included
 
-type InputScalar<T> =
-  T extends 'int64' ? number | bigint
-  : T extends 'records' ? Buffer | Buffer[] | null
-  : DecodedScalar<T>;
+type InputScalar<T> = T extends 'int64' ? number | bigint : T extends 'records' ? Buffer | Buffer[] | null : DecodedScalar<T>;
 
-type DecodedValue<F extends FieldDef, V extends string> =
-  F extends { fields: infer S extends readonly FieldDef[] }
-    ? F['type'] extends `[]${string}` ? DecodedFields<S, V>[]
-      : DecodedFields<S, V> | (F extends { taggedVersions: string } ? null : Covers<F['versions'], V> extends true ? never : null)
-    : F['type'] extends `[]${infer E}` ? DecodedScalar<E>[]
+type DecodedValue<F extends FieldDef, V extends string> = F extends { fields: infer S extends readonly FieldDef[] }
+  ? F['type'] extends `[]${string}`
+    ? DecodedFields<S, V>[]
+    : DecodedFields<S, V> | (F extends { taggedVersions: string } ? null : Covers<F['versions'], V> extends true ? never : null)
+  : F['type'] extends `[]${infer E}`
+    ? DecodedScalar<E>[]
     : DecodedScalar<F['type']>;
 
-type InputValue<F extends FieldDef, V extends string> =
-  F extends { fields: infer S extends readonly FieldDef[] }
-    ? F['type'] extends `[]${string}` ? readonly InputFields<S, V>[] : InputFields<S, V>
-    : F['type'] extends `[]${infer E}` ? readonly InputScalar<E>[]
+type InputValue<F extends FieldDef, V extends string> = F extends { fields: infer S extends readonly FieldDef[] }
+  ? F['type'] extends `[]${string}`
+    ? readonly InputFields<S, V>[]
+    : InputFields<S, V>
+  : F['type'] extends `[]${infer E}`
+    ? readonly InputScalar<E>[]
     : InputScalar<F['type']>;
 
-type Fillable<F extends FieldDef, V extends string> =
-  F extends { default: unknown } ? true
-  : F extends { taggedVersions: string } ? true
-  : Covers<F['versions'], V> extends true ? false : true;
+type Fillable<F extends FieldDef, V extends string> = F extends { default: unknown }
+  ? true
+  : F extends { taggedVersions: string }
+    ? true
+    : Covers<F['versions'], V> extends true
+      ? false
+      : true;
 
 export type DecodedFields<Fs extends readonly FieldDef[], V extends string> = Flat<{
   [F in Fs[number] as F['name']]: DecodedValue<F, V> | NullWhere<F>;
 }>;
 
 export type InputFields<Fs extends readonly FieldDef[], V extends string> = Flat<
-  { [F in Fs[number] as Fillable<F, V> extends true ? never : F['name']]: InputValue<F, V> | NullWhere<F> } &
-  { [F in Fs[number] as Fillable<F, V> extends true ? F['name'] : never]?: InputValue<F, V> | NullWhere<F> }
+  { [F in Fs[number] as Fillable<F, V> extends true ? never : F['name']]: InputValue<F, V> | NullWhere<F> } & {
+    [F in Fs[number] as Fillable<F, V> extends true ? F['name'] : never]?: InputValue<F, V> | NullWhere<F>;
+  }
 >;
 
 type Typed<D extends { name: string }, T> = string extends D['name'] ? UntypedMessage : T;

@@ -118,28 +118,51 @@ export class Broker {
     }
     broker.scheduler.schedule('log-checkpoints', () => broker.logs.checkpointInBackground(), { periodMs: CHECKPOINT_INTERVAL_MS });
     // Kafka's replica.high.watermark.checkpoint.interval.ms (5 s): a cluster broker's high watermarks.
-    if (broker.zkCluster) broker.scheduler.schedule('high-watermark-checkpoint', () => broker.replicas.checkpointHighWatermarks(), { periodMs: HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS });
-    broker.scheduler.schedule('transaction-abort', () => {
-      broker.transactions.abortTimedOut();
-      broker.transactions.retryPrepared();
-    }, { periodMs: config.int('transaction.abort.timed.out.transaction.cleanup.interval.ms') });
-    broker.scheduler.schedule('transactional-id-expiration', () => {
-      broker.transactions.expireIds();
-    }, { periodMs: config.int('transaction.remove.expired.transaction.cleanup.interval.ms') });
-    broker.scheduler.schedule('log-retention', async () => {
-      // Log start offsets moved: checkpoint them now rather than at the next periodic checkpoint.
-      if (broker.replicas.deleteOldSegments(Date.now()) > 0) await broker.logs.checkpointInBackground();
-    }, { periodMs: config.int('log.retention.check.interval.ms') });
-    broker.scheduler.schedule('producer-id-expiration', () => {
-      broker.logs.expireProducers(Date.now() - config.int('producer.id.expiration.ms')); // dynamic
-    }, { periodMs: config.int('producer.id.expiration.check.interval.ms') });
+    if (broker.zkCluster)
+      broker.scheduler.schedule('high-watermark-checkpoint', () => broker.replicas.checkpointHighWatermarks(), {
+        periodMs: HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS,
+      });
+    broker.scheduler.schedule(
+      'transaction-abort',
+      () => {
+        broker.transactions.abortTimedOut();
+        broker.transactions.retryPrepared();
+      },
+      { periodMs: config.int('transaction.abort.timed.out.transaction.cleanup.interval.ms') },
+    );
+    broker.scheduler.schedule(
+      'transactional-id-expiration',
+      () => {
+        broker.transactions.expireIds();
+      },
+      { periodMs: config.int('transaction.remove.expired.transaction.cleanup.interval.ms') },
+    );
+    broker.scheduler.schedule(
+      'log-retention',
+      async () => {
+        // Log start offsets moved: checkpoint them now rather than at the next periodic checkpoint.
+        if (broker.replicas.deleteOldSegments(Date.now()) > 0) await broker.logs.checkpointInBackground();
+      },
+      { periodMs: config.int('log.retention.check.interval.ms') },
+    );
+    broker.scheduler.schedule(
+      'producer-id-expiration',
+      () => {
+        broker.logs.expireProducers(Date.now() - config.int('producer.id.expiration.ms')); // dynamic
+      },
+      { periodMs: config.int('producer.id.expiration.check.interval.ms') },
+    );
     broker.startCleaner();
     return broker;
   }
 
   /** The connection quotas, which dynamic configs may change. */
   private static connectionQuotas(config: BrokerConfig) {
-    return { maxConnections: config.int('max.connections'), maxPerIp: config.int('max.connections.per.ip'), perIpOverrides: config.maxConnectionsPerIpOverrides };
+    return {
+      maxConnections: config.int('max.connections'),
+      maxPerIp: config.int('max.connections.per.ip'),
+      perIpOverrides: config.maxConnectionsPerIpOverrides,
+    };
   }
 
   /**
@@ -193,7 +216,11 @@ export class Broker {
       this.clusterId = meta.clusterId;
       if (clusterClass) {
         this.zkCluster = new clusterClass({
-          config, log, dataDir, logs, replicas: this.replicas,
+          config,
+          log,
+          dataDir,
+          logs,
+          replicas: this.replicas,
           meta: { clusterId: meta.clusterId, nodeId: meta.nodeId, created: meta.created !== undefined },
           advertised: () => this.advertised,
           coordinators: this.coordinatorElections(),
@@ -259,27 +286,35 @@ export class Broker {
   private openTransactions(logs: LogManager, clustered: boolean): void {
     const { config, replicas } = this;
     const localMarkers = new LocalMarkerWrites();
-    const state = TransactionStateTopic.open(logs, replicas, config.int('transaction.state.log.num.partitions'), config.int('transaction.state.log.segment.bytes'));
-    const coordinator = new TransactionCoordinator({
-      generateProducerId: () => this.producerIds.generateProducerId(),
-      persist: (meta) => state.persist(meta),
-      forget: (transactionalId) => state.forget(transactionalId),
-      writeMarker: (topic, p, producerId, producerEpoch, commit, coordinatorEpoch) => {
-        const partition = replicas.partition(topic, p);
-        if (!partition) return true;
-        const marker = { producerId, producerEpoch, commit, coordinatorEpoch };
-        // In a cluster, a partition another broker leads gets its marker from that broker.
-        if (this.zkCluster && !partition.isLeader) return this.zkCluster.sendTxnMarker(topic, p, marker, () => this.transactions.retryPrepared());
-        return localMarkers.write(replicas, this.groups, partition, marker, () => this.transactions.retryPrepared());
+    const state = TransactionStateTopic.open(
+      logs,
+      replicas,
+      config.int('transaction.state.log.num.partitions'),
+      config.int('transaction.state.log.segment.bytes'),
+    );
+    const coordinator = new TransactionCoordinator(
+      {
+        generateProducerId: () => this.producerIds.generateProducerId(),
+        persist: (meta) => state.persist(meta),
+        forget: (transactionalId) => state.forget(transactionalId),
+        writeMarker: (topic, p, producerId, producerEpoch, commit, coordinatorEpoch) => {
+          const partition = replicas.partition(topic, p);
+          if (!partition) return true;
+          const marker = { producerId, producerEpoch, commit, coordinatorEpoch };
+          // In a cluster, a partition another broker leads gets its marker from that broker.
+          if (this.zkCluster && !partition.isLeader) return this.zkCluster.sendTxnMarker(topic, p, marker, () => this.transactions.retryPrepared());
+          return localMarkers.write(replicas, this.groups, partition, marker, () => this.transactions.retryPrepared());
+        },
+        partitionExists: (topic, p) => replicas.partition(topic, p) !== undefined,
+        now: () => Date.now(),
       },
-      partitionExists: (topic, p) => replicas.partition(topic, p) !== undefined,
-      now: () => Date.now(),
-    }, {
-      maxTimeoutMs: config.int('transaction.max.timeout.ms'),
-      idExpirationMs: config.int('transactional.id.expiration.ms'),
-      partitionOf: (transactionalId) => state.partitionFor(transactionalId),
-      clustered,
-    });
+      {
+        maxTimeoutMs: config.int('transaction.max.timeout.ms'),
+        idExpirationMs: config.int('transactional.id.expiration.ms'),
+        partitionOf: (transactionalId) => state.partitionFor(transactionalId),
+        clustered,
+      },
+    );
     if (!clustered) state.load(coordinator);
     this.transactionState = state;
     this.transactions = coordinator;
@@ -323,8 +358,17 @@ export class Broker {
     };
     return {
       elected: (topic, p, leaderEpoch) => {
-        if (topic === OFFSETS_TOPIC) void this.groups.onElection(p, loading(topic, p, () => this.offsetsTopic.loadPartition(this.groups, p)));
-        else if (topic === TRANSACTION_STATE_TOPIC) void this.transactions.onElection(p, leaderEpoch, loading(topic, p, () => this.transactionState.loadPartition(this.transactions, p)));
+        if (topic === OFFSETS_TOPIC)
+          void this.groups.onElection(
+            p,
+            loading(topic, p, () => this.offsetsTopic.loadPartition(this.groups, p)),
+          );
+        else if (topic === TRANSACTION_STATE_TOPIC)
+          void this.transactions.onElection(
+            p,
+            leaderEpoch,
+            loading(topic, p, () => this.transactionState.loadPartition(this.transactions, p)),
+          );
       },
       resigned: (topic, p) => {
         if (topic === OFFSETS_TOPIC) this.groups.onResignation(p);

@@ -30,15 +30,15 @@ class UsageError extends Error {}
 
 /** What the command line accepts; util.parseArgs splits `--name=value` and finds each value. */
 const OPTIONS = {
-  'host': { type: 'string' },
-  'port': { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
   'data-dir': { type: 'string' },
-  'config': { type: 'string', multiple: true },
-  'set': { type: 'string', multiple: true },
+  config: { type: 'string', multiple: true },
+  set: { type: 'string', multiple: true },
   'log-level': { type: 'string' },
-  'detached': { type: 'boolean' },
-  'version': { type: 'boolean' },
-  'help': { type: 'boolean', short: 'h' },
+  detached: { type: 'boolean' },
+  version: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
 type OptionName = keyof typeof OPTIONS;
@@ -68,12 +68,24 @@ function parseArgs(argv: string[]) {
       return token.value;
     };
     switch (name) {
-      case 'host': host = value(); break;
-      case 'port': port = value(); break;
-      case 'data-dir': dataDir = value(); break;
-      case 'config': files.push(value()); break;
-      case 'log-level': logLevel = value(); break;
-      case 'detached': detached = true; break;
+      case 'host':
+        host = value();
+        break;
+      case 'port':
+        port = value();
+        break;
+      case 'data-dir':
+        dataDir = value();
+        break;
+      case 'config':
+        files.push(value());
+        break;
+      case 'log-level':
+        logLevel = value();
+        break;
+      case 'detached':
+        detached = true;
+        break;
       case 'set': {
         const kv = value();
         const at = kv.indexOf('=');
@@ -158,7 +170,9 @@ async function main(): Promise<void> {
     broker = await Broker.start(config, log);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    process.stderr.write(`krill: cannot start: ${e.code === 'EADDRINUSE' ? `address ${config.listener.host}:${config.listener.port} is already in use` : e.message}\n`);
+    process.stderr.write(
+      `krill: cannot start: ${e.code === 'EADDRINUSE' ? `address ${config.listener.host}:${config.listener.port} is already in use` : e.message}\n`,
+    );
     process.exit(e instanceof ConfigError || e instanceof DataDirError ? 2 : 1);
   }
   let stopping = false;

@@ -42,8 +42,15 @@ const HOUR_MS = 3_600_000;
  * always wins over the static ones, as in Kafka.
  */
 const SYNONYM_GROUPS: readonly (readonly { name: string; unitMs: number }[])[] = [
-  [{ name: 'log.roll.ms', unitMs: 1 }, { name: 'log.roll.hours', unitMs: HOUR_MS }],
-  [{ name: 'log.retention.ms', unitMs: 1 }, { name: 'log.retention.minutes', unitMs: 60_000 }, { name: 'log.retention.hours', unitMs: HOUR_MS }],
+  [
+    { name: 'log.roll.ms', unitMs: 1 },
+    { name: 'log.roll.hours', unitMs: HOUR_MS },
+  ],
+  [
+    { name: 'log.retention.ms', unitMs: 1 },
+    { name: 'log.retention.minutes', unitMs: 60_000 },
+    { name: 'log.retention.hours', unitMs: HOUR_MS },
+  ],
 ];
 
 /** The names of `name`'s setting, in precedence order (itself alone for most configs). */
@@ -52,9 +59,9 @@ export function brokerSynonyms(name: string): string[] {
 }
 
 export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = configTable({
-  'node.id': { kind: 'int', default: '1', min: 0, doc: 'This broker\'s id; Metadata names it as the controller.' },
+  'node.id': { kind: 'int', default: '1', min: 0, doc: "This broker's id; Metadata names it as the controller." },
   'broker.id': { kind: 'int', default: null, min: 0, aliasOf: 'node.id', doc: 'Alias of node.id.' },
-  'listeners': { kind: 'list', default: 'PLAINTEXT://127.0.0.1:9092', doc: 'Where to listen; one PLAINTEXT listener for clients.' },
+  listeners: { kind: 'list', default: 'PLAINTEXT://127.0.0.1:9092', doc: 'Where to listen; one PLAINTEXT listener for clients.' },
   'advertised.listeners': { kind: 'list', default: null, doc: 'Address given to clients in Metadata; defaults to listeners.' },
   'listener.security.protocol.map': { kind: 'list', default: DEFAULT_PROTOCOL_MAP, doc: 'Security protocol of each listener name.' },
   'controller.listener.names': { kind: 'list', default: null, doc: 'KRaft controller listeners, which krill (its own controller) does not open.' },
@@ -66,70 +73,185 @@ export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = configTable({
   'log.dir': { kind: 'string', default: './krill-data', doc: 'Data directory, when log.dirs is unset.' },
   'num.partitions': { kind: 'int', default: '1', min: 1, doc: 'Partitions of an auto-created topic.' },
   'auto.create.topics.enable': { kind: 'bool', default: 'true', doc: 'Create unknown topics named in Metadata.' },
-  'default.replication.factor': { kind: 'int', default: '1', min: 1, doc: 'Replicas of an auto-created topic, or of one created with replication factor -1; a single broker (no zookeeper.connect) has one.' },
-  'zookeeper.connect': { kind: 'string', default: null, doc: 'host:port[,host:port...][/chroot] of the ZooKeeper ensemble: set, the broker joins that cluster; unset, it is a cluster of one.' },
-  'zookeeper.session.timeout.ms': { kind: 'int', default: '18000', min: 1, doc: 'ZooKeeper session timeout: how long a broker that stops answering stays registered (and controller).' },
-  'zookeeper.connection.timeout.ms': { kind: 'int', default: null, min: 1, doc: 'How long start-up waits to reach ZooKeeper before giving up; unset: zookeeper.session.timeout.ms.' },
+  'default.replication.factor': {
+    kind: 'int',
+    default: '1',
+    min: 1,
+    doc: 'Replicas of an auto-created topic, or of one created with replication factor -1; a single broker (no zookeeper.connect) has one.',
+  },
+  'zookeeper.connect': {
+    kind: 'string',
+    default: null,
+    doc: 'host:port[,host:port...][/chroot] of the ZooKeeper ensemble: set, the broker joins that cluster; unset, it is a cluster of one.',
+  },
+  'zookeeper.session.timeout.ms': {
+    kind: 'int',
+    default: '18000',
+    min: 1,
+    doc: 'ZooKeeper session timeout: how long a broker that stops answering stays registered (and controller).',
+  },
+  'zookeeper.connection.timeout.ms': {
+    kind: 'int',
+    default: null,
+    min: 1,
+    doc: 'How long start-up waits to reach ZooKeeper before giving up; unset: zookeeper.session.timeout.ms.',
+  },
   'broker.rack': { kind: 'string', default: null, doc: 'Rack of this broker, in Metadata and its ZooKeeper registration.' },
   'controlled.shutdown.enable': { kind: 'bool', default: 'true', doc: 'In a cluster, ask the controller to move leadership away before stopping.' },
   'controlled.shutdown.max.retries': { kind: 'int', default: '3', min: 1, doc: 'ControlledShutdown attempts before stopping anyway.' },
   'controlled.shutdown.retry.backoff.ms': { kind: 'long', default: '5000', min: 0, doc: 'Wait between ControlledShutdown attempts.' },
   'controller.socket.timeout.ms': { kind: 'int', default: '30000', min: 1, doc: 'How long the controller waits for a broker to answer its requests.' },
-  'auto.leader.rebalance.enable': { kind: 'bool', default: 'true', doc: 'In a cluster, the controller moves leadership back to preferred replicas when brokers lead too few of the partitions preferring them.' },
-  'leader.imbalance.check.interval.seconds': { kind: 'long', default: '300', min: 1, doc: 'How often the controller checks the leader balance (the first check is 5 s after it takes over).' },
-  'leader.imbalance.per.broker.percentage': { kind: 'int', default: '10', doc: 'Share (percent) of the partitions preferring a broker that may be led elsewhere before the controller moves them back.' },
-  'offsets.topic.replication.factor': { kind: 'int', default: '3', min: 1, doc: 'Replicas of __consumer_offsets in a cluster: it is created once that many brokers are alive (a single broker ignores it).' },
-  'transaction.state.log.replication.factor': { kind: 'int', default: '3', min: 1, doc: 'Replicas of __transaction_state in a cluster, as offsets.topic.replication.factor (a single broker ignores it).' },
+  'auto.leader.rebalance.enable': {
+    kind: 'bool',
+    default: 'true',
+    doc: 'In a cluster, the controller moves leadership back to preferred replicas when brokers lead too few of the partitions preferring them.',
+  },
+  'leader.imbalance.check.interval.seconds': {
+    kind: 'long',
+    default: '300',
+    min: 1,
+    doc: 'How often the controller checks the leader balance (the first check is 5 s after it takes over).',
+  },
+  'leader.imbalance.per.broker.percentage': {
+    kind: 'int',
+    default: '10',
+    doc: 'Share (percent) of the partitions preferring a broker that may be led elsewhere before the controller moves them back.',
+  },
+  'offsets.topic.replication.factor': {
+    kind: 'int',
+    default: '3',
+    min: 1,
+    doc: 'Replicas of __consumer_offsets in a cluster: it is created once that many brokers are alive (a single broker ignores it).',
+  },
+  'transaction.state.log.replication.factor': {
+    kind: 'int',
+    default: '3',
+    min: 1,
+    doc: 'Replicas of __transaction_state in a cluster, as offsets.topic.replication.factor (a single broker ignores it).',
+  },
   'delete.topic.enable': { kind: 'bool', default: 'true', doc: 'Whether DeleteTopics may delete.' },
   'message.max.bytes': topicConfigDefault('max.message.bytes', 'Largest record batch accepted.'),
   'log.segment.bytes': topicConfigDefault('segment.bytes', 'Segment size before rolling.'),
   'log.roll.ms': { ...topicConfigDefault('segment.ms', 'Segment age before rolling; overrides log.roll.hours.'), default: null },
-  'log.roll.hours': { kind: 'int', default: String(Number(TOPIC_CONFIGS['segment.ms'].default) / HOUR_MS), min: 1, doc: 'Segment age before rolling, in hours.' },
-  'log.retention.ms': { ...topicConfigDefault('retention.ms', 'Age past which closed segments are deleted; -1: no limit. Overrides log.retention.minutes and .hours.'), default: null },
+  'log.roll.hours': {
+    kind: 'int',
+    default: String(Number(TOPIC_CONFIGS['segment.ms'].default) / HOUR_MS),
+    min: 1,
+    doc: 'Segment age before rolling, in hours.',
+  },
+  'log.retention.ms': {
+    ...topicConfigDefault('retention.ms', 'Age past which closed segments are deleted; -1: no limit. Overrides log.retention.minutes and .hours.'),
+    default: null,
+  },
   'log.retention.minutes': { kind: 'int', default: null, doc: 'Retention in minutes, when log.retention.ms is unset; overrides log.retention.hours.' },
-  'log.retention.hours': { kind: 'int', default: String(Number(TOPIC_CONFIGS['retention.ms'].default) / HOUR_MS), doc: 'Retention in hours, when log.retention.ms and .minutes are unset.' },
-  'log.retention.bytes': topicConfigDefault('retention.bytes', 'Size past which a partition\'s oldest closed segments are deleted; -1: no limit.'),
-  'log.retention.check.interval.ms': { kind: 'long', default: '300000', min: 1, doc: 'How often retention is applied (and quiet active segments rolled on segment.ms).' },
+  'log.retention.hours': {
+    kind: 'int',
+    default: String(Number(TOPIC_CONFIGS['retention.ms'].default) / HOUR_MS),
+    doc: 'Retention in hours, when log.retention.ms and .minutes are unset.',
+  },
+  'log.retention.bytes': topicConfigDefault('retention.bytes', "Size past which a partition's oldest closed segments are deleted; -1: no limit."),
+  'log.retention.check.interval.ms': {
+    kind: 'long',
+    default: '300000',
+    min: 1,
+    doc: 'How often retention is applied (and quiet active segments rolled on segment.ms).',
+  },
   'log.segment.delete.delay.ms': topicConfigDefault('file.delete.delay.ms', 'How long a .deleted segment stays before it is removed.'),
   'log.cleanup.policy': topicConfigDefault('cleanup.policy', 'delete, compact, or both.'),
-  'log.cleaner.enable': { kind: 'bool', default: 'true', doc: 'Run the log cleaner (compaction of cleanup.policy=compact topics, __consumer_offsets and __transaction_state).' },
-  'log.cleaner.threads': { kind: 'int', dynamic: true, default: '1', min: 0, max: 64, doc: 'Cleaner workers; 0 cleans nothing; at most 64 (krill\'s bound: they share one event loop).' },
+  'log.cleaner.enable': {
+    kind: 'bool',
+    default: 'true',
+    doc: 'Run the log cleaner (compaction of cleanup.policy=compact topics, __consumer_offsets and __transaction_state).',
+  },
+  'log.cleaner.threads': {
+    kind: 'int',
+    dynamic: true,
+    default: '1',
+    min: 0,
+    max: 64,
+    doc: "Cleaner workers; 0 cleans nothing; at most 64 (krill's bound: they share one event loop).",
+  },
   'log.cleaner.backoff.ms': { kind: 'long', dynamic: true, default: '15000', min: 0, doc: 'How long the cleaner sleeps when no log needs cleaning.' },
   'log.cleaner.min.cleanable.ratio': topicConfigDefault('min.cleanable.dirty.ratio', 'Dirty share at which a log is cleaned.'),
   'log.cleaner.delete.retention.ms': topicConfigDefault('delete.retention.ms', 'How long tombstones are kept after cleaning.'),
   'log.cleaner.min.compaction.lag.ms': topicConfigDefault('min.compaction.lag.ms', 'Records younger are not compacted.'),
   'log.cleaner.max.compaction.lag.ms': topicConfigDefault('max.compaction.lag.ms', 'Records older make a log cleanable.'),
-  'log.cleaner.dedupe.buffer.size': { kind: 'long', dynamic: true, default: '134217728', min: 0, doc: 'Memory for the cleaner\'s key map, across its threads: bounds how much of a log one pass cleans.' },
+  'log.cleaner.dedupe.buffer.size': {
+    kind: 'long',
+    dynamic: true,
+    default: '134217728',
+    min: 0,
+    doc: "Memory for the cleaner's key map, across its threads: bounds how much of a log one pass cleans.",
+  },
   'log.message.timestamp.before.max.ms': topicConfigDefault('message.timestamp.before.max.ms', 'How far in the past a CreateTime timestamp may be.'),
   'log.message.timestamp.after.max.ms': topicConfigDefault('message.timestamp.after.max.ms', 'How far in the future a CreateTime timestamp may be.'),
   'log.message.timestamp.difference.max.ms': topicConfigDefault('message.timestamp.difference.max.ms', 'Deprecated: the bound before/after take when unset.'),
   'min.insync.replicas': topicConfigDefault('min.insync.replicas', 'In-sync replicas an acks=all produce needs.'),
-  'unclean.leader.election.enable': topicConfigDefault('unclean.leader.election.enable', 'Elect an out-of-sync replica when no in-sync one is alive (accepting loss).'),
+  'unclean.leader.election.enable': topicConfigDefault(
+    'unclean.leader.election.enable',
+    'Elect an out-of-sync replica when no in-sync one is alive (accepting loss).',
+  ),
   'replica.lag.time.max.ms': { kind: 'long', default: '30000', min: 1, doc: 'A follower that has not caught up with its leader for this long leaves the ISR.' },
-  'replica.fetch.wait.max.ms': { kind: 'int', default: '500', min: 0, doc: 'How long a follower\'s fetch waits at the leader for new records.' },
-  'replica.fetch.min.bytes': { kind: 'int', default: '1', min: 1, doc: 'Bytes a follower\'s fetch waits for at the leader.' },
+  'replica.fetch.wait.max.ms': { kind: 'int', default: '500', min: 0, doc: "How long a follower's fetch waits at the leader for new records." },
+  'replica.fetch.min.bytes': { kind: 'int', default: '1', min: 1, doc: "Bytes a follower's fetch waits for at the leader." },
   'replica.fetch.max.bytes': { kind: 'int', default: '1048576', min: 0, doc: 'Bytes a follower fetches per partition per request (one batch at least).' },
   'replica.fetch.response.max.bytes': { kind: 'int', default: '10485760', min: 0, doc: 'Bytes a follower fetches per request (one batch at least).' },
   'replica.fetch.backoff.ms': { kind: 'int', default: '1000', min: 0, doc: 'How long a follower waits after a failed fetch before retrying that partition.' },
-  'replica.socket.timeout.ms': { kind: 'int', default: '30000', min: 1, doc: 'How long a follower waits for its leader to answer (beyond replica.fetch.wait.max.ms).' },
+  'replica.socket.timeout.ms': {
+    kind: 'int',
+    default: '30000',
+    min: 1,
+    doc: 'How long a follower waits for its leader to answer (beyond replica.fetch.wait.max.ms).',
+  },
   'log.index.interval.bytes': topicConfigDefault('index.interval.bytes', 'Bytes of log between offset index entries.'),
-  'krill.log.max.open.files': { kind: 'int', default: '512', min: 1, doc: 'Segment file descriptors kept open, per broker (krill only; the rest are closed and reopened on use).' },
+  'krill.log.max.open.files': {
+    kind: 'int',
+    default: '512',
+    min: 1,
+    doc: 'Segment file descriptors kept open, per broker (krill only; the rest are closed and reopened on use).',
+  },
   'log.message.timestamp.type': topicConfigDefault('message.timestamp.type', 'CreateTime or LogAppendTime.'),
   'compression.type': topicConfigDefault('compression.type', 'Codec batches are stored in.'),
   'socket.request.max.bytes': { kind: 'int', default: '104857600', min: 1, doc: 'Largest request frame accepted.' },
-  'group.initial.rebalance.delay.ms': { kind: 'int', default: '0', min: 0, doc: 'Wait before the first rebalance of an empty group completes (Kafka: 3000; krill: 0).' },
+  'group.initial.rebalance.delay.ms': {
+    kind: 'int',
+    default: '0',
+    min: 0,
+    doc: 'Wait before the first rebalance of an empty group completes (Kafka: 3000; krill: 0).',
+  },
   'group.min.session.timeout.ms': { kind: 'int', default: '6000', min: 0, doc: 'Smallest session timeout a group member may ask for.' },
   'group.max.session.timeout.ms': { kind: 'int', default: '1800000', min: 0, doc: 'Largest session timeout a group member may ask for.' },
   'offsets.topic.num.partitions': { kind: 'int', default: '50', min: 1, doc: 'Partitions of __consumer_offsets when it is created.' },
-  'offsets.retention.minutes': { kind: 'int', default: '10080', min: 1, doc: 'How long committed offsets are kept once their group is Empty (KIP-211); for standalone commits, after the commit.' },
+  'offsets.retention.minutes': {
+    kind: 'int',
+    default: '10080',
+    min: 1,
+    doc: 'How long committed offsets are kept once their group is Empty (KIP-211); for standalone commits, after the commit.',
+  },
   'offsets.retention.check.interval.ms': { kind: 'long', default: '600000', min: 1, doc: 'How often expired committed offsets are removed.' },
   'transaction.state.log.num.partitions': { kind: 'int', default: '50', min: 1, doc: 'Partitions of __transaction_state when it is created.' },
   'transaction.state.log.segment.bytes': { kind: 'int', default: '104857600', min: 1, doc: 'Segment size of __transaction_state.' },
   'transaction.max.timeout.ms': { kind: 'int', default: '900000', min: 1, doc: 'Largest transaction timeout a producer may ask for.' },
-  'transaction.abort.timed.out.transaction.cleanup.interval.ms': { kind: 'int', default: '10000', min: 1, doc: 'How often transactions open past their timeout are aborted.' },
+  'transaction.abort.timed.out.transaction.cleanup.interval.ms': {
+    kind: 'int',
+    default: '10000',
+    min: 1,
+    doc: 'How often transactions open past their timeout are aborted.',
+  },
   'transactional.id.expiration.ms': { kind: 'int', default: '604800000', min: 1, doc: 'How long a transactional id without a transaction is kept.' },
-  'transaction.remove.expired.transaction.cleanup.interval.ms': { kind: 'int', default: '3600000', min: 1, doc: 'How often expired transactional ids are removed.' },
-  'producer.id.expiration.ms': { kind: 'int', dynamic: true, default: '86400000', min: 1, doc: 'How long a partition keeps an idempotent producer\'s state after its last batch.' },
+  'transaction.remove.expired.transaction.cleanup.interval.ms': {
+    kind: 'int',
+    default: '3600000',
+    min: 1,
+    doc: 'How often expired transactional ids are removed.',
+  },
+  'producer.id.expiration.ms': {
+    kind: 'int',
+    dynamic: true,
+    default: '86400000',
+    min: 1,
+    doc: "How long a partition keeps an idempotent producer's state after its last batch.",
+  },
   'producer.id.expiration.check.interval.ms': { kind: 'int', default: '600000', min: 1, doc: 'How often expired producer state is removed.' },
 });
 
@@ -202,13 +324,18 @@ export class BrokerConfig {
     const voters = this.values.get('controller.quorum.voters');
     if (voters != null) {
       const others = new Set<string>();
-      for (const v of voters.split(',').map((e) => e.trim()).filter(Boolean)) {
+      for (const v of voters
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean)) {
         const m = /^(\d+)@.+:\d+$/.exec(v);
         if (!m) problems.push(`controller.quorum.voters: '${v}' is not of the form id@host:port`);
         else if (Number(m[1]) !== this.nodeId) others.add(m[1]);
       }
       if (others.size > 0) {
-        problems.push(`controller.quorum.voters: names node ${[...others].join(', ')}, but krill is a single node (node.id ${this.nodeId}) and joins no quorum`);
+        problems.push(
+          `controller.quorum.voters: names node ${[...others].join(', ')}, but krill is a single node (node.id ${this.nodeId}) and joins no quorum`,
+        );
       }
     }
     try {
@@ -354,7 +481,10 @@ export class BrokerConfig {
   /** max.connections.per.ip.overrides as IP address → limit. */
   get maxConnectionsPerIpOverrides(): Map<string, number> {
     const out = new Map<string, number>();
-    for (const entry of this.string('max.connections.per.ip.overrides')!.split(',').map((e) => e.trim()).filter(Boolean)) {
+    for (const entry of this.string('max.connections.per.ip.overrides')!
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean)) {
       const at = entry.lastIndexOf(':');
       const ip = entry.slice(0, at).replace(/^\[|\]$/g, '');
       const count = entry.slice(at + 1);

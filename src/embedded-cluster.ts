@@ -73,7 +73,11 @@ const REGISTRATION_RETRY_MS = 500;
  */
 function cliPath(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  const candidates = [path.join(here, 'src', 'bin', 'krill.cjs'), path.join(here, 'bin', 'krill.cjs'), path.join(here, '..', 'dist', 'src', 'bin', 'krill.cjs')];
+  const candidates = [
+    path.join(here, 'src', 'bin', 'krill.cjs'),
+    path.join(here, 'bin', 'krill.cjs'),
+    path.join(here, '..', 'dist', 'src', 'bin', 'krill.cjs'),
+  ];
   for (const candidate of candidates) {
     if (fs.existsSync(candidate)) return candidate;
   }
@@ -85,12 +89,14 @@ export async function startCluster(options: ClusterStartOptions = {}): Promise<R
   if (!Number.isInteger(count) || count < 1) throw new Error(`brokers: ${count} is not a positive count`);
   let zookeeper: ZooKeeperServer | null = null;
   if (options.zookeeperConnect === undefined) {
-    if (!zookeeperInstalled()) throw new Error('startCluster needs zookeeperConnect, or Debian\'s zookeeper package and java to start one');
+    if (!zookeeperInstalled()) throw new Error("startCluster needs zookeeperConnect, or Debian's zookeeper package and java to start one");
     // Short ticks let tests use short session timeouts (ZooKeeper allows 2 to 20 ticks).
     zookeeper = await startZooKeeper({ tickTimeMs: 500 });
   }
   const base = options.zookeeperConnect ?? zookeeper!.connect;
-  const chroot = `/krill-${randomKafkaUuid().text.replace(/[^A-Za-z0-9]/g, '').slice(0, 12)}`;
+  const chroot = `/krill-${randomKafkaUuid()
+    .text.replace(/[^A-Za-z0-9]/g, '')
+    .slice(0, 12)}`;
   const zookeeperConnect = base.includes('/') ? base : `${base}${chroot}`;
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'krill-cluster-'));
   const brokers = Array.from({ length: count }, (_, i) => new Member(i + 1, path.join(root, `broker-${i + 1}`), zookeeperConnect, options));

@@ -33,7 +33,10 @@ const UNROUTABLE = new Set(['0.0.0.0', '::']);
 /** Parses one endpoint list; problems are pushed, malformed entries dropped. */
 function parseEndpoints(config: string, spec: string, problems: string[]): NamedListener[] {
   const out: NamedListener[] = [];
-  const entries = spec.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const entries = spec
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
   if (entries.length === 0) problems.push(`${config}: no listener given`);
   for (const entry of entries) {
     const m = ENDPOINT.exec(entry);
@@ -58,7 +61,10 @@ function parseEndpoints(config: string, spec: string, problems: string[]): Named
 
 function parseProtocolMap(spec: string, problems: string[]): Map<string, string> {
   const map = new Map<string, string>();
-  for (const entry of spec.split(',').map((e) => e.trim()).filter((e) => e !== '')) {
+  for (const entry of spec
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '')) {
     const [name, protocol, extra] = entry.split(':').map((s) => s.trim().toUpperCase());
     if (!name || !protocol || extra !== undefined) {
       problems.push(`listener.security.protocol.map: '${entry}' is not of the form NAME:PROTOCOL`);
@@ -76,7 +82,12 @@ function parseProtocolMap(spec: string, problems: string[]): Map<string, string>
 export function resolveListeners(get: (name: string) => string | null): ResolvedListeners | { problems: string[] } {
   const problems: string[] = [];
   const protocols = parseProtocolMap(get('listener.security.protocol.map') ?? DEFAULT_PROTOCOL_MAP, problems);
-  const controllerNames = new Set((get('controller.listener.names') ?? '').split(',').map((n) => n.trim().toUpperCase()).filter(Boolean));
+  const controllerNames = new Set(
+    (get('controller.listener.names') ?? '')
+      .split(',')
+      .map((n) => n.trim().toUpperCase())
+      .filter(Boolean),
+  );
   const all = parseEndpoints('listeners', get('listeners') ?? '', problems);
   const clients: NamedListener[] = [];
   const ignored: string[] = [];
@@ -110,7 +121,9 @@ export function resolveListeners(get: (name: string) => string | null): Resolved
   }
   if (!advertised && clients[0] && UNROUTABLE.has(clients[0].host)) {
     // As Kafka: advertised.listeners defaults to listeners, and clients cannot connect to a wildcard.
-    problems.push(`advertised.listeners: not set, and the listener's ${clients[0].host} (every interface) is not an address clients can connect to: set advertised.listeners=${clients[0].name}://<host clients reach>:${clients[0].port}`);
+    problems.push(
+      `advertised.listeners: not set, and the listener's ${clients[0].host} (every interface) is not an address clients can connect to: set advertised.listeners=${clients[0].name}://<host clients reach>:${clients[0].port}`,
+    );
   }
   if (problems.length > 0) return { problems };
   const listener = clients[0];
@@ -126,6 +139,9 @@ export function withAddress(spec: string, resolved: ResolvedListeners, host: str
   const { name } = resolved.listener;
   const h = host ?? resolved.listener.host;
   const entry = `${name}://${h.includes(':') ? `[${h}]` : h}:${port ?? resolved.listener.port}`;
-  const others = spec.split(',').map((e) => e.trim()).filter((e) => e !== '' && (ENDPOINT.exec(e)?.[1] ?? 'PLAINTEXT').toUpperCase() !== name);
+  const others = spec
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '' && (ENDPOINT.exec(e)?.[1] ?? 'PLAINTEXT').toUpperCase() !== name);
   return [entry, ...others].join(',');
 }

@@ -74,82 +74,157 @@ export interface TopicConfigDef extends ValueRule {
 /** The topic configs krill honours, by Kafka's name. */
 const HONOURED_TOPIC_CONFIGS: Readonly<Record<string, TopicConfigDef>> = {
   'cleanup.policy': {
-    field: 'cleanupPolicy', kind: 'list', choices: CLEANUP_POLICIES, default: 'delete', broker: 'log.cleanup.policy',
+    field: 'cleanupPolicy',
+    kind: 'list',
+    choices: CLEANUP_POLICIES,
+    default: 'delete',
+    broker: 'log.cleanup.policy',
     doc: 'delete (retention), compact (the log cleaner; every record needs a key) or both.',
   },
   'delete.retention.ms': {
-    field: 'deleteRetentionMs', kind: 'long', min: 0, default: '86400000', broker: 'log.cleaner.delete.retention.ms',
+    field: 'deleteRetentionMs',
+    kind: 'long',
+    min: 0,
+    default: '86400000',
+    broker: 'log.cleaner.delete.retention.ms',
     doc: 'How long the cleaner keeps tombstones and transaction markers after cleaning past them.',
   },
   'file.delete.delay.ms': {
-    field: 'fileDeleteDelayMs', kind: 'long', min: 0, default: '60000', broker: 'log.segment.delete.delay.ms',
+    field: 'fileDeleteDelayMs',
+    kind: 'long',
+    min: 0,
+    default: '60000',
+    broker: 'log.segment.delete.delay.ms',
     doc: 'How long a segment renamed .deleted stays on disk before it is removed.',
   },
   'max.compaction.lag.ms': {
-    field: 'maxCompactionLagMs', kind: 'long', min: 1, default: LONG_MAX, broker: 'log.cleaner.max.compaction.lag.ms',
+    field: 'maxCompactionLagMs',
+    kind: 'long',
+    min: 1,
+    default: LONG_MAX,
+    broker: 'log.cleaner.max.compaction.lag.ms',
     doc: 'A record older than this makes its log cleanable whatever its dirty ratio.',
   },
   'message.timestamp.after.max.ms': {
-    field: 'messageTimestampAfterMaxMs', kind: 'long', min: 0, default: LONG_MAX, broker: 'log.message.timestamp.after.max.ms',
-    doc: 'How far ahead of the broker\'s clock a CreateTime timestamp may be (KIP-937).',
+    field: 'messageTimestampAfterMaxMs',
+    kind: 'long',
+    min: 0,
+    default: LONG_MAX,
+    broker: 'log.message.timestamp.after.max.ms',
+    doc: "How far ahead of the broker's clock a CreateTime timestamp may be (KIP-937).",
   },
   'message.timestamp.before.max.ms': {
-    field: 'messageTimestampBeforeMaxMs', kind: 'long', min: 0, default: LONG_MAX, broker: 'log.message.timestamp.before.max.ms',
-    doc: 'How far behind the broker\'s clock a CreateTime timestamp may be (KIP-937).',
+    field: 'messageTimestampBeforeMaxMs',
+    kind: 'long',
+    min: 0,
+    default: LONG_MAX,
+    broker: 'log.message.timestamp.before.max.ms',
+    doc: "How far behind the broker's clock a CreateTime timestamp may be (KIP-937).",
   },
   'message.timestamp.difference.max.ms': {
-    field: null, kind: 'long', min: 0, default: LONG_MAX, broker: 'log.message.timestamp.difference.max.ms',
+    field: null,
+    kind: 'long',
+    min: 0,
+    default: LONG_MAX,
+    broker: 'log.message.timestamp.difference.max.ms',
     doc: 'Deprecated (Kafka 3.x): the bound before.max.ms and after.max.ms take when they are not set.',
   },
   'min.cleanable.dirty.ratio': {
-    field: 'minCleanableDirtyRatio', kind: 'double', min: 0, max: 1, default: '0.5', broker: 'log.cleaner.min.cleanable.ratio',
+    field: 'minCleanableDirtyRatio',
+    kind: 'double',
+    min: 0,
+    max: 1,
+    default: '0.5',
+    broker: 'log.cleaner.min.cleanable.ratio',
     doc: 'Share of the log not yet cleaned at which the cleaner takes it.',
   },
   'min.compaction.lag.ms': {
-    field: 'minCompactionLagMs', kind: 'long', min: 0, default: '0', broker: 'log.cleaner.min.compaction.lag.ms',
+    field: 'minCompactionLagMs',
+    kind: 'long',
+    min: 0,
+    default: '0',
+    broker: 'log.cleaner.min.compaction.lag.ms',
     doc: 'Records younger than this are not compacted.',
   },
   'min.insync.replicas': {
-    field: 'minInsyncReplicas', kind: 'int', min: 1, default: '1', broker: 'min.insync.replicas',
+    field: 'minInsyncReplicas',
+    kind: 'int',
+    min: 1,
+    default: '1',
+    broker: 'min.insync.replicas',
     doc: 'In-sync replicas an acks=all produce needs; with fewer it is refused NOT_ENOUGH_REPLICAS (one broker is one).',
   },
   'unclean.leader.election.enable': {
-    field: 'uncleanLeaderElectionEnable', kind: 'bool', default: 'false', broker: 'unclean.leader.election.enable',
+    field: 'uncleanLeaderElectionEnable',
+    kind: 'bool',
+    default: 'false',
+    broker: 'unclean.leader.election.enable',
     doc: 'When no in-sync replica of a partition is alive, elect an out-of-sync one (accepting the loss of what it lacks) rather than keep the partition offline.',
   },
   'compression.type': {
-    field: 'compressionType', kind: 'enum', choices: COMPRESSION_TYPES, default: 'producer', broker: 'compression.type',
-    doc: 'Codec batches are stored in; another codec than the producer\'s makes the broker recompress.',
+    field: 'compressionType',
+    kind: 'enum',
+    choices: COMPRESSION_TYPES,
+    default: 'producer',
+    broker: 'compression.type',
+    doc: "Codec batches are stored in; another codec than the producer's makes the broker recompress.",
   },
   'index.interval.bytes': {
-    field: 'indexIntervalBytes', kind: 'int', min: 0, default: '4096', broker: 'log.index.interval.bytes',
+    field: 'indexIntervalBytes',
+    kind: 'int',
+    min: 0,
+    default: '4096',
+    broker: 'log.index.interval.bytes',
     doc: 'Bytes of log between offset index entries.',
   },
   'max.message.bytes': {
-    field: 'maxMessageBytes', kind: 'int', min: 0, default: '1048588', broker: 'message.max.bytes',
+    field: 'maxMessageBytes',
+    kind: 'int',
+    min: 0,
+    default: '1048588',
+    broker: 'message.max.bytes',
     doc: 'Largest record batch accepted.',
   },
   'message.timestamp.type': {
-    field: 'messageTimestampType', kind: 'enum', choices: TIMESTAMP_TYPES, default: 'CreateTime', broker: 'log.message.timestamp.type',
+    field: 'messageTimestampType',
+    kind: 'enum',
+    choices: TIMESTAMP_TYPES,
+    default: 'CreateTime',
+    broker: 'log.message.timestamp.type',
     doc: 'CreateTime or LogAppendTime.',
   },
   'retention.bytes': {
-    field: 'retentionBytes', kind: 'long', default: '-1', broker: 'log.retention.bytes',
+    field: 'retentionBytes',
+    kind: 'long',
+    default: '-1',
+    broker: 'log.retention.bytes',
     doc: 'Closed segments are deleted, oldest first, while the partition is larger; -1: no limit.',
   },
   'retention.ms': {
     // The broker's default is log.retention.ms, else .minutes, else .hours (BrokerConfig.retentionMs).
-    field: 'retentionMs', kind: 'long', min: -1, default: '604800000', broker: 'log.retention.ms',
+    field: 'retentionMs',
+    kind: 'long',
+    min: -1,
+    default: '604800000',
+    broker: 'log.retention.ms',
     doc: 'Closed segments whose newest record is older are deleted; -1: no limit. Broker default: log.retention.ms, else .minutes, else .hours.',
   },
   'segment.bytes': {
-    field: 'segmentBytes', kind: 'int', min: 14, default: '1073741824', broker: 'log.segment.bytes',
+    field: 'segmentBytes',
+    kind: 'int',
+    min: 14,
+    default: '1073741824',
+    broker: 'log.segment.bytes',
     doc: 'Segment size before rolling.',
   },
   'segment.ms': {
     // The broker's default is log.roll.ms, or log.roll.hours when that is unset (BrokerConfig.segmentMs).
-    field: 'segmentMs', kind: 'long', min: 1, default: '604800000', broker: 'log.roll.ms',
-    doc: 'Segment age before rolling; the broker\'s default is log.roll.ms, else log.roll.hours.',
+    field: 'segmentMs',
+    kind: 'long',
+    min: 1,
+    default: '604800000',
+    broker: 'log.roll.ms',
+    doc: "Segment age before rolling; the broker's default is log.roll.ms, else log.roll.hours.",
   },
 };
 
@@ -165,9 +240,9 @@ function kafkaOnly(kind: TopicConfigDef['kind'], value: string, doc: string, rul
 }
 
 const KAFKA_ONLY_TOPIC_CONFIGS: Readonly<Record<string, TopicConfigDef>> = {
-  'compression.gzip.level': kafkaOnly('int', '-1', 'krill compresses at its codecs\' default levels.', { min: -1, max: 9 }),
-  'compression.lz4.level': kafkaOnly('int', '9', 'krill compresses at its codecs\' default levels.', { min: 1, max: 17 }),
-  'compression.zstd.level': kafkaOnly('int', '3', 'krill compresses at its codecs\' default levels.', { min: -131072, max: 22 }),
+  'compression.gzip.level': kafkaOnly('int', '-1', "krill compresses at its codecs' default levels.", { min: -1, max: 9 }),
+  'compression.lz4.level': kafkaOnly('int', '9', "krill compresses at its codecs' default levels.", { min: 1, max: 17 }),
+  'compression.zstd.level': kafkaOnly('int', '3', "krill compresses at its codecs' default levels.", { min: -131072, max: 22 }),
   'flush.messages': kafkaOnly('long', LONG_MAX, 'krill fsyncs at roll and close (see The command line).', { min: 1 }),
   'flush.ms': kafkaOnly('long', LONG_MAX, 'krill fsyncs at roll and close (see The command line).', { min: 0 }),
   'follower.replication.throttled.replicas': kafkaOnly('list', '', 'no replication throttles.'),
@@ -176,11 +251,11 @@ const KAFKA_ONLY_TOPIC_CONFIGS: Readonly<Record<string, TopicConfigDef>> = {
   'local.retention.ms': kafkaOnly('long', '-2', 'no tiered storage.', { min: -2 }),
   'message.downconversion.enable': kafkaOnly('bool', 'true', 'krill serves record batches (magic 2) only.'),
   'message.format.version': kafkaOnly('string', '3.0-IV1', 'deprecated in Kafka 3.x; krill writes magic 2 only.'),
-  'preallocate': kafkaOnly('bool', 'false', 'segment files grow as they are written.'),
+  preallocate: kafkaOnly('bool', 'false', 'segment files grow as they are written.'),
   'remote.log.copy.disable': kafkaOnly('bool', 'false', 'no tiered storage.'),
   'remote.log.delete.on.disable': kafkaOnly('bool', 'false', 'no tiered storage.'),
   'remote.storage.enable': kafkaOnly('bool', 'false', 'no tiered storage.'),
-  'segment.index.bytes': kafkaOnly('int', '10485760', 'krill\'s index files grow as they are written.', { min: 4 }),
+  'segment.index.bytes': kafkaOnly('int', '10485760', "krill's index files grow as they are written.", { min: 4 }),
   'segment.jitter.ms': kafkaOnly('long', '0', 'segments roll at segment.ms exactly.', { min: 0 }),
 };
 
@@ -219,7 +294,10 @@ function readValue(def: TopicConfigDef, raw: string | undefined): LogConfig[keyo
     case 'bool':
       return value.toLowerCase() === 'true' || (value.toLowerCase() !== 'false' && def.default === 'true');
     case 'list':
-      return value.split(',').map((item) => item.trim()).filter((item) => def.choices!.includes(item)) as CleanupPolicy[];
+      return value
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => def.choices!.includes(item)) as CleanupPolicy[];
     default:
       throw new Error(`topic config kind ${def.kind} has no LogConfig reading`);
   }

@@ -8,7 +8,15 @@
 // v8+ returns as recordErrors (KIP-467), with Kafka's messages.
 
 import { KafkaError } from '../protocol/errors.js';
-import { batchRecords, readBatchHeader, rebuildBatch, scanBatches, setLogAppendTime, setPartitionLeaderEpoch, type BatchInfo } from '../protocol/record-batch.js';
+import {
+  batchRecords,
+  readBatchHeader,
+  rebuildBatch,
+  scanBatches,
+  setLogAppendTime,
+  setPartitionLeaderEpoch,
+  type BatchInfo,
+} from '../protocol/record-batch.js';
 import { checkRecords, type RecordFaults } from '../protocol/record-check.js';
 import { DEFAULT_MAX_INFLATED_BYTES, codecFromName } from '../protocol/compression/index.js';
 import { LONG_MAX, isCompacted, type LogConfig } from './log-config.js';
@@ -65,15 +73,20 @@ function recordValidationError(faults: RecordFaults, batch: BatchInfo, cfg: Topi
   const keyless = `Compacted topic cannot accept message without key in topic partition ${target.topic}-${target.index}.`;
   const recordErrors = faults.listed.map(({ batchIndex, fault, timestamp }) => ({
     batchIndex,
-    batchIndexErrorMessage: fault === 'keyless'
-      ? keyless
-      : `Timestamp ${timestamp} of message with offset ${batch.baseOffset + batchIndex} is out of range. The timestamp should be within [${bound(now, cfg.timestampBounds!.beforeMaxMs, -1)}, ${bound(now, cfg.timestampBounds!.afterMaxMs, 1)}]`,
+    batchIndexErrorMessage:
+      fault === 'keyless'
+        ? keyless
+        : `Timestamp ${timestamp} of message with offset ${batch.baseOffset + batchIndex} is out of range. The timestamp should be within [${bound(now, cfg.timestampBounds!.beforeMaxMs, -1)}, ${bound(now, cfg.timestampBounds!.afterMaxMs, 1)}]`,
   }));
   if (faults.timestamp) {
     return new RecordValidationError('INVALID_TIMESTAMP', 'One or more records have been rejected due to invalid timestamp', recordErrors);
   }
   const shown = recordErrors.slice(0, 3).map((e) => `RecordError(batchIndex=${e.batchIndex}, message='${e.batchIndexErrorMessage}')`);
-  return new RecordValidationError('INVALID_RECORD', `One or more records have been rejected due to ${faults.total} record errors in total, and only showing the first three errors at most: [${shown.join(', ')}]`, recordErrors);
+  return new RecordValidationError(
+    'INVALID_RECORD',
+    `One or more records have been rejected due to ${faults.total} record errors in total, and only showing the first three errors at most: [${shown.join(', ')}]`,
+    recordErrors,
+  );
 }
 
 const appendConfigs = new WeakMap<LogConfig, TopicAppendConfig>();
@@ -91,9 +104,10 @@ export function topicAppendConfig(config: LogConfig): TopicAppendConfig {
       logAppendTime: config.messageTimestampType === 'LogAppendTime',
       targetCodec: config.compressionType === 'producer' ? null : codecFromName(config.compressionType),
       compacted: isCompacted(config),
-      timestampBounds: config.messageTimestampType === 'CreateTime' && (config.messageTimestampBeforeMaxMs < NO_BOUND || config.messageTimestampAfterMaxMs < NO_BOUND)
-        ? { beforeMaxMs: config.messageTimestampBeforeMaxMs, afterMaxMs: config.messageTimestampAfterMaxMs }
-        : null,
+      timestampBounds:
+        config.messageTimestampType === 'CreateTime' && (config.messageTimestampBeforeMaxMs < NO_BOUND || config.messageTimestampAfterMaxMs < NO_BOUND)
+          ? { beforeMaxMs: config.messageTimestampBeforeMaxMs, afterMaxMs: config.messageTimestampAfterMaxMs }
+          : null,
       minInsyncReplicas: config.minInsyncReplicas,
     };
     appendConfigs.set(config, cfg);
@@ -134,7 +148,10 @@ export function validateRecords(records: Buffer | null, cfg: TopicAppendConfig, 
     batches = [batch];
     // Like Kafka's UnifiedLog.append, check the size again: recompression may have grown the batch.
     if (batch.size > cfg.maxMessageBytes) {
-      throw new KafkaError('MESSAGE_TOO_LARGE', `The record batch is ${batch.size} bytes after recompression, larger than max.message.bytes (${cfg.maxMessageBytes})`);
+      throw new KafkaError(
+        'MESSAGE_TOO_LARGE',
+        `The record batch is ${batch.size} bytes after recompression, larger than max.message.bytes (${cfg.maxMessageBytes})`,
+      );
     }
   }
   // As Kafka's leader does; the field is outside the CRC, so this is a plain in-place write.

@@ -140,7 +140,9 @@ export function awaitDelayed<K>(
     let expired = false;
     const op = new DelayedOperation({
       tryComplete: ready,
-      onExpiration: () => { expired = true; },
+      onExpiration: () => {
+        expired = true;
+      },
       onComplete: () => resolve(!expired),
     });
     purgatory.tryCompleteElseWatch(op, keys, timeoutMs, signal);

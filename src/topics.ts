@@ -25,13 +25,16 @@ export { MAX_PARTITIONS_PER_TOPIC };
 
 /** Kafka's Topic.validate: non-empty, at most 249 chars of [a-zA-Z0-9._-], not '.' or '..'. */
 export function validateTopicName(name: string | null | undefined): asserts name is string {
-  if (!name) throw new KafkaError('INVALID_TOPIC_EXCEPTION', 'Topic name is illegal, it can\'t be empty');
+  if (!name) throw new KafkaError('INVALID_TOPIC_EXCEPTION', "Topic name is illegal, it can't be empty");
   if (name === '.' || name === '..') throw new KafkaError('INVALID_TOPIC_EXCEPTION', `Topic name cannot be "${name}"`);
   if (name.length > MAX_NAME_LENGTH) {
     throw new KafkaError('INVALID_TOPIC_EXCEPTION', `Topic name is illegal, it can't be longer than ${MAX_NAME_LENGTH} characters`);
   }
   if (!LEGAL.test(name)) {
-    throw new KafkaError('INVALID_TOPIC_EXCEPTION', `Topic name "${name}" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'`);
+    throw new KafkaError(
+      'INVALID_TOPIC_EXCEPTION',
+      `Topic name "${name}" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'`,
+    );
   }
 }
 
@@ -130,7 +133,10 @@ export class TopicAdmin {
     if (rf <= 0) throw new KafkaError('INVALID_REPLICATION_FACTOR', 'Replication factor must be larger than 0, or -1 to use the default value.');
     const brokers = this.brokerIds().length;
     if (rf > brokers) {
-      throw new KafkaError('INVALID_REPLICATION_FACTOR', `Unable to replicate the partition ${rf} time(s): The target replication factor of ${rf} cannot be reached because only ${brokers} broker(s) are registered.`);
+      throw new KafkaError(
+        'INVALID_REPLICATION_FACTOR',
+        `Unable to replicate the partition ${rf} time(s): The target replication factor of ${rf} cannot be reached because only ${brokers} broker(s) are registered.`,
+      );
     }
     for (const replicas of assignment ?? []) this.checkManualAssignment(replicas, assignment![0].length);
     return { partitions, replicationFactor: rf, configs: this.checkTopicConfigs(req.configs), assignment };
@@ -268,7 +274,10 @@ export class TopicAdmin {
     const additional = count - current;
     if (assignments !== null) {
       if (assignments.length !== additional) {
-        throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Attempted to add ${additional} additional partition(s), but only ${assignments.length} assignment(s) were specified.`);
+        throw new KafkaError(
+          'INVALID_REPLICA_ASSIGNMENT',
+          `Attempted to add ${additional} additional partition(s), but only ${assignments.length} assignment(s) were specified.`,
+        );
       }
       for (const replicas of assignments) this.checkManualAssignment(replicas, this.replicationFactorOf(name));
     }
@@ -311,7 +320,10 @@ export class TopicAdmin {
       }
     });
     if (replicationFactor !== undefined && sorted.length !== replicationFactor) {
-      throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `The manual partition assignment includes a partition with ${sorted.length} replica(s), but this is not consistent with previous partitions, which have ${replicationFactor} replica(s).`);
+      throw new KafkaError(
+        'INVALID_REPLICA_ASSIGNMENT',
+        `The manual partition assignment includes a partition with ${sorted.length} replica(s), but this is not consistent with previous partitions, which have ${replicationFactor} replica(s).`,
+      );
     }
   }
 
@@ -329,7 +341,10 @@ export class TopicAdmin {
     // brokers comes with replication.
     const current = this.cluster ? (this.cluster.partitionMetadata(name, partition)?.replicas ?? []) : [this.replicas.localNodeId];
     if (replicas.length !== current.length || replicas.some((r, i) => r !== current[i])) {
-      throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Moving ${name}-${partition} from [${current.join(', ')}] to [${replicas.join(', ')}] needs replication between brokers, which krill does not do yet.`);
+      throw new KafkaError(
+        'INVALID_REPLICA_ASSIGNMENT',
+        `Moving ${name}-${partition} from [${current.join(', ')}] to [${replicas.join(', ')}] needs replication between brokers, which krill does not do yet.`,
+      );
     }
   }
 

@@ -89,10 +89,18 @@ export function projectWithKrill(cli = CLI): string {
  * `npx: true` as users start it, `npx --offline krill` in a project that has it installed, in a process
  * group of its own. `openFileLimit` runs it under `ulimit -n` (through sh, which then execs).
  */
-export function spawnCli(args: string[], opts: { timeoutMs?: number; cli?: string; env?: NodeJS.ProcessEnv; openFileLimit?: number; npx?: boolean } = {}): Promise<CliBroker> {
+export function spawnCli(
+  args: string[],
+  opts: { timeoutMs?: number; cli?: string; env?: NodeJS.ProcessEnv; openFileLimit?: number; npx?: boolean } = {},
+): Promise<CliBroker> {
   const argv = opts.npx ? ['npx', '--offline', 'krill', ...args] : [process.execPath, opts.cli ?? CLI, ...args];
   const [cmd, ...cmdArgs] = opts.openFileLimit === undefined ? argv : ['/bin/sh', '-c', `ulimit -n ${opts.openFileLimit} && exec "$0" "$@"`, ...argv];
-  const proc = spawn(cmd, cmdArgs, { stdio: ['ignore', 'pipe', 'pipe'], env: opts.env ?? process.env, detached: opts.npx, cwd: opts.npx ? projectWithKrill(opts.cli) : undefined });
+  const proc = spawn(cmd, cmdArgs, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: opts.env ?? process.env,
+    detached: opts.npx,
+    cwd: opts.npx ? projectWithKrill(opts.cli) : undefined,
+  });
   const killGroup = () => {
     try {
       process.kill(-proc.pid!, 'SIGKILL');
@@ -189,14 +197,15 @@ export function runCli(args: string[], timeoutMs = 10_000): Promise<{ code: numb
 
 /** Polls until `port` on 127.0.0.1 refuses connections; false if it still accepts after `timeoutMs`. */
 export async function portFreed(port: number, timeoutMs = 10_000): Promise<boolean> {
-  const refused = () => new Promise<boolean>((resolve) => {
-    const s = net.connect(port, '127.0.0.1');
-    s.once('connect', () => {
-      s.destroy();
-      resolve(false);
+  const refused = () =>
+    new Promise<boolean>((resolve) => {
+      const s = net.connect(port, '127.0.0.1');
+      s.once('connect', () => {
+        s.destroy();
+        resolve(false);
+      });
+      s.once('error', () => resolve(true));
     });
-    s.once('error', () => resolve(true));
-  });
   for (const end = Date.now() + timeoutMs; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
     if (await refused()) return true;
   }

@@ -49,13 +49,17 @@ describe('Scheduler', () => {
     let running = 0;
     let most = 0;
     let runs = 0;
-    s.schedule('slow', async () => {
-      running++;
-      most = Math.max(most, running);
-      await sleep(10);
-      running--;
-      runs++;
-    }, { periodMs: 1 });
+    s.schedule(
+      'slow',
+      async () => {
+        running++;
+        most = Math.max(most, running);
+        await sleep(10);
+        running--;
+        runs++;
+      },
+      { periodMs: 1 },
+    );
     await until(() => runs >= 4);
     expect(most).toBe(1);
   });
@@ -63,13 +67,21 @@ describe('Scheduler', () => {
   it('logs a failing run with the task name and runs the task again', async () => {
     const s = scheduler();
     let runs = 0;
-    s.schedule('throws', () => {
-      runs++;
-      throw new Error('sync failure');
-    }, { periodMs: 1 });
-    s.schedule('rejects', async () => {
-      throw new Error('async failure');
-    }, { periodMs: 1 });
+    s.schedule(
+      'throws',
+      () => {
+        runs++;
+        throw new Error('sync failure');
+      },
+      { periodMs: 1 },
+    );
+    s.schedule(
+      'rejects',
+      async () => {
+        throw new Error('async failure');
+      },
+      { periodMs: 1 },
+    );
     await until(() => runs >= 3 && errors.filter((e) => e.obj.task === 'rejects').length >= 2);
     expect(errors.find((e) => e.obj.task === 'throws')).toMatchObject({ msg: 'background task throws failed', obj: { err: new Error('sync failure') } });
     expect(errors.find((e) => e.obj.task === 'rejects')).toMatchObject({ msg: 'background task rejects failed', obj: { err: new Error('async failure') } });
@@ -80,11 +92,15 @@ describe('Scheduler', () => {
     const release = gate();
     let started = 0;
     let finished = 0;
-    s.schedule('held', async () => {
-      started++;
-      await release.promise;
-      finished++;
-    }, { periodMs: 1, delayMs: 0 });
+    s.schedule(
+      'held',
+      async () => {
+        started++;
+        await release.promise;
+        finished++;
+      },
+      { periodMs: 1, delayMs: 0 },
+    );
     let other = 0;
     s.schedule('other', () => void other++, { periodMs: 1 });
     await until(() => started === 1);
@@ -129,7 +145,7 @@ describe('Scheduler', () => {
     expect(() => s.schedule('x', () => {}, { periodMs: 1000 })).toThrow(/already scheduled/);
   });
 
-  it('does not keep the process alive (its timers are unref\'d)', () => {
+  it("does not keep the process alive (its timers are unref'd)", () => {
     const before = refTimers();
     const s = scheduler();
     s.schedule('idle', () => {}, { periodMs: 60_000 });

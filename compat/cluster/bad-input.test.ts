@@ -38,7 +38,12 @@ function closedPort(): Promise<number> {
 }
 
 const brokerArgs = (dir: string, configs: Record<string, string | number>) => [
-  '--host', '127.0.0.1', '--port', '0', '--data-dir', dir,
+  '--host',
+  '127.0.0.1',
+  '--port',
+  '0',
+  '--data-dir',
+  dir,
   ...Object.entries(configs).flatMap(([k, v]) => ['--set', `${k}=${v}`]),
 ];
 

@@ -22,8 +22,6 @@ let cluster: RunningCluster;
 let admin: Admin;
 const kcatCommon = () => ['-b', cluster.bootstrap, '-X', 'broker.address.family=v4', '-X', 'socket.timeout.ms=10000'];
 
-
-
 /** Creates an RF 3 topic and checks its partitions are led by all three brokers. */
 async function spreadTopic(partitions = 6): Promise<string> {
   const topic = unique('spread');
@@ -36,7 +34,10 @@ async function spreadTopic(partitions = 6): Promise<string> {
 async function topicConfigFrom(port: number, topic: string, name: string): Promise<string | null | undefined> {
   const client = await TestClient.connect(port);
   try {
-    const body: Message = await client.request(DESCRIBE_CONFIGS, 1, { resources: [{ resourceType: RESOURCE_TOPIC, resourceName: topic, configurationKeys: [name] }], includeSynonyms: false });
+    const body: Message = await client.request(DESCRIBE_CONFIGS, 1, {
+      resources: [{ resourceType: RESOURCE_TOPIC, resourceName: topic, configurationKeys: [name] }],
+      includeSynonyms: false,
+    });
     const r = body.results[0];
     if (r.errorCode !== 0) throw new Error(`DescribeConfigs ${topic} on port ${port}: error ${r.errorCode} ${r.errorMessage}`);
     return r.configs.find((c: { name: string }) => c.name === name)?.value;
@@ -87,11 +88,17 @@ describeCluster('clients against a 3-broker krill cluster: produce, consume, top
     expect(new Set(received.map((r) => r.partition)).size).toBeGreaterThan(1);
 
     const lines = Array.from({ length: 30 }, (_, i) => `kcat-key-${i}:kcat-value-${i}`);
-    const produced = await run(KCAT, ['-P', ...kcatCommon(), '-t', topic, '-K', ':', '-X', 'acks=all', '-X', 'message.timeout.ms=20000'], { input: lines.join('\n') + '\n', timeoutMs: 30_000 });
+    const produced = await run(KCAT, ['-P', ...kcatCommon(), '-t', topic, '-K', ':', '-X', 'acks=all', '-X', 'message.timeout.ms=20000'], {
+      input: lines.join('\n') + '\n',
+      timeoutMs: 30_000,
+    });
     expect(produced.code, describeRun(produced)).toBe(0);
     const consumed = await run(KCAT, ['-C', ...kcatCommon(), '-t', topic, '-e', '-o', 'beginning', '-q', '-f', '%p %k %s\n'], { timeoutMs: 30_000 });
     expect(consumed.code, describeRun(consumed)).toBe(0);
-    const got = consumed.stdout.split('\n').filter((l) => l !== '').map((l) => l.split(' '));
+    const got = consumed.stdout
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => l.split(' '));
     expect(got.map(([, k, v]) => `${k}:${v}`).sort()).toEqual([...sent.map((s) => `${s.key}:${s.value}`), ...lines].sort());
     for (const [p, k] of got) if (partitionOf.has(k)) expect(Number(p)).toBe(partitionOf.get(k));
     expect(new Set(got.map(([p]) => p)).size).toBeGreaterThan(2);
@@ -102,13 +109,21 @@ describeCluster('clients against a 3-broker krill cluster: produce, consume, top
     const records = Array.from({ length: 48 }, (_, i) => encodeRecord({ key: `py-key-${i}`, value: `py-value-${i}` }));
     const produced = await py('ck_client.py', 'produce', { bootstrap: cluster.bootstrap, topic, records });
     expect(produced.undelivered).toBe(0);
-    expect(produced.reports.every((r: Message) => r && r.error === undefined), JSON.stringify(produced.reports)).toBe(true);
+    expect(
+      produced.reports.every((r: Message) => r && r.error === undefined),
+      JSON.stringify(produced.reports),
+    ).toBe(true);
     const high = new Map<number, number>();
     for (const r of produced.reports) high.set(r.partition, Math.max(high.get(r.partition) ?? 0, r.offset + 1));
 
     const group = unique('py-group');
     const [first, second, third] = cluster.brokers;
-    const consumed = await py('groups_client.py', 'ck_group_consume', { bootstrap: first.bootstrap, group, topics: [topic], stop_size: 6, commit: 'sync' }, 60_000);
+    const consumed = await py(
+      'groups_client.py',
+      'ck_group_consume',
+      { bootstrap: first.bootstrap, group, topics: [topic], stop_size: 6, commit: 'sync' },
+      60_000,
+    );
     expect(consumed.errors).toEqual([]);
     expect(consumed.messages.map((m: { value: string }) => m.value).sort()).toEqual(records.map((_, i) => `py-value-${i}`).sort());
     const expected = Object.fromEntries(Array.from({ length: 6 }, (_, p) => [String(p), high.get(p) ?? -1001]));
@@ -119,7 +134,7 @@ describeCluster('clients against a 3-broker krill cluster: produce, consume, top
     }
   });
 
-  it('kafkajs admin: a topic deleted through one broker is gone from the others\' Metadata and every data dir; the name can be reused', async () => {
+  it("kafkajs admin: a topic deleted through one broker is gone from the others' Metadata and every data dir; the name can be reused", async () => {
     const topic = await spreadTopic(3);
     const producer = kafka(cluster.bootstrap).producer();
     await producer.connect();
@@ -159,7 +174,7 @@ describeCluster('clients against a 3-broker krill cluster: produce, consume, top
     expect(consumed.stdout.trim()).toBe('1 new');
   });
 
-  it('kafkajs admin: createPartitions 3 → 6 places and leads the new partitions on every broker\'s view', async () => {
+  it("kafkajs admin: createPartitions 3 → 6 places and leads the new partitions on every broker's view", async () => {
     const topic = await spreadTopic(3);
     await admin.createPartitions({ topicPartitions: [{ topic, count: 6 }] });
     const parts = await settled(cluster, topic, 6);
@@ -167,11 +182,17 @@ describeCluster('clients against a 3-broker krill cluster: produce, consume, top
       expect(new Set(p.replicaNodes).size).toBe(3);
       expect(p.leaderId).toBe(p.replicaNodes[0]);
     }
-    expect(new Set(parts.slice(3).map((p) => p.leaderId)).size, 'the new partitions\' leaders').toBeGreaterThan(1);
+    expect(new Set(parts.slice(3).map((p) => p.leaderId)).size, "the new partitions' leaders").toBeGreaterThan(1);
     const producer = kafka(cluster.bootstrap).producer();
     await producer.connect();
-    const acks = await producer.send({ topic, acks: -1, messages: [3, 4, 5].map((p) => ({ partition: p, value: `in-${p}` })) }).finally(() => producer.disconnect());
-    expect(acks.map((a) => [a.partition, a.baseOffset]).sort()).toEqual([[3, '0'], [4, '0'], [5, '0']]);
+    const acks = await producer
+      .send({ topic, acks: -1, messages: [3, 4, 5].map((p) => ({ partition: p, value: `in-${p}` })) })
+      .finally(() => producer.disconnect());
+    expect(acks.map((a) => [a.partition, a.baseOffset]).sort()).toEqual([
+      [3, '0'],
+      [4, '0'],
+      [5, '0'],
+    ]);
   });
 
   it('kafkajs alterConfigs: every broker then describes the new value (config change notifications)', async () => {
@@ -181,9 +202,14 @@ describeCluster('clients against a 3-broker krill cluster: produce, consume, top
       resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configEntries: [{ name: 'retention.ms', value: '7777777' }] }],
     });
     for (const b of cluster.brokers) {
-      await eventually(`broker ${b.id} to describe retention.ms=7777777`, async () => ((await topicConfigFrom(b.port, topic, 'retention.ms')) === '7777777' ? true : undefined));
+      await eventually(`broker ${b.id} to describe retention.ms=7777777`, async () =>
+        (await topicConfigFrom(b.port, topic, 'retention.ms')) === '7777777' ? true : undefined,
+      );
     }
-    const described = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: ['retention.ms'] }] });
+    const described = await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: ['retention.ms'] }],
+    });
     expect(described.resources[0].configEntries.find((c) => c.configName === 'retention.ms')?.configValue).toBe('7777777');
   });
 });

@@ -144,11 +144,23 @@ export class ZkReader {
 
 /** Polls until every listed broker names the same controller, other than `not`; returns it. */
 export async function agreedController(ports: number[], not?: number, timeoutMs = 30_000): Promise<number> {
-  return eventually(`one controller${not === undefined ? '' : ` other than ${not}`} on brokers at ${ports.join(', ')}`, async () => {
-    const seen = await Promise.all(ports.map((p) => metadataFrom(p).then((m) => m.controllerId, () => -1)));
-    const first = seen[0];
-    return first >= 0 && first !== not && seen.every((c) => c === first) ? first : undefined;
-  }, timeoutMs, 50);
+  return eventually(
+    `one controller${not === undefined ? '' : ` other than ${not}`} on brokers at ${ports.join(', ')}`,
+    async () => {
+      const seen = await Promise.all(
+        ports.map((p) =>
+          metadataFrom(p).then(
+            (m) => m.controllerId,
+            () => -1,
+          ),
+        ),
+      );
+      const first = seen[0];
+      return first >= 0 && first !== not && seen.every((c) => c === first) ? first : undefined;
+    },
+    timeoutMs,
+    50,
+  );
 }
 
 /**

@@ -50,7 +50,7 @@ function gaps(offsets: number[], from: number): string[] {
   return out;
 }
 
-describeCluster('kill -9 of a consumer group\'s coordinator (confluent-kafka-python committing offsets)', { timeout: TEST_TIMEOUT }, () => {
+describeCluster("kill -9 of a consumer group's coordinator (confluent-kafka-python committing offsets)", { timeout: TEST_TIMEOUT }, () => {
   env = useProcessCluster('coordinator', { 'zookeeper.session.timeout.ms': SESSION_TIMEOUT_MS, 'offsets.topic.num.partitions': 6 }, TEST_TIMEOUT);
 
   it('the group resumes at its committed offsets through the new coordinator: nothing skipped, re-reads only after the last commit', async () => {
@@ -101,7 +101,10 @@ describeCluster('kill -9 of a consumer group\'s coordinator (confluent-kafka-pyt
       idleBefore = await idleRun.finish();
     }
     const idleCommit = [...idleBefore.commits].reverse().find((c) => c.error === null)!;
-    expect(Object.values(idleCommit.offsets).some((o) => o > 0), JSON.stringify(idleCommit)).toBe(true);
+    expect(
+      Object.values(idleCommit.offsets).some((o) => o > 0),
+      JSON.stringify(idleCommit),
+    ).toBe(true);
 
     const first = startGroupConsumer(env.cluster.bootstrap, topic, group, { commitEvery: 20, rate: 40 });
     let a: GroupResult;
@@ -110,8 +113,15 @@ describeCluster('kill -9 of a consumer group\'s coordinator (confluent-kafka-pyt
       await first.until('5 commits before the kill', (p) => p.commits_ok >= 5, 60_000);
       killedAt = Date.now();
       await victim.kill();
-      const recommitted = await first.until(`a commit accepted after the kill of coordinator ${coordinator}`, (p) => (p.last_commit_ok_at ?? 0) > killedAt, 90_000);
-      measure(`group coordinator failover: first commit accepted after kill -9 of coordinator ${coordinator} (session timeout ${SESSION_TIMEOUT_MS} ms)`, recommitted.last_commit_ok_at! - killedAt);
+      const recommitted = await first.until(
+        `a commit accepted after the kill of coordinator ${coordinator}`,
+        (p) => (p.last_commit_ok_at ?? 0) > killedAt,
+        90_000,
+      );
+      measure(
+        `group coordinator failover: first commit accepted after kill -9 of coordinator ${coordinator} (session timeout ${SESSION_TIMEOUT_MS} ms)`,
+        recommitted.last_commit_ok_at! - killedAt,
+      );
       await first.until('more records read after that commit', (p) => p.consumed >= Math.min(recommitted.consumed + 30, PARTITIONS * PER_PARTITION), 60_000);
     } finally {
       a = await first.finish();
@@ -146,7 +156,10 @@ describeCluster('kill -9 of a consumer group\'s coordinator (confluent-kafka-pyt
       expect(Math.max(from - 1, ...offsets), `second member reads partition ${p} to its end`).toBe(PER_PARTITION - 1);
       // Read twice: only what the first member read after its last commit.
       const twice = offsets.filter((o) => (readByA.get(p) ?? []).includes(o));
-      expect(twice.every((o) => o >= from), `partition ${p} re-read before the commit: ${twice}`).toBe(true);
+      expect(
+        twice.every((o) => o >= from),
+        `partition ${p} re-read before the commit: ${twice}`,
+      ).toBe(true);
     }
     for (const [p, o, v] of b.consumed) expect(v).toBe(`g-${p}-${o}`);
 

@@ -12,7 +12,20 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningCluster } from '../../src/embedded-cluster.js';
 import { describeRun, run } from '../util.js';
 import { py } from '../python/py.js';
-import { adminOf, agreedController, describeCluster, eventually, formCluster, kafka, measure, metadataFrom, partitionsFrom, settled, unique, ZkReader } from './cluster-util.js';
+import {
+  adminOf,
+  agreedController,
+  describeCluster,
+  eventually,
+  formCluster,
+  kafka,
+  measure,
+  metadataFrom,
+  partitionsFrom,
+  settled,
+  unique,
+  ZkReader,
+} from './cluster-util.js';
 
 const TEST_TIMEOUT = 90_000;
 const SESSION_TIMEOUT_MS = 3000;
@@ -26,9 +39,14 @@ const bootstrapOf = (brokers: { bootstrap: string }[]) => brokers.map((b) => b.b
 
 /** Every record of `topic` from the beginning, read by kcat (no group) through `bootstrap`: "partition key value" lines. */
 async function kcatAll(bootstrap: string, topic: string): Promise<string[]> {
-  const r = await run(KCAT, ['-C', '-b', bootstrap, '-X', 'broker.address.family=v4', '-t', topic, '-e', '-o', 'beginning', '-q', '-f', '%p %k %s\n'], { timeoutMs: 30_000 });
+  const r = await run(KCAT, ['-C', '-b', bootstrap, '-X', 'broker.address.family=v4', '-t', topic, '-e', '-o', 'beginning', '-q', '-f', '%p %k %s\n'], {
+    timeoutMs: 30_000,
+  });
   expect(r.code, describeRun(r)).toBe(0);
-  return r.stdout.split('\n').filter((l) => l !== '').sort();
+  return r.stdout
+    .split('\n')
+    .filter((l) => l !== '')
+    .sort();
 }
 
 describeCluster('a 3-broker krill cluster losing brokers: kill -9 of the controller, restart of a broker', { timeout: TEST_TIMEOUT }, () => {
@@ -41,7 +59,7 @@ describeCluster('a 3-broker krill cluster losing brokers: kill -9 of the control
     await cluster?.close();
   });
 
-  it('kill -9 of the controller: a new controller everywhere, topics still created and used; the dead broker\'s partitions move to live ISR members and lose nothing', async () => {
+  it("kill -9 of the controller: a new controller everywhere, topics still created and used; the dead broker's partitions move to live ISR members and lose nothing", async () => {
     const admin = await adminOf(cluster.bootstrap);
     const older = unique('older');
     const sent: string[] = [];
@@ -73,12 +91,23 @@ describeCluster('a 3-broker krill cluster losing brokers: kill -9 of the control
 
     const killedAt = performance.now();
     await victim.kill();
-    const zkController = await eventually('/controller held by another broker', async () => {
-      const node = await zk.get('/controller');
-      return node && node.json.brokerid !== victim.id ? (node.json.brokerid as number) : undefined;
-    }, 30_000, 25);
-    measure(`failover: /controller taken by broker ${zkController} after kill -9 of controller ${victim.id} (session timeout ${SESSION_TIMEOUT_MS} ms)`, performance.now() - killedAt);
-    const newController = await agreedController(survivors.map((b) => b.port), victim.id);
+    const zkController = await eventually(
+      '/controller held by another broker',
+      async () => {
+        const node = await zk.get('/controller');
+        return node && node.json.brokerid !== victim.id ? (node.json.brokerid as number) : undefined;
+      },
+      30_000,
+      25,
+    );
+    measure(
+      `failover: /controller taken by broker ${zkController} after kill -9 of controller ${victim.id} (session timeout ${SESSION_TIMEOUT_MS} ms)`,
+      performance.now() - killedAt,
+    );
+    const newController = await agreedController(
+      survivors.map((b) => b.port),
+      victim.id,
+    );
     measure(`failover: every surviving broker reports the new controller ${newController} after kill -9`, performance.now() - killedAt);
     expect(newController).toBe(zkController);
     expect(survivors.map((b) => b.id)).toContain(newController);
@@ -102,7 +131,11 @@ describeCluster('a 3-broker krill cluster losing brokers: kill -9 of the control
       const before = statesBefore.get(p);
       const expectedLeader = assignment[p].find((id) => id !== victim.id && before.isr.includes(id));
       expect(await stateOf(p), `partition ${p} state`).toEqual({
-        ...before, leader: expectedLeader, isr: before.isr.filter((id: number) => id !== victim.id), leader_epoch: before.leader_epoch + 1, controller_epoch: epochAfter,
+        ...before,
+        leader: expectedLeader,
+        isr: before.isr.filter((id: number) => id !== victim.id),
+        leader_epoch: before.leader_epoch + 1,
+        controller_epoch: epochAfter,
       });
     }
     // Nothing acknowledged is lost while the broker is dead.
@@ -111,13 +144,18 @@ describeCluster('a 3-broker krill cluster losing brokers: kill -9 of the control
 
     // A new topic with the two brokers left (through confluent-kafka-python's AdminClient).
     const fresh = unique('after-kill');
-    const created = await py('ck_client.py', 'create_topics', { bootstrap: survivorsBootstrap, topics: [{ name: fresh, partitions: 4, replication_factor: 2 }] });
+    const created = await py('ck_client.py', 'create_topics', {
+      bootstrap: survivorsBootstrap,
+      topics: [{ name: fresh, partitions: 4, replication_factor: 2 }],
+    });
     expect(created.results[fresh], JSON.stringify(created)).toEqual({ ok: true });
     const freshParts = await settled(cluster, fresh, 4);
     for (const p of freshParts) expect([...p.replicaNodes].sort()).toEqual(survivors.map((b) => b.id).sort());
     const producer = kafka(survivorsBootstrap).producer();
     await producer.connect();
-    await producer.send({ topic: fresh, acks: -1, messages: [0, 1, 2, 3].map((p) => ({ partition: p, key: `fk${p}`, value: `fv${p}` })) }).finally(() => producer.disconnect());
+    await producer
+      .send({ topic: fresh, acks: -1, messages: [0, 1, 2, 3].map((p) => ({ partition: p, key: `fk${p}`, value: `fv${p}` })) })
+      .finally(() => producer.disconnect());
     expect(await kcatAll(survivorsBootstrap, fresh)).toEqual(['0 fk0 fv0', '1 fk1 fv1', '2 fk2 fv2', '3 fk3 fv3']);
 
     // Back: registered again, in every ISR again once caught up, every record still there.
@@ -171,7 +209,13 @@ describeCluster('a 3-broker krill cluster losing brokers: kill -9 of the control
     const single = unique('single-replica');
     const admin = await adminOf(cluster.bootstrap);
     try {
-      await admin.createTopics({ topics: [{ topic, numPartitions: 3, replicationFactor: 3 }, { topic: single, numPartitions: 3, replicationFactor: 1 }], waitForLeaders: true });
+      await admin.createTopics({
+        topics: [
+          { topic, numPartitions: 3, replicationFactor: 3 },
+          { topic: single, numPartitions: 3, replicationFactor: 1 },
+        ],
+        waitForLeaders: true,
+      });
     } finally {
       await admin.disconnect();
     }
@@ -199,14 +243,27 @@ describeCluster('a 3-broker krill cluster losing brokers: kill -9 of the control
 
     const killedAt = performance.now();
     await victim.kill();
-    const moved = await eventually(`${statePath} led by another broker`, async () => {
-      const x = (await zk.get(statePath))!.json;
-      return x.leader !== victim.id ? x : undefined;
-    }, 30_000, 25);
-    measure(`failover: partition led by killed broker ${victim.id} moved by controller ${controllerId} after kill -9 (session timeout ${SESSION_TIMEOUT_MS} ms)`, performance.now() - killedAt);
+    const moved = await eventually(
+      `${statePath} led by another broker`,
+      async () => {
+        const x = (await zk.get(statePath))!.json;
+        return x.leader !== victim.id ? x : undefined;
+      },
+      30_000,
+      25,
+    );
+    measure(
+      `failover: partition led by killed broker ${victim.id} moved by controller ${controllerId} after kill -9 (session timeout ${SESSION_TIMEOUT_MS} ms)`,
+      performance.now() - killedAt,
+    );
     // Kafka's offline partition election: the first live ISR member in assignment order; the dead one leaves the ISR.
     const expectedLeader = assignment.find((id) => id !== victim.id && before.isr.includes(id));
-    expect(moved).toEqual({ ...before, leader: expectedLeader, isr: before.isr.filter((id: number) => id !== victim.id), leader_epoch: before.leader_epoch + 1 });
+    expect(moved).toEqual({
+      ...before,
+      leader: expectedLeader,
+      isr: before.isr.filter((id: number) => id !== victim.id),
+      leader_epoch: before.leader_epoch + 1,
+    });
     // Kafka's NoLeader for the partition nobody else holds: the last ISR member stays, so the partition
     // remembers who holds its records.
     // (Written in the same controller event as the move, maybe just after it.)
@@ -219,7 +276,9 @@ describeCluster('a 3-broker krill cluster losing brokers: kill -9 of the control
       await eventually(`broker ${b.id}: ${topic}-${p} led by ${expectedLeader}, ${single}-${s} LEADER_NOT_AVAILABLE`, async () => {
         const x = (await partitionsFrom(b.port, topic)).find((y) => y.partitionIndex === p);
         const y = (await partitionsFrom(b.port, single)).find((z) => z.partitionIndex === s);
-        return x !== undefined && x.leaderId === expectedLeader && x.errorCode === 0 && y?.errorCode === LEADER_NOT_AVAILABLE && y.leaderId === -1 ? true : undefined;
+        return x !== undefined && x.leaderId === expectedLeader && x.errorCode === 0 && y?.errorCode === LEADER_NOT_AVAILABLE && y.leaderId === -1
+          ? true
+          : undefined;
       });
     }
     expect(await kcatAll(bootstrapOf(survivors), topic)).toEqual([`${p} before kill`]);
@@ -228,10 +287,14 @@ describeCluster('a 3-broker krill cluster losing brokers: kill -9 of the control
     await settled(cluster, single, 3);
     expect((await zk.get(singlePath))!.json).toEqual({ ...singleBefore, leader: victim.id, isr: [victim.id], leader_epoch: singleBefore.leader_epoch + 2 });
     // Back in the replicated partition's ISR, following its new leader (an ISR change is no new leader epoch).
-    const rejoined = await eventually(`${statePath}: broker ${victim.id} back in the ISR`, async () => {
-      const x = (await zk.get(statePath))!.json;
-      return x.isr.length === 3 ? x : undefined;
-    }, 30_000);
+    const rejoined = await eventually(
+      `${statePath}: broker ${victim.id} back in the ISR`,
+      async () => {
+        const x = (await zk.get(statePath))!.json;
+        return x.isr.length === 3 ? x : undefined;
+      },
+      30_000,
+    );
     expect(rejoined).toMatchObject({ leader: expectedLeader, leader_epoch: moved.leader_epoch });
     expect([...rejoined.isr].sort()).toEqual([...before.isr].sort());
     expect(await kcatAll(cluster.bootstrap, topic)).toEqual([`${p} before kill`]);

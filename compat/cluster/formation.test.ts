@@ -22,8 +22,6 @@ let startedAtMs = 0;
 const ids = [1, 2, 3];
 const ports = () => cluster.brokers.map((b) => b.port);
 
-
-
 describeCluster('a 3-broker krill cluster: formation, placement and the ZooKeeper layout', { timeout: TEST_TIMEOUT }, () => {
   beforeAll(async () => {
     startedAtMs = Date.now();
@@ -41,7 +39,13 @@ describeCluster('a 3-broker krill cluster: formation, placement and the ZooKeepe
     const controller = await eventually('one controller on every broker', async () => {
       const seen = await Promise.all(ports().map((p) => metadataFrom(p)));
       const c = seen[0].controllerId;
-      const allListed = seen.every((m) => m.brokers.map((b) => b.nodeId).sort().join() === '1,2,3');
+      const allListed = seen.every(
+        (m) =>
+          m.brokers
+            .map((b) => b.nodeId)
+            .sort()
+            .join() === '1,2,3',
+      );
       return allListed && c > 0 && seen.every((m) => m.controllerId === c) ? c : undefined;
     });
     expect(ids).toContain(controller);
@@ -76,7 +80,11 @@ describeCluster('a 3-broker krill cluster: formation, placement and the ZooKeepe
       expect(p.leaderId).toBe(p.replicaNodes[0]);
       leaders.set(p.leaderId, (leaders.get(p.leaderId) ?? 0) + 1);
     }
-    expect([...leaders.entries()].sort()).toEqual([[1, 2], [2, 2], [3, 2]]);
+    expect([...leaders.entries()].sort()).toEqual([
+      [1, 2],
+      [2, 2],
+      [3, 2],
+    ]);
 
     // The clients read the same placement.
     const kjs = await admin.fetchTopicMetadata({ topics: [topic] });
@@ -93,7 +101,10 @@ describeCluster('a 3-broker krill cluster: formation, placement and the ZooKeepe
 
   it('replication factor 4 on 3 brokers: INVALID_REPLICATION_FACTOR, nothing created', async () => {
     const topic = unique('rf4');
-    const err = await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 4 }] }).then(() => null, (e) => e);
+    const err = await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 4 }] }).then(
+      () => null,
+      (e) => e,
+    );
     expect(err, 'createTopics with RF 4 must fail').not.toBeNull();
     expect((err.errors ?? []).map((e: { type: string }) => e.type)).toEqual(['INVALID_REPLICATION_FACTOR']);
     const ck = await py('ck_client.py', 'create_topics', { bootstrap: cluster.bootstrap, topics: [{ name: topic, partitions: 1, replication_factor: 4 }] });
@@ -104,7 +115,12 @@ describeCluster('a 3-broker krill cluster: formation, placement and the ZooKeepe
 
   it('an explicit replica assignment is honoured: the replicas as given, the first one leads', async () => {
     const topic = unique('assigned');
-    const assignment = [[3, 1], [2, 3], [1, 2], [3, 2]];
+    const assignment = [
+      [3, 1],
+      [2, 3],
+      [1, 2],
+      [3, 2],
+    ];
     await admin.createTopics({
       topics: [{ topic, replicaAssignment: assignment.map((replicas, partition) => ({ partition, replicas })) }],
       waitForLeaders: true,
@@ -122,7 +138,10 @@ describeCluster('a 3-broker krill cluster: formation, placement and the ZooKeepe
     await producer.connect();
     try {
       await eventually('a send that auto-creates the topic', () =>
-        producer.send({ topic, acks: -1, messages: [{ key: 'k', value: 'v' }] }).then(() => true, () => undefined),
+        producer.send({ topic, acks: -1, messages: [{ key: 'k', value: 'v' }] }).then(
+          () => true,
+          () => undefined,
+        ),
       );
     } finally {
       await producer.disconnect();
@@ -132,7 +151,7 @@ describeCluster('a 3-broker krill cluster: formation, placement and the ZooKeepe
     expect((await zk.get(`/brokers/topics/${topic}`))!.json.partitions['0']).toHaveLength(3);
   });
 
-  it('ZooKeeper holds Kafka\'s layout: cluster id, registrations, controller, topics, partition states, configs', async () => {
+  it("ZooKeeper holds Kafka's layout: cluster id, registrations, controller, topics, partition states, configs", async () => {
     const described = await admin.describeCluster();
     const clusterId = await zk.get('/cluster/id');
     expect(clusterId!.json).toEqual({ version: '1', id: described.clusterId });
@@ -167,7 +186,17 @@ describeCluster('a 3-broker krill cluster: formation, placement and the ZooKeepe
 
     const topic = unique('layout');
     await admin.createTopics({
-      topics: [{ topic, numPartitions: 3, replicationFactor: 2, configEntries: [{ name: 'retention.ms', value: '123456' }, { name: 'cleanup.policy', value: 'compact' }] }],
+      topics: [
+        {
+          topic,
+          numPartitions: 3,
+          replicationFactor: 2,
+          configEntries: [
+            { name: 'retention.ms', value: '123456' },
+            { name: 'cleanup.policy', value: 'compact' },
+          ],
+        },
+      ],
       waitForLeaders: true,
     });
     const parts = await settled(cluster, topic, 3);
@@ -200,7 +229,10 @@ describeCluster('a 3-broker krill cluster: formation, placement and the ZooKeepe
 
   it('a deleted topic leaves /admin/delete_topics empty and its znodes gone', async () => {
     const topic = unique('deleted');
-    await admin.createTopics({ topics: [{ topic, numPartitions: 2, replicationFactor: 3, configEntries: [{ name: 'retention.ms', value: '60000' }] }], waitForLeaders: true });
+    await admin.createTopics({
+      topics: [{ topic, numPartitions: 2, replicationFactor: 3, configEntries: [{ name: 'retention.ms', value: '60000' }] }],
+      waitForLeaders: true,
+    });
     await settled(cluster, topic, 2);
     await admin.deleteTopics({ topics: [topic], timeout: 10_000 });
     await eventually(`${topic} gone from ZooKeeper`, async () => {
@@ -217,7 +249,11 @@ describeCluster('a 3-broker krill cluster: formation, placement and the ZooKeepe
 async function metadataTopicId(topic: string): Promise<string> {
   const client = await TestClient.connect(cluster.brokers[0].port);
   try {
-    const body: Message = await client.request(3, 12, { topics: [{ topicId: Buffer.alloc(16), name: topic }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+    const body: Message = await client.request(3, 12, {
+      topics: [{ topicId: Buffer.alloc(16), name: topic }],
+      allowAutoTopicCreation: false,
+      includeTopicAuthorizedOperations: false,
+    });
     return Buffer.from(body.topics[0].topicId).toString('base64url');
   } finally {
     client.close();

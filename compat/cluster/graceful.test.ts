@@ -45,8 +45,12 @@ describeCluster('graceful stop (SIGTERM) of krill brokers in a cluster', { timeo
     await eventually(`/brokers/ids/${id} gone`, async () => ((await zk.get(`/brokers/ids/${id}`)) === null ? true : undefined), POLL_BOUND_MS, 5);
     measure(`${label}: /brokers/ids/${id} absent after stop() resolved (session timeout ${SESSION_TIMEOUT_MS} ms)`, performance.now() - stoppedAt);
     for (const b of others) {
-      await eventually(`broker ${b.id} to drop broker ${id} from Metadata`, async () =>
-        (await metadataFrom(b.port)).brokers.some((x) => x.nodeId === id) ? undefined : true, POLL_BOUND_MS, 10);
+      await eventually(
+        `broker ${b.id} to drop broker ${id} from Metadata`,
+        async () => ((await metadataFrom(b.port)).brokers.some((x) => x.nodeId === id) ? undefined : true),
+        POLL_BOUND_MS,
+        10,
+      );
     }
     measure(`${label}: every other broker's Metadata without broker ${id}, after stop() resolved`, performance.now() - stoppedAt);
     return { broker, others, stoppedAt, calledAt };
@@ -64,11 +68,20 @@ describeCluster('graceful stop (SIGTERM) of krill brokers in a cluster', { timeo
   it('the controller: a new controller appears on every remaining broker without waiting for its session to time out', async () => {
     const controllerId = await agreedController(cluster.brokers.map((b) => b.port));
     const { others, calledAt, stoppedAt } = await stopAndCheck('graceful controller', controllerId);
-    const zkController = await eventually('/controller held by another broker', async () => {
-      const node = await zk.get('/controller');
-      return node && node.json.brokerid !== controllerId ? (node.json.brokerid as number) : undefined;
-    }, POLL_BOUND_MS, 5);
-    const next = await agreedController(others.map((b) => b.port), controllerId, POLL_BOUND_MS);
+    const zkController = await eventually(
+      '/controller held by another broker',
+      async () => {
+        const node = await zk.get('/controller');
+        return node && node.json.brokerid !== controllerId ? (node.json.brokerid as number) : undefined;
+      },
+      POLL_BOUND_MS,
+      5,
+    );
+    const next = await agreedController(
+      others.map((b) => b.port),
+      controllerId,
+      POLL_BOUND_MS,
+    );
     measure(`graceful controller: every remaining broker reports new controller ${next}, after stop() was called`, performance.now() - calledAt);
     measure(`graceful controller: ... after stop() resolved`, performance.now() - stoppedAt);
     expect(next).toBe(zkController);
@@ -78,7 +91,10 @@ describeCluster('graceful stop (SIGTERM) of krill brokers in a cluster', { timeo
     // confluent-kafka-python: kafkajs's admin refreshes every topic's metadata first and gives up on the
     // partitions the stopped broker led, offline until it is back since there are no followers yet.)
     const topic = unique('after-stop');
-    const created = await py('ck_client.py', 'create_topics', { bootstrap: others.map((b) => b.bootstrap).join(','), topics: [{ name: topic, partitions: 2, replication_factor: 2 }] });
+    const created = await py('ck_client.py', 'create_topics', {
+      bootstrap: others.map((b) => b.bootstrap).join(','),
+      topics: [{ name: topic, partitions: 2, replication_factor: 2 }],
+    });
     expect(created.results[topic], JSON.stringify(created)).toEqual({ ok: true });
     const parts = await settled(cluster, topic, 2);
     for (const p of parts) expect([...p.replicaNodes].sort()).toEqual(others.map((b) => b.id).sort());

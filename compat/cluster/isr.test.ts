@@ -120,7 +120,10 @@ describeCluster('the ISR under stalled followers, and unclean leader election (c
       expect(view[0]).toMatchObject({ leaderId: controller, isrNodes: [controller] });
       expect(listed.topics[topic].partitions[0]).toMatchObject({ leader: controller, isrs: [controller] });
       expect(refused.reports, JSON.stringify(refused)).toEqual([{ error: 'NOT_ENOUGH_REPLICAS', code: 19 }]);
-      expect(accepted.reports.map((r) => ('error' in r ? r.error : r.offset)), JSON.stringify(accepted)).toEqual([4]);
+      expect(
+        accepted.reports.map((r) => ('error' in r ? r.error : r.offset)),
+        JSON.stringify(accepted),
+      ).toEqual([4]);
     } finally {
       if (!resumed) for (const f of followers) f.resume();
     }
@@ -172,7 +175,10 @@ describeCluster('the ISR under stalled followers, and unclean leader election (c
 
     // unclean.leader.election.enable=true: the out-of-sync follower leads, alone in the ISR.
     const elected = await waitState(env.zk, on, 0, `unclean election of ${follower.id}`, (s) => s.leader === follower.id, 30_000);
-    measure(`unclean election: out-of-sync replica leads after kill -9 of the only ISR member (session timeout ${SESSION_TIMEOUT_MS} ms)`, performance.now() - killedAt);
+    measure(
+      `unclean election: out-of-sync replica leads after kill -9 of the only ISR member (session timeout ${SESSION_TIMEOUT_MS} ms)`,
+      performance.now() - killedAt,
+    );
     expect(elected.isr).toEqual([follower.id]);
     // Off (the default): the same broker change leaves the partition without a leader, its ISR kept (written
     // once, in the same controller event: an unclean election would have written the follower instead).
@@ -189,14 +195,20 @@ describeCluster('the ISR under stalled followers, and unclean leader election (c
       const [onPart] = await partitionsFrom(b.port, on);
       expect(onPart, `broker ${b.id}'s Metadata of ${on}`).toMatchObject({ leaderId: follower.id, errorCode: 0, isrNodes: [follower.id] });
     }
-    const survivors = env.cluster.brokers.filter((b) => b !== leader).map((b) => b.bootstrap).join(',');
+    const survivors = env.cluster.brokers
+      .filter((b) => b !== leader)
+      .map((b) => b.bootstrap)
+      .join(',');
     expect(await valuesOf(survivors, on)).toEqual(['kept-0', 'kept-1']);
     expect(await produceToPartition0(survivors, on, ['after-0'], -1)).toBe('2');
 
     // Turned on for the offline topic: Kafka's controller elects at once, without waiting for a broker change.
     // Through confluent-kafka-python's AdminClient: kafkajs's admin refreshes the metadata of every topic first
     // and gives up on a partition without a leader (this one), as it would against Apache Kafka.
-    const altered = await py('configs_client.py', 'ck_alter', { bootstrap: survivors, resources: [{ type: 'topic', name: off, configs: { 'unclean.leader.election.enable': 'true' } }] });
+    const altered = await py('configs_client.py', 'ck_alter', {
+      bootstrap: survivors,
+      resources: [{ type: 'topic', name: off, configs: { 'unclean.leader.election.enable': 'true' } }],
+    });
     expect(altered.results, JSON.stringify(altered)).toEqual([{ ok: true }]);
     await waitState(env.zk, off, 0, `unclean election of ${follower.id} after alterConfigs`, (s) => s.leader === follower.id, 30_000);
     expect(await valuesOf(survivors, off)).toEqual(['kept-0', 'kept-1']);

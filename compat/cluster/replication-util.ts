@@ -137,10 +137,15 @@ export class Background<P, R> {
 
   /** Polls progress() until `ready` accepts it; returns that snapshot. */
   until(what: string, ready: (p: P) => boolean, timeoutMs = 60_000): Promise<P> {
-    return eventually(what, () => {
-      const p = this.progress();
-      return p !== null && ready(p) ? p : undefined;
-    }, timeoutMs, 50);
+    return eventually(
+      what,
+      () => {
+        const p = this.progress();
+        return p !== null && ready(p) ? p : undefined;
+      },
+      timeoutMs,
+      50,
+    );
   }
 
   /** Asks the client to stop and returns its report. */
@@ -157,14 +162,27 @@ export class Background<P, R> {
 export type Load = Background<LoadProgress, LoadResult>;
 
 /** An idempotent acks=all producer (`conf` overrides) sending `<prefix>-<n>` round robin over `partitions` partitions at `rate`/s. */
-export function startLoad(bootstrap: string, topic: string, opts: { prefix: string; partitions: number; rate?: number; maxSeconds?: number; conf?: Record<string, unknown> }): Load {
-  return Background.start('produce_load', { bootstrap, topic, prefix: opts.prefix, partitions: opts.partitions, rate: opts.rate ?? 100, conf: opts.conf ?? {} }, opts.maxSeconds ?? 150);
+export function startLoad(
+  bootstrap: string,
+  topic: string,
+  opts: { prefix: string; partitions: number; rate?: number; maxSeconds?: number; conf?: Record<string, unknown> },
+): Load {
+  return Background.start(
+    'produce_load',
+    { bootstrap, topic, prefix: opts.prefix, partitions: opts.partitions, rate: opts.rate ?? 100, conf: opts.conf ?? {} },
+    opts.maxSeconds ?? 150,
+  );
 }
 
 export type GroupConsumer = Background<GroupProgress, GroupResult>;
 
 /** A group member committing synchronously every `commitEvery` records; finish() closes it without a last commit. */
-export function startGroupConsumer(bootstrap: string, topic: string, group: string, opts: { commitEvery?: number; rate?: number; maxSeconds?: number } = {}): GroupConsumer {
+export function startGroupConsumer(
+  bootstrap: string,
+  topic: string,
+  group: string,
+  opts: { commitEvery?: number; rate?: number; maxSeconds?: number } = {},
+): GroupConsumer {
   return Background.start('group_consume', { bootstrap, topic, group, commit_every: opts.commitEvery ?? 20, rate: opts.rate ?? 200 }, opts.maxSeconds ?? 150);
 }
 
@@ -173,7 +191,11 @@ export type LogRecord = [partition: number, offset: number, value: string];
 /** Every record of `topic` (partitions 0..n-1) up to the high watermarks, read by a fresh consumer. */
 export async function readAll(bootstrap: string, topic: string, partitions: number): Promise<LogRecord[]> {
   const r = await py<{ records: LogRecord[]; highs: Record<string, number>; next: Record<string, number>; errors: string[] }>(
-    SCRIPT, 'read_all', { bootstrap, topic, partitions: Array.from({ length: partitions }, (_, i) => i), timeout: 40 }, 60_000);
+    SCRIPT,
+    'read_all',
+    { bootstrap, topic, partitions: Array.from({ length: partitions }, (_, i) => i), timeout: 40 },
+    60_000,
+  );
   for (const [p, high] of Object.entries(r.highs)) {
     if (r.next[p] < high) throw new Error(`read_all ${topic}: partition ${p} read to ${r.next[p]} of ${high} (errors: ${r.errors.join(', ')})`);
   }
@@ -196,7 +218,9 @@ export function lossCheck(reports: DeliveryReport[], log: LogRecord[]): LossRepo
   const seen = new Map<string, number>();
   for (const [, , v] of log) seen.set(v, (seen.get(v) ?? 0) + 1);
   const acked = reports.filter((r) => r.error === undefined && r.offset !== undefined);
-  const lost = acked.filter((r) => at.get(`${r.partition}:${r.offset}`) !== r.value).map((r) => `${r.value}@${r.partition}:${r.offset} (log has ${at.get(`${r.partition}:${r.offset}`) ?? 'nothing'})`);
+  const lost = acked
+    .filter((r) => at.get(`${r.partition}:${r.offset}`) !== r.value)
+    .map((r) => `${r.value}@${r.partition}:${r.offset} (log has ${at.get(`${r.partition}:${r.offset}`) ?? 'nothing'})`);
   const duplicated = [...seen].filter(([, n]) => n > 1).map(([v, n]) => `${v} x${n}`);
   return { acked: acked.length, lost, duplicated, failed: reports.filter((r) => r.error !== undefined || r.offset === undefined) };
 }
@@ -209,7 +233,10 @@ export function lossCheck(reports: DeliveryReport[], log: LogRecord[]): LossRepo
 export function firstAckAfterOutage(reports: DeliveryReport[], partitions: number[], since: number, gapMs = 1000): number {
   let latest = -1;
   for (const p of partitions) {
-    const times = reports.filter((r) => r.partition === p && r.error === undefined && r.at !== undefined).map((r) => r.at!).sort((a, b) => a - b);
+    const times = reports
+      .filter((r) => r.partition === p && r.error === undefined && r.at !== undefined)
+      .map((r) => r.at!)
+      .sort((a, b) => a - b);
     let previous = -Infinity;
     let found = -1;
     for (const t of times) {
@@ -240,12 +267,24 @@ export async function zkState(zk: ZkReader, topic: string, p: number): Promise<P
 }
 
 /** Polls the state znode of `topic`-`p` until `ok` accepts it; returns it. */
-export function waitState(zk: ZkReader, topic: string, p: number, what: string, ok: (s: PartitionState) => boolean, timeoutMs = 30_000): Promise<PartitionState> {
+export function waitState(
+  zk: ZkReader,
+  topic: string,
+  p: number,
+  what: string,
+  ok: (s: PartitionState) => boolean,
+  timeoutMs = 30_000,
+): Promise<PartitionState> {
   let last: PartitionState | null = null;
-  return eventually(`${topic}-${p}: ${what}`, async () => {
-    last = await zkState(zk, topic, p);
-    return ok(last) ? last : undefined;
-  }, timeoutMs, 50).catch((err: Error) => {
+  return eventually(
+    `${topic}-${p}: ${what}`,
+    async () => {
+      last = await zkState(zk, topic, p);
+      return ok(last) ? last : undefined;
+    },
+    timeoutMs,
+    50,
+  ).catch((err: Error) => {
     throw new Error(`${err.message}; last state ${JSON.stringify(last)}`);
   });
 }
@@ -253,7 +292,8 @@ export function waitState(zk: ZkReader, topic: string, p: number, what: string, 
 /** Waits until every partition of `topic` has a leader and all `replicas` brokers in its ISR. */
 export async function fullIsr(zk: ZkReader, topic: string, partitions: number, replicas = 3, timeoutMs = 45_000): Promise<PartitionState[]> {
   const out: PartitionState[] = [];
-  for (let p = 0; p < partitions; p++) out.push(await waitState(zk, topic, p, `leader and ${replicas} in the ISR`, (s) => s.leader > 0 && s.isr.length === replicas, timeoutMs));
+  for (let p = 0; p < partitions; p++)
+    out.push(await waitState(zk, topic, p, `leader and ${replicas} in the ISR`, (s) => s.leader > 0 && s.isr.length === replicas, timeoutMs));
   return out;
 }
 

@@ -9,7 +9,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { adminOf, agreedController, describeCluster, eventually, measure, unique } from './cluster-util.js';
-import { FETCH_DRAIN_MS, fullIsr, pauseFor, produceToPartition0, readAll, useProcessCluster, waitState, zkState, type ProcessCluster } from './replication-util.js';
+import {
+  FETCH_DRAIN_MS,
+  fullIsr,
+  pauseFor,
+  produceToPartition0,
+  readAll,
+  useProcessCluster,
+  waitState,
+  zkState,
+  type ProcessCluster,
+} from './replication-util.js';
 
 const TEST_TIMEOUT = 120_000;
 const SESSION_TIMEOUT_MS = 6000;
@@ -20,7 +30,13 @@ let env: ProcessCluster;
 function segmentBytes(dataDir: string, topic: string, p: number): Buffer {
   const dir = path.join(dataDir, `${topic}-${p}`);
   if (!fs.existsSync(dir)) return Buffer.alloc(0);
-  return Buffer.concat(fs.readdirSync(dir).filter((f) => f.endsWith('.log')).sort().map((f) => fs.readFileSync(path.join(dir, f))));
+  return Buffer.concat(
+    fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.log'))
+      .sort()
+      .map((f) => fs.readFileSync(path.join(dir, f))),
+  );
 }
 
 const values = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
@@ -28,14 +44,17 @@ const values = (n: number, prefix: string) => Array.from({ length: n }, (_, i) =
 describeCluster('a returning leader truncates its divergent tail (OffsetForLeaderEpoch)', { timeout: TEST_TIMEOUT }, () => {
   env = useProcessCluster('truncation', { 'zookeeper.session.timeout.ms': SESSION_TIMEOUT_MS }, TEST_TIMEOUT);
 
-  it('acks=1 records only the killed leader had are gone from every broker once it follows again; the partition\'s .log files end up identical', async () => {
+  it("acks=1 records only the killed leader had are gone from every broker once it follows again; the partition's .log files end up identical", async () => {
     const controller = await agreedController(env.cluster.brokers.map((b) => b.port));
     const leader = env.cluster.brokers.find((b) => b.id !== controller)!;
     const followers = env.cluster.brokers.filter((b) => b !== leader);
     const topic = unique('truncation');
     const admin = await adminOf(env.cluster.bootstrap);
     try {
-      await admin.createTopics({ topics: [{ topic, replicaAssignment: [{ partition: 0, replicas: [leader.id, ...followers.map((b) => b.id)] }] }], waitForLeaders: true });
+      await admin.createTopics({
+        topics: [{ topic, replicaAssignment: [{ partition: 0, replicas: [leader.id, ...followers.map((b) => b.id)] }] }],
+        waitForLeaders: true,
+      });
     } finally {
       await admin.disconnect();
     }
@@ -70,10 +89,14 @@ describeCluster('a returning leader truncates its divergent tail (OffsetForLeade
     expect(full.leader).toBe(elected.leader);
 
     const reference = () => segmentBytes(env.cluster.brokers.find((b) => b.id === elected.leader)!.dataDir, topic, 0);
-    await eventually('the same .log bytes on every broker', () => {
-      const ref = reference();
-      return ref.length > 0 && env.cluster.brokers.every((b) => segmentBytes(b.dataDir, topic, 0).equals(ref)) ? true : undefined;
-    }, 30_000);
+    await eventually(
+      'the same .log bytes on every broker',
+      () => {
+        const ref = reference();
+        return ref.length > 0 && env.cluster.brokers.every((b) => segmentBytes(b.dataDir, topic, 0).equals(ref)) ? true : undefined;
+      },
+      30_000,
+    );
     const onDisk = segmentBytes(leader.dataDir, topic, 0).toString('latin1');
     for (const v of values(3, 'divergent')) expect(onDisk, `${v} still in broker ${leader.id}'s segment`).not.toContain(v);
     for (const v of [...values(5, 'common'), ...values(4, 'new')]) expect(onDisk).toContain(v);

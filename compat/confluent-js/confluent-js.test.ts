@@ -51,7 +51,7 @@ async function consumePartition(
       'enable.partition.eof': false,
       'fetch.wait.max.ms': 100,
       'socket.timeout.ms': 10_000,
-      'log_level': 0,
+      log_level: 0,
       'isolation.level': opts.isolation ?? 'read_committed', // librdkafka's default
     },
     { 'auto.offset.reset': 'error' },
@@ -88,7 +88,6 @@ async function consumePartition(
   }
 }
 
-
 describeWithClient('against krill', { timeout: 45_000 }, suite);
 
 function suite(): void {
@@ -101,7 +100,13 @@ function suite(): void {
   beforeAll(async () => {
     broker = await startBroker({ port: 0, host: '127.0.0.1' });
     kafka = new rdkafka.KafkaJS.Kafka({
-      kafkaJS: { brokers: [broker.bootstrap], clientId: 'krill-compat-confluent', logLevel: rdkafka.KafkaJS.logLevel.NOTHING, connectionTimeout: 3000, requestTimeout: 10_000 },
+      kafkaJS: {
+        brokers: [broker.bootstrap],
+        clientId: 'krill-compat-confluent',
+        logLevel: rdkafka.KafkaJS.logLevel.NOTHING,
+        connectionTimeout: 3000,
+        requestTimeout: 10_000,
+      },
     });
     admin = kafka.admin();
     await admin.connect();
@@ -132,7 +137,17 @@ function suite(): void {
       const topic = topicName('created');
       expect(
         await admin.createTopics({
-          topics: [{ topic, numPartitions: 3, replicationFactor: 1, configEntries: [{ name: 'cleanup.policy', value: 'delete' }, { name: 'max.message.bytes', value: '300000' }] }],
+          topics: [
+            {
+              topic,
+              numPartitions: 3,
+              replicationFactor: 1,
+              configEntries: [
+                { name: 'cleanup.policy', value: 'delete' },
+                { name: 'max.message.bytes', value: '300000' },
+              ],
+            },
+          ],
         }),
       ).toBe(true);
       expect(await admin.listTopics()).toContain(topic);
@@ -151,7 +166,10 @@ function suite(): void {
       expect(await admin.createTopics({ topics: [{ topic }] })).toBe(false);
 
       const errorOf = async (spec: any) => {
-        const err: any = await admin.createTopics({ topics: [spec] }).then(() => null, (e: any) => e);
+        const err: any = await admin.createTopics({ topics: [spec] }).then(
+          () => null,
+          (e: any) => e,
+        );
         expect(err?.name, JSON.stringify(spec)).toBe('KafkaJSAggregateError');
         return err.errors.map((e: any) => [e.type, e.code]);
       };
@@ -171,7 +189,10 @@ function suite(): void {
       const after = await admin.listTopics();
       expect(after).not.toContain(a);
       expect(after).not.toContain(b);
-      const err: any = await admin.deleteTopics({ topics: [topicName('never')] }).then(() => null, (e: any) => e);
+      const err: any = await admin.deleteTopics({ topics: [topicName('never')] }).then(
+        () => null,
+        (e: any) => e,
+      );
       expect([err?.type, err?.code]).toEqual(['ERR_UNKNOWN_TOPIC_OR_PART', 3]); // Kafka's UNKNOWN_TOPIC_OR_PARTITION
     });
 
@@ -235,7 +256,11 @@ function suite(): void {
       for (let i = 0; i < 4; i++) await p.send({ topic, messages: [{ value: `m${i * 2}` }, { value: `m${i * 2 + 1}` }] });
       const { messages } = await consumePartition(broker.bootstrap, topic, 0, 5, { fromOffset: 3 });
       expect(messages.map((m) => [m.offset, m.value])).toEqual([
-        [3, 'm3'], [4, 'm4'], [5, 'm5'], [6, 'm6'], [7, 'm7'],
+        [3, 'm3'],
+        [4, 'm4'],
+        [5, 'm5'],
+        [6, 'm6'],
+        [7, 'm7'],
       ]);
     });
 
@@ -345,7 +370,9 @@ function suite(): void {
         const p = kafka.producer({
           ...config,
           kafkaJS: { acks: -1, allowAutoTopicCreation: false, ...config.kafkaJS },
-          'linger.ms': 5, 'batch.num.messages': 100, 'message.timeout.ms': 15_000,
+          'linger.ms': 5,
+          'batch.num.messages': 100,
+          'message.timeout.ms': 15_000,
         });
         await p.connect();
         const sent: string[][] = [[], [], []];
@@ -387,11 +414,18 @@ function suite(): void {
     it('commit, abort, commit over 2 partitions: read_committed sees only the committed records, read_uncommitted all', async () => {
       const topic = topicName('txn');
       await admin.createTopics({ topics: [{ topic, numPartitions: 2 }] });
-      const p = kafka.producer({ kafkaJS: { transactionalId: topicName('txn-id'), idempotent: true, maxInFlightRequests: 1, acks: -1, allowAutoTopicCreation: false }, 'linger.ms': 5 });
+      const p = kafka.producer({
+        kafkaJS: { transactionalId: topicName('txn-id'), idempotent: true, maxInFlightRequests: 1, acks: -1, allowAutoTopicCreation: false },
+        'linger.ms': 5,
+      });
       await p.connect();
       const batch = (tag: string, n: number) => Array.from({ length: n }, (_, i) => ({ partition: i % 2, value: `${tag}-${i}` }));
       try {
-        for (const [tag, end] of [['c1', 'commit'], ['ab', 'abort'], ['c2', 'commit']] as const) {
+        for (const [tag, end] of [
+          ['c1', 'commit'],
+          ['ab', 'abort'],
+          ['c2', 'commit'],
+        ] as const) {
           const txn = await p.transaction();
           await txn.send({ topic, messages: batch(tag, 4) });
           await (end === 'commit' ? txn.commit() : txn.abort());

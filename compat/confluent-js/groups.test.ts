@@ -34,7 +34,12 @@ function bounded(p: Promise<any>, ms: number, what: string): Promise<any> {
 
 describeWithClient('consumer groups against krill', { timeout: 90_000 }, suite);
 
-interface Seen { consumer: string; partition: number; offset: number; value: string }
+interface Seen {
+  consumer: string;
+  partition: number;
+  offset: number;
+  value: string;
+}
 
 function suite(): void {
   let broker: RunningBroker;
@@ -45,7 +50,13 @@ function suite(): void {
   beforeAll(async () => {
     broker = await startBroker({ port: 0, host: '127.0.0.1', dataDir: tempDir('krill-cjs-groups-'), logLevel: process.env.KRILL_LOG_LEVEL } as any);
     kafka = new rdkafka.KafkaJS.Kafka({
-      kafkaJS: { brokers: [broker.bootstrap], clientId: 'krill-cjs-groups', logLevel: rdkafka.KafkaJS.logLevel.NOTHING, connectionTimeout: 3000, requestTimeout: 10_000 },
+      kafkaJS: {
+        brokers: [broker.bootstrap],
+        clientId: 'krill-cjs-groups',
+        logLevel: rdkafka.KafkaJS.logLevel.NOTHING,
+        connectionTimeout: 3000,
+        requestTimeout: 10_000,
+      },
     });
     admin = kafka.admin();
     await admin.connect();
@@ -67,10 +78,20 @@ function suite(): void {
     return values;
   }
 
-  interface Started { consumer: any; seen: Seen[]; rebalances: { kind: 'assign' | 'revoke'; partitions: number[] }[]; assigned: Set<number> }
+  interface Started {
+    consumer: any;
+    seen: Seen[];
+    rebalances: { kind: 'assign' | 'revoke'; partitions: number[] }[];
+    assigned: Set<number>;
+  }
 
   /** A connected, running consumer; its records and rebalance callbacks are recorded. */
-  async function start(name: string, groupId: string, topic: string, opts: { autoCommit?: boolean; instanceId?: string; sessionTimeout?: number } = {}): Promise<Started> {
+  async function start(
+    name: string,
+    groupId: string,
+    topic: string,
+    opts: { autoCommit?: boolean; instanceId?: string; sessionTimeout?: number } = {},
+  ): Promise<Started> {
     const s: Started = { consumer: null, seen: [], rebalances: [], assigned: new Set() };
     const config: any = {
       kafkaJS: {
@@ -127,13 +148,25 @@ function suite(): void {
     const group = unique('g');
     await admin.createTopics({ topics: [{ topic, numPartitions: 4 }] });
     const a = await start('a', group, topic);
-    await waitFor(() => a.assigned.size === 4, 30_000, () => `a assigned 4: ${JSON.stringify(a.rebalances)}`);
+    await waitFor(
+      () => a.assigned.size === 4,
+      30_000,
+      () => `a assigned 4: ${JSON.stringify(a.rebalances)}`,
+    );
     const b = await start('b', group, topic);
-    await waitFor(() => a.assigned.size === 2 && b.assigned.size === 2, 30_000, () => `2+2: a=${JSON.stringify(a.rebalances)} b=${JSON.stringify(b.rebalances)}`);
+    await waitFor(
+      () => a.assigned.size === 2 && b.assigned.size === 2,
+      30_000,
+      () => `2+2: a=${JSON.stringify(a.rebalances)} b=${JSON.stringify(b.rebalances)}`,
+    );
     expect([...a.assigned, ...b.assigned].sort()).toEqual([0, 1, 2, 3]);
 
     const produced = await produce(topic, 4, 10, 'share');
-    await waitFor(() => a.seen.length + b.seen.length >= 40, 30_000, () => `40 records: a=${a.seen.length} b=${b.seen.length}`);
+    await waitFor(
+      () => a.seen.length + b.seen.length >= 40,
+      30_000,
+      () => `40 records: a=${a.seen.length} b=${b.seen.length}`,
+    );
     await new Promise((r) => setTimeout(r, 500));
     for (const s of [a, b]) {
       expect(s.seen).toHaveLength(20);
@@ -153,7 +186,11 @@ function suite(): void {
     expect(await committedOffsets(group, topic)).toEqual({ 0: 10, 1: 10, 2: 10, 3: 10 });
 
     const c = await start('c', unique('other'), topic);
-    await waitFor(() => c.seen.length >= 40, 30_000, () => `pub/sub 40 records: ${c.seen.length}`);
+    await waitFor(
+      () => c.seen.length >= 40,
+      30_000,
+      () => `pub/sub 40 records: ${c.seen.length}`,
+    );
     expect(sorted(c.seen.map((m) => m.value))).toEqual(sorted(produced));
     await stop(c);
 
@@ -167,24 +204,50 @@ function suite(): void {
     await admin.createTopics({ topics: [{ topic, numPartitions: 2 }] });
     const first = await produce(topic, 2, 5, 'one');
     const a = await start('a', group, topic, { autoCommit: false });
-    await waitFor(() => a.seen.length >= 10, 30_000, () => `10 records: ${a.seen.length}`);
+    await waitFor(
+      () => a.seen.length >= 10,
+      30_000,
+      () => `10 records: ${a.seen.length}`,
+    );
     expect(sorted(a.seen.map((m) => m.value))).toEqual(sorted(first));
     // Commit only partition 0 fully and partition 1 up to offset 3 (next to read).
-    await bounded(a.consumer.commitOffsets([{ topic, partition: 0, offset: '5' }, { topic, partition: 1, offset: '3' }]), 15_000, 'commitOffsets');
+    await bounded(
+      a.consumer.commitOffsets([
+        { topic, partition: 0, offset: '5' },
+        { topic, partition: 1, offset: '3' },
+      ]),
+      15_000,
+      'commitOffsets',
+    );
     expect(await committedOffsets(group, topic)).toEqual({ 0: 5, 1: 3 });
     await stop(a);
 
     const second = await produce(topic, 2, 2, 'two');
     const b = await start('b', group, topic, { autoCommit: false });
-    await waitFor(() => b.seen.length >= 6, 30_000, () => `6 records: ${b.seen.length}`);
+    await waitFor(
+      () => b.seen.length >= 6,
+      30_000,
+      () => `6 records: ${b.seen.length}`,
+    );
     await new Promise((r) => setTimeout(r, 500));
     // Partition 0 resumes at 5 (only new records), partition 1 at 3 (two old ones, then the new ones).
     expect(b.seen.map((m) => [m.partition, m.offset, m.value]).sort()).toEqual([
-      [0, 5, 'two-p0-0'], [0, 6, 'two-p0-1'],
-      [1, 3, 'one-p1-3'], [1, 4, 'one-p1-4'], [1, 5, 'two-p1-0'], [1, 6, 'two-p1-1'],
+      [0, 5, 'two-p0-0'],
+      [0, 6, 'two-p0-1'],
+      [1, 3, 'one-p1-3'],
+      [1, 4, 'one-p1-4'],
+      [1, 5, 'two-p1-0'],
+      [1, 6, 'two-p1-1'],
     ]);
     expect(second).toEqual(['two-p0-0', 'two-p0-1', 'two-p1-0', 'two-p1-1']);
-    await bounded(b.consumer.commitOffsets([{ topic, partition: 0, offset: '7' }, { topic, partition: 1, offset: '7' }]), 15_000, 'commitOffsets');
+    await bounded(
+      b.consumer.commitOffsets([
+        { topic, partition: 0, offset: '7' },
+        { topic, partition: 1, offset: '7' },
+      ]),
+      15_000,
+      'commitOffsets',
+    );
     await stop(b);
     expect(await committedOffsets(group, topic)).toEqual({ 0: 7, 1: 7 });
 
@@ -202,9 +265,17 @@ function suite(): void {
     await admin.createTopics({ topics: [{ topic, numPartitions: 4 }] });
     const opts = (id: string) => ({ instanceId: id, sessionTimeout: 20_000 });
     const a = await start('a', group, topic, opts('inst-a'));
-    await waitFor(() => a.assigned.size === 4, 30_000, () => `a assigned 4: ${JSON.stringify(a.rebalances)}`);
+    await waitFor(
+      () => a.assigned.size === 4,
+      30_000,
+      () => `a assigned 4: ${JSON.stringify(a.rebalances)}`,
+    );
     const b = await start('b', group, topic, opts('inst-b'));
-    await waitFor(() => a.assigned.size === 2 && b.assigned.size === 2, 30_000, () => `2+2: a=${JSON.stringify(a.rebalances)} b=${JSON.stringify(b.rebalances)}`);
+    await waitFor(
+      () => a.assigned.size === 2 && b.assigned.size === 2,
+      30_000,
+      () => `2+2: a=${JSON.stringify(a.rebalances)} b=${JSON.stringify(b.rebalances)}`,
+    );
     const aParts = [...a.assigned].sort();
     const bParts = [...b.assigned].sort();
     const before = (await admin.describeGroups([group])).groups[0];
@@ -219,7 +290,11 @@ function suite(): void {
     expect(mid.state).toBe(rdkafka.KafkaJS.ConsumerGroupStates.STABLE);
 
     const a2 = await start('a2', group, topic, opts('inst-a'));
-    await waitFor(() => a2.assigned.size === 2, 30_000, () => `a2 assigned: ${JSON.stringify(a2.rebalances)}`);
+    await waitFor(
+      () => a2.assigned.size === 2,
+      30_000,
+      () => `a2 assigned: ${JSON.stringify(a2.rebalances)}`,
+    );
     expect([...a2.assigned].sort()).toEqual(aParts);
     const after = (await admin.describeGroups([group])).groups[0];
     expect(after.state).toBe(rdkafka.KafkaJS.ConsumerGroupStates.STABLE);
@@ -229,7 +304,11 @@ function suite(): void {
 
     // Records reach both members under the unchanged assignment, each once.
     const produced = await produce(topic, 4, 5, 'st');
-    await waitFor(() => a2.seen.length + b.seen.length >= 20, 30_000, () => `20 records: a2=${a2.seen.length} b=${b.seen.length}`);
+    await waitFor(
+      () => a2.seen.length + b.seen.length >= 20,
+      30_000,
+      () => `20 records: a2=${a2.seen.length} b=${b.seen.length}`,
+    );
     await new Promise((r) => setTimeout(r, 1000));
     expect(sorted([...a2.seen, ...b.seen].map((m) => m.value))).toEqual(sorted(produced));
     expect([...new Set(b.seen.map((m) => m.partition))].sort()).toEqual(bParts);

@@ -31,11 +31,17 @@ describeWithClient('CreatePartitions against krill', { timeout: 90_000 }, () => 
   beforeAll(async () => {
     broker = await startBroker({ port: 0, host: '127.0.0.1', dataDir: tempDir('krill-cjs-partitions-') });
     kafka = new rdkafka.KafkaJS.Kafka({
-      kafkaJS: { brokers: [broker.bootstrap], clientId: 'krill-cjs-partitions', logLevel: rdkafka.KafkaJS.logLevel.NOTHING, connectionTimeout: 3000, requestTimeout: 10_000 },
+      kafkaJS: {
+        brokers: [broker.bootstrap],
+        clientId: 'krill-cjs-partitions',
+        logLevel: rdkafka.KafkaJS.logLevel.NOTHING,
+        connectionTimeout: 3000,
+        requestTimeout: 10_000,
+      },
     });
     admin = kafka.admin();
     await admin.connect();
-    legacyAdmin = rdkafka.AdminClient.create({ 'metadata.broker.list': broker.bootstrap, 'client.id': 'krill-cjs-partitions-admin', 'log_level': 0 });
+    legacyAdmin = rdkafka.AdminClient.create({ 'metadata.broker.list': broker.bootstrap, 'client.id': 'krill-cjs-partitions-admin', log_level: 0 });
   }, 30_000);
 
   afterAll(async () => {
@@ -75,7 +81,15 @@ describeWithClient('CreatePartitions against krill', { timeout: 90_000 }, () => 
     const assigned = new Set<number>();
     const member = () => {
       const consumer = kafka.consumer({
-        kafkaJS: { groupId, fromBeginning: true, sessionTimeout: 6000, heartbeatInterval: 500, maxWaitTimeInMs: 100, autoCommit: true, autoCommitInterval: 200 },
+        kafkaJS: {
+          groupId,
+          fromBeginning: true,
+          sessionTimeout: 6000,
+          heartbeatInterval: 500,
+          maxWaitTimeInMs: 100,
+          autoCommit: true,
+          autoCommitInterval: 200,
+        },
         'topic.metadata.refresh.interval.ms': 500,
         rebalance_cb: (err: any, assignment: { partition: number }[]) => {
           if (err.code === rdkafka.CODES.ERRORS.ERR__ASSIGN_PARTITIONS) for (const a of assignment) assigned.add(a.partition);
@@ -87,25 +101,69 @@ describeWithClient('CreatePartitions against krill', { timeout: 90_000 }, () => 
     let consumer = member();
     await consumer.connect();
     await consumer.subscribe({ topics: [topic] });
-    consumer.run({ eachMessage: async ({ partition, message }: any) => { seen.push({ partition, offset: Number(message.offset), value: message.value.toString() }); } });
-    await waitFor(() => seen.length === 1, 30_000, () => 'the first record');
+    consumer.run({
+      eachMessage: async ({ partition, message }: any) => {
+        seen.push({ partition, offset: Number(message.offset), value: message.value.toString() });
+      },
+    });
+    await waitFor(
+      () => seen.length === 1,
+      30_000,
+      () => 'the first record',
+    );
 
     expect(await createPartitions(topic, 3)).toBeNull();
-    await waitFor(() => assigned.size === 3, 30_000, () => `an assignment of 3 partitions (have ${[...assigned]})`);
-    await send(topic, [{ partition: 1, value: 'b0' }, { partition: 2, value: 'c0' }]);
-    await waitFor(() => seen.length === 3, 30_000, () => `records of the new partitions (have ${JSON.stringify(seen)})`);
-    expect(seen.map((s) => [s.partition, s.offset, s.value]).sort()).toEqual([[0, 0, 'a0'], [1, 0, 'b0'], [2, 0, 'c0']]);
+    await waitFor(
+      () => assigned.size === 3,
+      30_000,
+      () => `an assignment of 3 partitions (have ${[...assigned]})`,
+    );
+    await send(topic, [
+      { partition: 1, value: 'b0' },
+      { partition: 2, value: 'c0' },
+    ]);
+    await waitFor(
+      () => seen.length === 3,
+      30_000,
+      () => `records of the new partitions (have ${JSON.stringify(seen)})`,
+    );
+    expect(seen.map((s) => [s.partition, s.offset, s.value]).sort()).toEqual([
+      [0, 0, 'a0'],
+      [1, 0, 'b0'],
+      [2, 0, 'c0'],
+    ]);
     await new Promise((r) => setTimeout(r, 500)); // an auto-commit interval
     await consumer.disconnect();
 
-    await send(topic, [{ partition: 0, value: 'a1' }, { partition: 1, value: 'b1' }, { partition: 2, value: 'c1' }]);
+    await send(topic, [
+      { partition: 0, value: 'a1' },
+      { partition: 1, value: 'b1' },
+      { partition: 2, value: 'c1' },
+    ]);
     consumer = member();
     await consumer.connect();
     await consumer.subscribe({ topics: [topic] });
-    consumer.run({ eachMessage: async ({ partition, message }: any) => { seen.push({ partition, offset: Number(message.offset), value: message.value.toString() }); } });
+    consumer.run({
+      eachMessage: async ({ partition, message }: any) => {
+        seen.push({ partition, offset: Number(message.offset), value: message.value.toString() });
+      },
+    });
     try {
-      await waitFor(() => seen.length >= 6, 30_000, () => `the records after the restart (have ${JSON.stringify(seen)})`);
-      expect(seen.slice(3).map((s) => [s.partition, s.offset, s.value]).sort()).toEqual([[0, 1, 'a1'], [1, 1, 'b1'], [2, 1, 'c1']]);
+      await waitFor(
+        () => seen.length >= 6,
+        30_000,
+        () => `the records after the restart (have ${JSON.stringify(seen)})`,
+      );
+      expect(
+        seen
+          .slice(3)
+          .map((s) => [s.partition, s.offset, s.value])
+          .sort(),
+      ).toEqual([
+        [0, 1, 'a1'],
+        [1, 1, 'b1'],
+        [2, 1, 'c1'],
+      ]);
     } finally {
       await consumer.disconnect();
     }

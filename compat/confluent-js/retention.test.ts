@@ -23,7 +23,13 @@ describeWithClient('DeleteRecords', { timeout: 60_000 }, () => {
   beforeAll(async () => {
     broker = await startBroker({ port: 0, host: '127.0.0.1', config: { 'log.segment.delete.delay.ms': '100' } });
     kafka = new rdkafka.KafkaJS.Kafka({
-      kafkaJS: { brokers: [broker.bootstrap], clientId: 'krill-compat-confluent-retention', logLevel: rdkafka.KafkaJS.logLevel.NOTHING, connectionTimeout: 3000, requestTimeout: 10_000 },
+      kafkaJS: {
+        brokers: [broker.bootstrap],
+        clientId: 'krill-compat-confluent-retention',
+        logLevel: rdkafka.KafkaJS.logLevel.NOTHING,
+        connectionTimeout: 3000,
+        requestTimeout: 10_000,
+      },
     });
     admin = kafka.admin();
     await admin.connect();
@@ -54,12 +60,25 @@ describeWithClient('DeleteRecords', { timeout: 60_000 }, () => {
   }
 
   const logBases = (topic: string, p: number) =>
-    fs.readdirSync(path.join(broker.dataDir, `${topic}-${p}`)).filter((n) => n.endsWith('.log')).map((n) => Number(n.slice(0, 20))).sort((a, b) => a - b);
+    fs
+      .readdirSync(path.join(broker.dataDir, `${topic}-${p}`))
+      .filter((n) => n.endsWith('.log'))
+      .map((n) => Number(n.slice(0, 20)))
+      .sort((a, b) => a - b);
 
-  it('answers each partition\'s new low watermark; ListOffsets agrees; segments below it leave the disk', async () => {
+  it("answers each partition's new low watermark; ListOffsets agrees; segments below it leave the disk", async () => {
     const topic = await topicWith('ok', 6, 2);
-    const results = await admin.deleteTopicRecords({ topic, partitions: [{ partition: 0, offset: 4 }, { partition: 1, offset: -1 }] });
-    expect(results.map((r: any) => [r.partition, Number(r.lowWatermark), r.error ?? null]).sort()).toEqual([[0, 4, null], [1, 6, null]]);
+    const results = await admin.deleteTopicRecords({
+      topic,
+      partitions: [
+        { partition: 0, offset: 4 },
+        { partition: 1, offset: -1 },
+      ],
+    });
+    expect(results.map((r: any) => [r.partition, Number(r.lowWatermark), r.error ?? null]).sort()).toEqual([
+      [0, 4, null],
+      [1, 6, null],
+    ]);
     expect(await watermarks(topic)).toEqual({ 0: [4, 6], 1: [6, 6] });
     expect(logBases(topic, 0)[0]).toBe(4);
     expect(logBases(topic, 1)).toEqual([6]);
@@ -70,7 +89,10 @@ describeWithClient('DeleteRecords', { timeout: 60_000 }, () => {
     const topic = await topicWith('errors', 2);
     const compact = await topicWith('compact', 0, 1, { 'cleanup.policy': 'compact' });
     const codeOf = async (t: string, partition: number, offset: number) => {
-      const err: any = await admin.deleteTopicRecords({ topic: t, partitions: [{ partition, offset }] }).then(() => null, (e: any) => e);
+      const err: any = await admin.deleteTopicRecords({ topic: t, partitions: [{ partition, offset }] }).then(
+        () => null,
+        (e: any) => e,
+      );
       expect(err?.name, `${t}/${partition}@${offset}`).toBe('KafkaJSDeleteTopicRecordsError');
       return err.partitions.map((p: any) => p.error?.code);
     };

@@ -30,12 +30,16 @@ async function start(dataDir: string, extra: Record<string, number> = {}): Promi
   return b;
 }
 
-const kafkaFor = (b: RunningBroker) => new Kafka({ clientId: 'krill-compaction', brokers: [b.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 5, initialRetryTime: 100 } });
+const kafkaFor = (b: RunningBroker) =>
+  new Kafka({ clientId: 'krill-compaction', brokers: [b.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 5, initialRetryTime: 100 } });
 
 const partitionDirs = (dataDir: string, topic: string) => fs.readdirSync(dataDir).filter((d) => d.startsWith(`${topic}-`));
 /** Records in a partition directory's segments, read from the files. */
-const records = (dataDir: string, dir: string) => fs.readdirSync(path.join(dataDir, dir)).filter((f) => f.endsWith('.log'))
-  .reduce((n, f) => n + readBatchHeaders(path.join(dataDir, dir, f)).reduce((m, h) => m + h.records, 0), 0);
+const records = (dataDir: string, dir: string) =>
+  fs
+    .readdirSync(path.join(dataDir, dir))
+    .filter((f) => f.endsWith('.log'))
+    .reduce((n, f) => n + readBatchHeaders(path.join(dataDir, dir, f)).reduce((m, h) => m + h.records, 0), 0);
 
 let groups = 0;
 /** Everything from the beginning up to the high watermark, through a fresh consumer group. */
@@ -68,10 +72,18 @@ describe('kafkajs: compaction', () => {
     const admin = kafka.admin();
     await admin.connect();
     await admin.createTopics({
-      topics: [{ topic, numPartitions: 1, configEntries: [
-        { name: 'cleanup.policy', value: 'compact' }, { name: 'segment.bytes', value: '1024' },
-        { name: 'delete.retention.ms', value: '4000' }, { name: 'min.cleanable.dirty.ratio', value: '0.01' },
-      ] }],
+      topics: [
+        {
+          topic,
+          numPartitions: 1,
+          configEntries: [
+            { name: 'cleanup.policy', value: 'compact' },
+            { name: 'segment.bytes', value: '1024' },
+            { name: 'delete.retention.ms', value: '4000' },
+            { name: 'min.cleanable.dirty.ratio', value: '0.01' },
+          ],
+        },
+      ],
     });
     await admin.disconnect();
 
@@ -96,15 +108,19 @@ describe('kafkajs: compaction', () => {
     expect(seen.find((r) => r.key === 'key-3')).toEqual({ offset: Number(tomb.baseOffset), key: 'key-3', value: null });
 
     // delete.retention.ms after the pass that cleaned past it, the tombstone goes; nothing else does.
-    await waitFor(async () => {
-      seen = (await consumeAll(kafka, topic)).filter((r) => r.key !== 'filler');
-      return !seen.some((r) => r.key === 'key-3');
-    }, 30_000, 'the tombstone to go');
+    await waitFor(
+      async () => {
+        seen = (await consumeAll(kafka, topic)).filter((r) => r.key !== 'filler');
+        return !seen.some((r) => r.key === 'key-3');
+      },
+      30_000,
+      'the tombstone to go',
+    );
     expected.delete('key-3');
     expect(seen).toEqual([...expected.values()].sort((x, y) => x.offset - y.offset));
   }, 90_000);
 
-  it("reads past the emptied last batch the cleaner keeps of an idempotent producer", async () => {
+  it('reads past the emptied last batch the cleaner keeps of an idempotent producer', async () => {
     const dataDir = tempDir('krill-kjs-compaction-idempotent-');
     dirs.push(dataDir);
     const b = await start(dataDir);
@@ -113,9 +129,17 @@ describe('kafkajs: compaction', () => {
     const admin = kafka.admin();
     await admin.connect();
     await admin.createTopics({
-      topics: [{ topic, numPartitions: 1, configEntries: [
-        { name: 'cleanup.policy', value: 'compact' }, { name: 'segment.bytes', value: '1024' }, { name: 'min.cleanable.dirty.ratio', value: '0.01' },
-      ] }],
+      topics: [
+        {
+          topic,
+          numPartitions: 1,
+          configEntries: [
+            { name: 'cleanup.policy', value: 'compact' },
+            { name: 'segment.bytes', value: '1024' },
+            { name: 'min.cleanable.dirty.ratio', value: '0.01' },
+          ],
+        },
+      ],
     });
     await admin.disconnect();
     const idempotent = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
@@ -130,7 +154,10 @@ describe('kafkajs: compaction', () => {
 
     await waitFor(() => cleanedUpTo(dataDir, topic, 0) > Number(last.baseOffset), 20_000, 'the cleaner');
     // The producer's last batch is still on disk, without records.
-    const batches = fs.readdirSync(path.join(dataDir, `${topic}-0`)).filter((f) => f.endsWith('.log')).sort()
+    const batches = fs
+      .readdirSync(path.join(dataDir, `${topic}-0`))
+      .filter((f) => f.endsWith('.log'))
+      .sort()
       .flatMap((f) => readBatchHeaders(path.join(dataDir, `${topic}-0`, f)));
     expect(batches.filter((h) => h.producerId >= 0n).map((h) => [h.baseOffset, h.records, h.baseSequence])).toEqual([[4n, 0, 4]]);
     const seen = (await consumeAll(kafka, topic)).filter((r) => r.key === 'k');
@@ -207,15 +234,22 @@ describe('kafkajs: compaction', () => {
     // Each transaction wrote its state several times (ongoing, prepare, complete) under the one key.
     const stateDir = partitionDirs(dataDir, '__transaction_state').find((d) => records(dataDir, d) > 0)!;
     const partition = Number(stateDir.split('-').pop());
-    await waitFor(() => cleanedUpTo(dataDir, '__transaction_state', partition) > 0 && records(dataDir, stateDir) < TRANSACTIONS, 20_000,
-      'the cleaner to clean __transaction_state (the active segment is left as it is)');
+    await waitFor(
+      () => cleanedUpTo(dataDir, '__transaction_state', partition) > 0 && records(dataDir, stateDir) < TRANSACTIONS,
+      20_000,
+      'the cleaner to clean __transaction_state (the active segment is left as it is)',
+    );
 
     await b.close();
     b = await start(dataDir, extra);
     await runTransactions(b, 1);
     // The coordinator replayed the compacted state: the same producer id, a later epoch.
-    const batches = fs.readdirSync(path.join(dataDir, `${topic}-0`)).filter((f) => f.endsWith('.log')).sort()
-      .flatMap((f) => readBatchHeaders(path.join(dataDir, `${topic}-0`, f))).filter((h) => h.records > 0 && h.producerId >= 0n);
+    const batches = fs
+      .readdirSync(path.join(dataDir, `${topic}-0`))
+      .filter((f) => f.endsWith('.log'))
+      .sort()
+      .flatMap((f) => readBatchHeaders(path.join(dataDir, `${topic}-0`, f)))
+      .filter((h) => h.records > 0 && h.producerId >= 0n);
     const first = batches[0];
     const last = batches.at(-1)!;
     expect(last.producerId).toBe(first.producerId);

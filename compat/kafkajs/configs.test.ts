@@ -19,8 +19,12 @@ process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
 
 function client(bootstrap: string): any {
   return new Kafka({
-    clientId: 'krill-compat-configs', brokers: [bootstrap], logLevel: logLevel.NOTHING,
-    connectionTimeout: 3000, requestTimeout: 10_000, retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 1000 },
+    clientId: 'krill-compat-configs',
+    brokers: [bootstrap],
+    logLevel: logLevel.NOTHING,
+    connectionTimeout: 3000,
+    requestTimeout: 10_000,
+    retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 1000 },
   });
 }
 
@@ -61,39 +65,71 @@ describe(`kafkajs ${require('kafkajs/package.json').version} describeConfigs / a
     return Object.fromEntries(res.resources[0].configEntries.map((e: any) => [e.configName, e]));
   }
 
-  it('describes a topic with synonyms exactly as kafkajs\'s own test expects of Kafka', async () => {
+  it("describes a topic with synonyms exactly as kafkajs's own test expects of Kafka", async () => {
     const topic = topicName('syn');
     await admin.createTopics({ topics: [{ topic }, { topic: topicName('other') }] });
     const res = await admin.describeConfigs({ includeSynonyms: true, resources: [topicResource(topic, ['compression.type', 'retention.ms'])] });
-    expect(res.resources).toEqual([{
-      configEntries: [
-        {
-          configName: 'compression.type', configValue: 'producer', isDefault: true, configSource: ConfigSource.DEFAULT_CONFIG,
-          isSensitive: false, readOnly: false, configSynonyms: [{ configName: 'compression.type', configValue: 'producer', configSource: 5 }],
-        },
-        {
-          configName: 'retention.ms', configValue: '604800000', isDefault: true, configSource: ConfigSource.DEFAULT_CONFIG,
-          isSensitive: false, readOnly: false, configSynonyms: [],
-        },
-      ],
-      errorCode: 0, errorMessage: null, resourceName: topic, resourceType: ConfigResourceTypes.TOPIC,
-    }]);
+    expect(res.resources).toEqual([
+      {
+        configEntries: [
+          {
+            configName: 'compression.type',
+            configValue: 'producer',
+            isDefault: true,
+            configSource: ConfigSource.DEFAULT_CONFIG,
+            isSensitive: false,
+            readOnly: false,
+            configSynonyms: [{ configName: 'compression.type', configValue: 'producer', configSource: 5 }],
+          },
+          {
+            configName: 'retention.ms',
+            configValue: '604800000',
+            isDefault: true,
+            configSource: ConfigSource.DEFAULT_CONFIG,
+            isSensitive: false,
+            readOnly: false,
+            configSynonyms: [],
+          },
+        ],
+        errorCode: 0,
+        errorMessage: null,
+        resourceName: topic,
+        resourceType: ConfigResourceTypes.TOPIC,
+      },
+    ]);
   });
 
-  it('describes all configs: every one kafkajs\'s test lists that krill honours, with its Kafka default', async () => {
+  it("describes all configs: every one kafkajs's test lists that krill honours, with its Kafka default", async () => {
     const topic = topicName('all');
     await admin.createTopics({ topics: [{ topic }] });
     const res = await admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: [] }] });
     const entries = Object.fromEntries(res.resources[0].configEntries.map((e: any) => [e.configName, e]));
     const expected: Record<string, string> = {
-      'compression.type': 'producer', 'file.delete.delay.ms': '60000', 'max.compaction.lag.ms': '9223372036854775807',
-      'min.compaction.lag.ms': '0', 'message.timestamp.type': 'CreateTime', 'min.insync.replicas': '1', 'index.interval.bytes': '4096',
-      'min.cleanable.dirty.ratio': '0.5', 'retention.bytes': '-1', 'delete.retention.ms': '86400000', 'cleanup.policy': 'delete',
-      'segment.bytes': '1073741824', 'retention.ms': '604800000', 'segment.ms': '604800000', 'message.timestamp.difference.max.ms': '9223372036854775807',
+      'compression.type': 'producer',
+      'file.delete.delay.ms': '60000',
+      'max.compaction.lag.ms': '9223372036854775807',
+      'min.compaction.lag.ms': '0',
+      'message.timestamp.type': 'CreateTime',
+      'min.insync.replicas': '1',
+      'index.interval.bytes': '4096',
+      'min.cleanable.dirty.ratio': '0.5',
+      'retention.bytes': '-1',
+      'delete.retention.ms': '86400000',
+      'cleanup.policy': 'delete',
+      'segment.bytes': '1073741824',
+      'retention.ms': '604800000',
+      'segment.ms': '604800000',
+      'message.timestamp.difference.max.ms': '9223372036854775807',
     };
     for (const [name, value] of Object.entries(expected)) {
       expect(entries[name], name).toEqual({
-        configName: name, configValue: value, isDefault: true, configSource: ConfigSource.DEFAULT_CONFIG, isSensitive: false, readOnly: false, configSynonyms: [],
+        configName: name,
+        configValue: value,
+        isDefault: true,
+        configSource: ConfigSource.DEFAULT_CONFIG,
+        isSensitive: false,
+        readOnly: false,
+        configSynonyms: [],
       });
     }
   });
@@ -111,7 +147,7 @@ describe(`kafkajs ${require('kafkajs/package.json').version} describeConfigs / a
     expect(brokerEntries.find((e: any) => e.configName === 'log.dirs')).toMatchObject({ configValue: broker.dataDir, readOnly: true, configSource: 4 });
   });
 
-  it('alters a topic (validateOnly first), as kafkajs\'s alterConfigs tests do', async () => {
+  it("alters a topic (validateOnly first), as kafkajs's alterConfigs tests do", async () => {
     const topic = topicName('alter');
     await admin.createTopics({ topics: [{ topic }] });
     const change = { resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configEntries: [{ name: 'cleanup.policy', value: 'compact' }] }] };
@@ -120,15 +156,23 @@ describe(`kafkajs ${require('kafkajs/package.json').version} describeConfigs / a
     const res = await admin.alterConfigs(change);
     expect(res.resources).toEqual([{ errorCode: 0, errorMessage: null, resourceName: topic, resourceType: ConfigResourceTypes.TOPIC }]);
     expect((await configsOf(topic, ['cleanup.policy']))['cleanup.policy']).toMatchObject({
-      configValue: 'compact', isDefault: false, configSource: ConfigSource.TOPIC_CONFIG,
-      configSynonyms: [{ configName: 'cleanup.policy', configValue: 'compact', configSource: 1 }, { configName: 'log.cleanup.policy', configValue: 'delete', configSource: 5 }],
+      configValue: 'compact',
+      isDefault: false,
+      configSource: ConfigSource.TOPIC_CONFIG,
+      configSynonyms: [
+        { configName: 'cleanup.policy', configValue: 'compact', configSource: 1 },
+        { configName: 'log.cleanup.policy', configValue: 'delete', configSource: 5 },
+      ],
     });
   });
 
   it('an invalid value or an unknown name is refused with INVALID_CONFIG', async () => {
     const topic = topicName('bad');
     await admin.createTopics({ topics: [{ topic }] });
-    for (const entry of [{ name: 'retention.ms', value: 'forever' }, { name: 'retention.mss', value: '1' }]) {
+    for (const entry of [
+      { name: 'retention.ms', value: 'forever' },
+      { name: 'retention.mss', value: '1' },
+    ]) {
       const err = await admin.alterConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configEntries: [entry] }] }).catch((e: any) => e);
       expect(err?.type, String(err)).toBe('INVALID_CONFIG');
     }
@@ -137,7 +181,18 @@ describe(`kafkajs ${require('kafkajs/package.json').version} describeConfigs / a
   it('max.message.bytes and compression.type take effect without a restart', async () => {
     const topic = topicName('live');
     await admin.createTopics({ topics: [{ topic }] });
-    await admin.alterConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configEntries: [{ name: 'max.message.bytes', value: '2000' }, { name: 'compression.type', value: 'gzip' }] }] });
+    await admin.alterConfigs({
+      resources: [
+        {
+          type: ConfigResourceTypes.TOPIC,
+          name: topic,
+          configEntries: [
+            { name: 'max.message.bytes', value: '2000' },
+            { name: 'compression.type', value: 'gzip' },
+          ],
+        },
+      ],
+    });
     const err = await producer.send({ topic, messages: [{ value: 'x'.repeat(5000) }] }).catch((e: any) => e);
     expect(err?.type ?? err?.cause?.type, String(err)).toBe('MESSAGE_TOO_LARGE');
     await producer.send({ topic, compression: CompressionTypes.None, messages: [{ value: 'small' }] });
@@ -166,7 +221,10 @@ describe(`kafkajs ${require('kafkajs/package.json').version} describeConfigs / a
     try {
       const res = await a.describeConfigs({
         includeSynonyms: true,
-        resources: [topicResource(topic, ['retention.ms', 'retention.bytes']), { type: ConfigResourceTypes.BROKER, name: '1', configNames: ['log.retention.bytes'] }],
+        resources: [
+          topicResource(topic, ['retention.ms', 'retention.bytes']),
+          { type: ConfigResourceTypes.BROKER, name: '1', configNames: ['log.retention.bytes'] },
+        ],
       });
       const [t, br] = [0, 1].map((i) => Object.fromEntries(res.resources[i].configEntries.map((e: any) => [e.configName, e])));
       expect(t['retention.ms']).toMatchObject({ configValue: '3600000', configSource: ConfigSource.TOPIC_CONFIG });

@@ -5,7 +5,12 @@
 const { Kafka, logLevel, Partitioners } = require('kafkajs');
 
 const [bootstrap, input, output, groupId, transactionalId] = process.argv.slice(2);
-const kafka = new Kafka({ clientId: 'krill-eos-worker', brokers: [bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 20, initialRetryTime: 100, maxRetryTime: 1000 } });
+const kafka = new Kafka({
+  clientId: 'krill-eos-worker',
+  brokers: [bootstrap],
+  logLevel: logLevel.NOTHING,
+  retry: { retries: 20, initialRetryTime: 100, maxRetryTime: 1000 },
+});
 
 async function main() {
   const producer = kafka.producer({ transactionalId, idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner });

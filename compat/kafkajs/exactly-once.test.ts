@@ -49,7 +49,12 @@ describe('kafkajs exactly-once consume-transform-produce', () => {
     const [input, output, group, txnId] = [`eos-in-${tag}`, `eos-out-${tag}`, `eos-g-${tag}`, `eos-tx-${tag}`];
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic: input, numPartitions: 2 }, { topic: output, numPartitions: 2 }] });
+    await admin.createTopics({
+      topics: [
+        { topic: input, numPartitions: 2 },
+        { topic: output, numPartitions: 2 },
+      ],
+    });
     const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
     await producer.connect();
     await producer.send({ topic: input, messages: Array.from({ length: INPUTS }, (_, i) => ({ key: `k${i}`, value: `v${i}` })) });
@@ -65,11 +70,15 @@ describe('kafkajs exactly-once consume-transform-produce', () => {
     const second = startWorker(args);
     try {
       // Done when the group's committed offsets cover every input.
-      await until(async () => {
-        const committed = await admin.fetchOffsets({ groupId: group, topics: [input] });
-        const total = committed[0].partitions.reduce((n: number, p: any) => n + Math.max(0, Number(p.offset)), 0);
-        return total >= INPUTS;
-      }, 90_000, 'the second worker to commit every input');
+      await until(
+        async () => {
+          const committed = await admin.fetchOffsets({ groupId: group, topics: [input] });
+          const total = committed[0].partitions.reduce((n: number, p: any) => n + Math.max(0, Number(p.offset)), 0);
+          return total >= INPUTS;
+        },
+        90_000,
+        'the second worker to commit every input',
+      );
     } finally {
       second.proc.kill('SIGKILL');
       await second.exited;
@@ -80,7 +89,11 @@ describe('kafkajs exactly-once consume-transform-produce', () => {
     await consumer.connect();
     await consumer.subscribe({ topic: output, fromBeginning: true });
     const seen: string[] = [];
-    await consumer.run({ eachMessage: async ({ message }: any) => { seen.push(String(message.value)); } });
+    await consumer.run({
+      eachMessage: async ({ message }: any) => {
+        seen.push(String(message.value));
+      },
+    });
     await until(() => seen.length >= INPUTS, 30_000, 'the reader to see every output');
     await new Promise((r) => setTimeout(r, 1000)); // nothing more (no duplicates) arrives
     await consumer.disconnect();

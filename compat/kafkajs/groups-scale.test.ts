@@ -51,10 +51,18 @@ async function produce(kafka: any, topic: string, count: number, partitions: num
   await producer.disconnect();
 }
 
-interface Seen { consumer: number; partition: number; value: string }
+interface Seen {
+  consumer: number;
+  partition: number;
+  value: string;
+}
 
 /** The coordinator's view: state and each member's assigned partitions of `topic`. */
-async function describe1(admin: any, groupId: string, topic: string): Promise<{ state: string; members: { memberId: string; clientId: string; partitions: number[] }[] }> {
+async function describe1(
+  admin: any,
+  groupId: string,
+  topic: string,
+): Promise<{ state: string; members: { memberId: string; clientId: string; partitions: number[] }[] }> {
   const d = (await admin.describeGroups([groupId])).groups[0];
   return {
     state: d.state,
@@ -113,7 +121,12 @@ describe('kafkajs consumer groups at scale against krill', { timeout: 120_000 },
   async function startConsumer(groupId: string, topic: string, index: number, seen: Seen[]): Promise<any> {
     // One kafkajs client per consumer: each has its own connections, as separate applications would.
     const consumer = client(broker.bootstrap, `krill-scale-${index}`).consumer({
-      groupId, sessionTimeout: 10_000, heartbeatInterval: 500, rebalanceTimeout: 15_000, maxWaitTimeInMs: 200, retry: { retries: 8 },
+      groupId,
+      sessionTimeout: 10_000,
+      heartbeatInterval: 500,
+      rebalanceTimeout: 15_000,
+      maxWaitTimeInMs: 200,
+      retry: { retries: 8 },
     });
     consumers.push(consumer);
     await consumer.connect();
@@ -135,14 +148,14 @@ describe('kafkajs consumer groups at scale against krill', { timeout: 120_000 },
     const t0 = Date.now();
     await Promise.all(Array.from({ length: 20 }, (_, i) => startConsumer(groupId, topic, i, seen)));
     let view = await describe1(admin, groupId, topic);
-    await waitFor(async () => balanced(view = await describe1(admin, groupId, topic), 20, 100), 60_000, '20 balanced members');
+    await waitFor(async () => balanced((view = await describe1(admin, groupId, topic)), 20, 100), 60_000, '20 balanced members');
     const t20 = Date.now() - t0;
     expect(view.members.map((m) => m.partitions.length)).toEqual(Array(20).fill(5));
     expect(new Set(view.members.map((m) => m.clientId)).size).toBe(20);
 
     const t1 = Date.now();
     await startConsumer(groupId, topic, 20, seen);
-    await waitFor(async () => balanced(view = await describe1(admin, groupId, topic), 21, 100), 60_000, '21 balanced members');
+    await waitFor(async () => balanced((view = await describe1(admin, groupId, topic)), 21, 100), 60_000, '21 balanced members');
     const t21 = Date.now() - t1;
     const sizes = view.members.map((m) => m.partitions.length).sort((a, b) => a - b);
     expect(sizes).toEqual([...Array(5).fill(4), ...Array(16).fill(5)]); // 100 = 5×4 + 16×5
@@ -171,7 +184,11 @@ describe('kafkajs consumer groups at scale against krill', { timeout: 120_000 },
     await admin.createTopics({ topics: [{ topic, numPartitions: 4 }] });
     const survivorSeen: Seen[] = [];
     const survivor = client(broker.bootstrap, 'krill-survivor').consumer({
-      groupId, sessionTimeout: 6000, heartbeatInterval: 500, rebalanceTimeout: 10_000, maxWaitTimeInMs: 200,
+      groupId,
+      sessionTimeout: 6000,
+      heartbeatInterval: 500,
+      rebalanceTimeout: 10_000,
+      maxWaitTimeInMs: 200,
     });
     consumers.push(survivor);
     let survivorAssignment: number[] = [];
@@ -205,7 +222,15 @@ describe('kafkajs consumer groups at scale against krill', { timeout: 120_000 },
       else if (msg.type === 'error') childErrors.push(msg.message);
     });
     let view = await describe1(admin, groupId, topic);
-    await waitFor(async () => balanced(view = await describe1(admin, groupId, topic), 2, 4) && view.members.every((m) => m.partitions.length === 2) && survivorAssignment.length === 2 && childAssignment.length === 2, 30_000, `two members with 2 partitions each (child: ${childErrors.join(' ')})`);
+    await waitFor(
+      async () =>
+        balanced((view = await describe1(admin, groupId, topic)), 2, 4) &&
+        view.members.every((m) => m.partitions.length === 2) &&
+        survivorAssignment.length === 2 &&
+        childAssignment.length === 2,
+      30_000,
+      `two members with 2 partitions each (child: ${childErrors.join(' ')})`,
+    );
 
     await produce(kafka, topic, 20, 4, 'before');
     await waitFor(() => survivorSeen.length + childSeen.length >= 20, 30_000, '20 records before the kill');
@@ -226,7 +251,11 @@ describe('kafkajs consumer groups at scale against krill', { timeout: 120_000 },
     // machine), not at once as a LeaveGroup would.
     expect(movedAfter).toBeGreaterThanOrEqual(4000);
     expect(movedAfter).toBeLessThan(15_000);
-    await waitFor(() => survivorSeen.filter((s) => s.value.startsWith('after')).length >= 40, 30_000, 'the survivor to consume the 40 records produced after the kill');
+    await waitFor(
+      () => survivorSeen.filter((s) => s.value.startsWith('after')).length >= 40,
+      30_000,
+      'the survivor to consume the 40 records produced after the kill',
+    );
     await new Promise((r) => setTimeout(r, 500));
     const after = survivorSeen.filter((s) => s.value.startsWith('after')).map((s) => s.value);
     expect(after).toHaveLength(40);

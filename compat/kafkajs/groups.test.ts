@@ -26,7 +26,14 @@ function client(bootstrap: string, clientId = 'krill-groups'): any {
 let seq = 0;
 const unique = (label: string) => `kjs-${label}-${process.pid}-${++seq}`;
 
-const consumerOpts = (groupId: string) => ({ groupId, sessionTimeout: 6000, heartbeatInterval: 500, rebalanceTimeout: 6000, maxWaitTimeInMs: 200, retry: { retries: 5 } });
+const consumerOpts = (groupId: string) => ({
+  groupId,
+  sessionTimeout: 6000,
+  heartbeatInterval: 500,
+  rebalanceTimeout: 6000,
+  maxWaitTimeInMs: 200,
+  retry: { retries: 5 },
+});
 
 async function waitFor(cond: () => boolean, ms: number, what: string): Promise<void> {
   const end = Date.now() + ms;
@@ -44,9 +51,21 @@ async function produce(kafka: any, topic: string, count: number, partitions: num
   await producer.disconnect();
 }
 
-interface Seen { consumer: number; partition: number; offset: string; value: string }
+interface Seen {
+  consumer: number;
+  partition: number;
+  offset: string;
+  value: string;
+}
 
-async function startConsumer(kafka: any, groupId: string, topic: string, index: number, seen: Seen[], opts: { autoCommitInterval?: number } = {}): Promise<any> {
+async function startConsumer(
+  kafka: any,
+  groupId: string,
+  topic: string,
+  index: number,
+  seen: Seen[],
+  opts: { autoCommitInterval?: number } = {},
+): Promise<any> {
   const consumer = kafka.consumer(consumerOpts(groupId));
   await consumer.connect();
   await consumer.subscribe({ topics: [topic], fromBeginning: true });

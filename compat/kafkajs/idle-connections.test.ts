@@ -23,7 +23,10 @@ describe('kafkajs and connections.max.idle.ms', { timeout: 30_000 }, () => {
       clientId: 'krill-idle',
       brokers: [broker.bootstrap],
       logLevel: logLevel.DEBUG,
-      logCreator: () => ({ log }: any) => clientLog.push(log.message),
+      logCreator:
+        () =>
+        ({ log }: any) =>
+          clientLog.push(log.message),
       retry: { retries: 3, initialRetryTime: 100 },
     });
   });

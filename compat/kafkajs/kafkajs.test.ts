@@ -140,7 +140,10 @@ describe(`kafkajs ${require('kafkajs/package.json').version} against krill`, { t
       for (const bad of ['has space', 'slash/name', '..', '.', 'x'.repeat(250), 'ümlaut']) {
         const err: any = await admin.createTopics({ topics: [{ topic: bad }], timeout: 5000 }).catch((e: any) => e);
         expect(err?.name, `topic name ${JSON.stringify(bad)}`).toBe('KafkaJSAggregateError');
-        expect(err.errors.map((e: any) => e.type), `topic name ${JSON.stringify(bad)}`).toEqual(['INVALID_TOPIC_EXCEPTION']);
+        expect(
+          err.errors.map((e: any) => e.type),
+          `topic name ${JSON.stringify(bad)}`,
+        ).toEqual(['INVALID_TOPIC_EXCEPTION']);
       }
       const topics = await admin.listTopics();
       expect(topics.filter((t: string) => t.includes(' ') || t.includes('/') || t === '..' || t === '.')).toEqual([]);
@@ -279,7 +282,13 @@ describe(`kafkajs ${require('kafkajs/package.json').version} against krill`, { t
       const small = Buffer.from([0xde, 0xad, 0xbe, 0xef, 0, 0, 0x80]);
       const large = Buffer.alloc(300_000);
       for (let i = 0; i < large.length; i++) large[i] = (i * 7919) & 0xff;
-      await producer.send({ topic, messages: [{ key, value: small }, { key: null, value: large }] });
+      await producer.send({
+        topic,
+        messages: [
+          { key, value: small },
+          { key: null, value: large },
+        ],
+      });
       const { records } = await reader.readPartition(topic, 0, { minCount: 2 });
       expect(records).toHaveLength(2);
       expect(records[0].key!.equals(key)).toBe(true);
@@ -308,12 +317,21 @@ describe(`kafkajs ${require('kafkajs/package.json').version} against krill`, { t
         [t2, '0'],
       ]);
       expect((await reader.readPartition(t1, 0, { minCount: 7 })).records.map((r) => r.value!.toString())).toEqual([
-        'a0', "a0'", 'a1', "a1'", 'a2', "a2'", 'a-batch',
+        'a0',
+        "a0'",
+        'a1',
+        "a1'",
+        'a2',
+        "a2'",
+        'a-batch',
       ]);
       expect((await reader.readPartition(t2, 0, { minCount: 2 })).records.map((r) => r.value!.toString())).toEqual(['b0', 'b1']);
       // reading from the middle
       expect((await reader.readPartition(t1, 0, { fromOffset: 3n, minCount: 4 })).records.map((r) => [Number(r.offset), r.value!.toString()])).toEqual([
-        [3, "a1'"], [4, 'a2'], [5, "a2'"], [6, 'a-batch'],
+        [3, "a1'"],
+        [4, 'a2'],
+        [5, "a2'"],
+        [6, 'a-batch'],
       ]);
     });
 
@@ -465,7 +483,13 @@ describe(`kafkajs ${require('kafkajs/package.json').version} against krill`, { t
       const topic = topicName('log-append-time');
       await createTopic(topic, 1, [{ name: 'message.timestamp.type', value: 'LogAppendTime' }]);
       const before = Date.now();
-      await producer.send({ topic, messages: [{ value: 'a', timestamp: '1000' }, { value: 'b', timestamp: '2000' }] });
+      await producer.send({
+        topic,
+        messages: [
+          { value: 'a', timestamp: '1000' },
+          { value: 'b', timestamp: '2000' },
+        ],
+      });
       const after = Date.now();
       const { records } = await reader.readPartition(topic, 0, { minCount: 2 });
       expect(records.map((r) => r.value!.toString())).toEqual(['a', 'b']);
@@ -501,7 +525,12 @@ describe(`kafkajs ${require('kafkajs/package.json').version} against krill`, { t
       const topic = topicName('idempotent');
       await createTopic(topic, 3);
       // kafkajs insists on maxInFlightRequests 1 and acks -1 (its default) for an idempotent producer
-      const idem = kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner, allowAutoTopicCreation: false });
+      const idem = kafka.producer({
+        idempotent: true,
+        maxInFlightRequests: 1,
+        createPartitioner: Partitioners.DefaultPartitioner,
+        allowAutoTopicCreation: false,
+      });
       await idem.connect();
       try {
         const sent: string[][] = [[], [], []];
@@ -517,7 +546,12 @@ describe(`kafkajs ${require('kafkajs/package.json').version} against krill`, { t
         // and one sendBatch across two topics
         const other = topicName('idempotent-other');
         await createTopic(other);
-        await idem.sendBatch({ topicMessages: [{ topic, messages: [{ partition: 0, value: 'batch-last' }] }, { topic: other, messages: [{ value: 'other' }] }] });
+        await idem.sendBatch({
+          topicMessages: [
+            { topic, messages: [{ partition: 0, value: 'batch-last' }] },
+            { topic: other, messages: [{ value: 'other' }] },
+          ],
+        });
         sent[0].push('batch-last');
 
         for (let partition = 0; partition < 3; partition++) {
@@ -579,7 +613,12 @@ describe(`kafkajs ${require('kafkajs/package.json').version} against krill`, { t
       clients.push(a1, p1);
       await a1.connect();
       await p1.connect();
-      await a1.createTopics({ topics: [{ topic: 'durable', numPartitions: 3 }, { topic: 'durable-zstd', configEntries: [{ name: 'compression.type', value: 'zstd' }] }] });
+      await a1.createTopics({
+        topics: [
+          { topic: 'durable', numPartitions: 3 },
+          { topic: 'durable-zstd', configEntries: [{ name: 'compression.type', value: 'zstd' }] },
+        ],
+      });
       const ts = 1_700_000_000_000;
       const expected = new Map<number, { key: string; value: string | null; timestamp: string; headers: Record<string, string> }[]>();
       for (let i = 0; i < 30; i++) {

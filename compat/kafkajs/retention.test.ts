@@ -77,7 +77,10 @@ describe(`kafkajs ${require('kafkajs/package.json').version}: retention and Dele
   function onDisk(topic: string): { bases: number[]; deletedFiles: number } {
     const names = fs.readdirSync(dirOf(topic));
     return {
-      bases: names.filter((n) => n.endsWith('.log')).map((n) => Number(n.slice(0, 20))).sort((a, b) => a - b),
+      bases: names
+        .filter((n) => n.endsWith('.log'))
+        .map((n) => Number(n.slice(0, 20)))
+        .sort((a, b) => a - b),
       deletedFiles: names.filter((n) => n.endsWith('.deleted')).length,
     };
   }
@@ -107,7 +110,10 @@ describe(`kafkajs ${require('kafkajs/package.json').version}: retention and Dele
   it('retention.bytes: the oldest segments go while the log stays at least that large', async () => {
     const topic = topicName('size');
     await createTopic(topic, { 'retention.bytes': '250' });
-    await produce(topic, Array.from({ length: 10 }, (_, i) => `value-${i}`));
+    await produce(
+      topic,
+      Array.from({ length: 10 }, (_, i) => `value-${i}`),
+    );
     // Kafka's rule: segments go, oldest first, while the log without them stays at least retention.bytes;
     // so once retention is done, deleting one more (the oldest left) would take it below.
     const { low, sizes } = await eventually('retention to bring the log down to retention.bytes', async () => {
@@ -126,7 +132,10 @@ describe(`kafkajs ${require('kafkajs/package.json').version}: retention and Dele
   it('deleteTopicRecords moves the low watermark at once; the segments below it leave the disk', async () => {
     const topic = topicName('delete-records');
     await createTopic(topic);
-    await produce(topic, Array.from({ length: 10 }, (_, i) => `value-${i}`));
+    await produce(
+      topic,
+      Array.from({ length: 10 }, (_, i) => `value-${i}`),
+    );
     await admin.deleteTopicRecords({ topic, partitions: [{ partition: 0, offset: '5' }] });
     expect(await watermarks(topic)).toEqual({ low: 5, high: 10 });
     expect(onDisk(topic).bases.filter((b) => b < 5)).toEqual([]);
@@ -167,7 +176,11 @@ describe(`kafkajs ${require('kafkajs/package.json').version}: retention and Dele
     try {
       await consumer.connect();
       await consumer.subscribe({ topics: [topic], fromBeginning: true });
-      await consumer.run({ eachMessage: async ({ message }: any) => { seen.push(Number(message.offset)); } });
+      await consumer.run({
+        eachMessage: async ({ message }: any) => {
+          seen.push(Number(message.offset));
+        },
+      });
       await eventually('records 7 to 12', () => (seen.length >= 6 ? true : undefined), 30_000);
     } finally {
       await consumer.disconnect();
@@ -179,7 +192,10 @@ describe(`kafkajs ${require('kafkajs/package.json').version}: retention and Dele
     const topic = topicName('reset');
     const groupId = `${topic}-group`;
     await createTopic(topic);
-    await produce(topic, Array.from({ length: 10 }, (_, i) => `value-${i}`));
+    await produce(
+      topic,
+      Array.from({ length: 10 }, (_, i) => `value-${i}`),
+    );
     await admin.setOffsets({ groupId, topic, partitions: [{ partition: 0, offset: '2' }] });
     await admin.deleteTopicRecords({ topic, partitions: [{ partition: 0, offset: '6' }] });
     const consumer = kafka.consumer({ groupId, sessionTimeout: 6000, heartbeatInterval: 500, maxWaitTimeInMs: 200, retry: { retries: 5 } });
@@ -187,7 +203,11 @@ describe(`kafkajs ${require('kafkajs/package.json').version}: retention and Dele
     try {
       await consumer.connect();
       await consumer.subscribe({ topics: [topic], fromBeginning: true });
-      await consumer.run({ eachMessage: async ({ message }: any) => { seen.push(Number(message.offset)); } });
+      await consumer.run({
+        eachMessage: async ({ message }: any) => {
+          seen.push(Number(message.offset));
+        },
+      });
       await eventually('records 6 to 9', () => (seen.length >= 4 ? true : undefined), 30_000);
     } finally {
       await consumer.disconnect();

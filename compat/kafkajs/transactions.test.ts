@@ -36,7 +36,12 @@ function client(bootstrap: string): any {
   });
 }
 
-interface Seen { topic: string; partition: number; offset: number; value: string }
+interface Seen {
+  topic: string;
+  partition: number;
+  offset: number;
+  value: string;
+}
 
 async function waitFor(cond: () => boolean, ms: number, what: string): Promise<void> {
   const end = Date.now() + ms;
@@ -87,7 +92,13 @@ describe('kafkajs transactions against krill', { timeout: 60_000 }, () => {
 
   /** A group consumer on `topics` from the beginning; what it delivers accumulates in the returned array. */
   async function consume(topics: string[], opts: { readUncommitted?: boolean } = {}): Promise<{ seen: Seen[]; consumer: any }> {
-    const consumer = kafka.consumer({ groupId: unique('reader'), readUncommitted: opts.readUncommitted ?? false, maxWaitTimeInMs: 100, sessionTimeout: 6000, heartbeatInterval: 500 });
+    const consumer = kafka.consumer({
+      groupId: unique('reader'),
+      readUncommitted: opts.readUncommitted ?? false,
+      maxWaitTimeInMs: 100,
+      sessionTimeout: 6000,
+      heartbeatInterval: 500,
+    });
     await consumer.connect();
     open.push(consumer);
     await consumer.subscribe({ topics, fromBeginning: true });
@@ -138,7 +149,11 @@ describe('kafkajs transactions against krill', { timeout: 60_000 }, () => {
       for (const p of [0, 1, 2]) {
         const expectedCommitted = [...tagged(first, p), ...(p === 1 ? [] : tagged(second, p))];
         expect(valuesOf(committed.seen, topic, p), `${topic}-${p} read_committed`).toEqual(expectedCommitted);
-        expect(valuesOf(uncommitted.seen, topic, p), `${topic}-${p} read_uncommitted`).toEqual([...tagged(first, p), ...tagged(aborted, p), ...(p === 1 ? [] : tagged(second, p))]);
+        expect(valuesOf(uncommitted.seen, topic, p), `${topic}-${p} read_uncommitted`).toEqual([
+          ...tagged(first, p),
+          ...tagged(aborted, p),
+          ...(p === 1 ? [] : tagged(second, p)),
+        ]);
         // offsets rise; the gaps are the markers (one per transaction that touched the partition)
         const offsets = uncommitted.seen.filter((s) => s.topic === topic && s.partition === p).map((s) => s.offset);
         expect(offsets).toEqual([...offsets].sort((x, y) => x - y));
@@ -250,7 +265,13 @@ describe('kafkajs transactions against krill', { timeout: 60_000 }, () => {
     await plain.connect();
     open.push(plain);
     const txn = await stale.transaction();
-    await txn.send({ topic, messages: [{ partition: 0, value: 'abandoned-1' }, { partition: 0, value: 'abandoned-2' }] });
+    await txn.send({
+      topic,
+      messages: [
+        { partition: 0, value: 'abandoned-1' },
+        { partition: 0, value: 'abandoned-2' },
+      ],
+    });
     await plain.send({ topic, messages: [{ partition: 0, value: 'after' }] });
 
     const committed = await consume([topic]);
@@ -270,7 +291,7 @@ describe('kafkajs transactions against krill', { timeout: 60_000 }, () => {
       return res.partitions.sort((x: any, y: any) => x.partition - y.partition).map((p: any) => Number(p.offset));
     }
 
-    it('offsets sent with a committed transaction become the group\'s committed offsets; with an aborted one they do not', async () => {
+    it("offsets sent with a committed transaction become the group's committed offsets; with an aborted one they do not", async () => {
       const [input, output] = [unique('in'), unique('out')];
       await createTopics(2, input, output);
       const groupId = unique('ctp-group');
@@ -280,7 +301,18 @@ describe('kafkajs transactions against krill', { timeout: 60_000 }, () => {
 
       let txn = await producer.transaction();
       await txn.send({ topic: output, messages: [{ partition: 0, value: 'out-1' }] });
-      await txn.sendOffsets({ consumerGroupId: groupId, topics: [{ topic: input, partitions: [{ partition: 0, offset: '5' }, { partition: 1, offset: '7' }] }] });
+      await txn.sendOffsets({
+        consumerGroupId: groupId,
+        topics: [
+          {
+            topic: input,
+            partitions: [
+              { partition: 0, offset: '5' },
+              { partition: 1, offset: '7' },
+            ],
+          },
+        ],
+      });
       await txn.commit();
       expect(await committedOffsets(groupId, input)).toEqual([5, 7]);
 
@@ -302,7 +334,7 @@ describe('kafkajs transactions against krill', { timeout: 60_000 }, () => {
       expect(valuesOf(seen, output, 0)).toEqual(['out-1']);
     });
 
-    it('consume-transform-produce: a group consumer\'s input offsets and the output commit together', async () => {
+    it("consume-transform-produce: a group consumer's input offsets and the output commit together", async () => {
       const [input, output] = [unique('ctp-in'), unique('ctp-out')];
       await createTopics(1, input, output);
       const groupId = unique('ctp-app');

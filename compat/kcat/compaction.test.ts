@@ -12,9 +12,20 @@ const pool = new BrokerPool();
 afterAll(() => pool.cleanup());
 
 const ARGS = [
-  '--set', 'log.cleanup.policy=compact', '--set', 'log.segment.bytes=2048', '--set', 'log.roll.ms=300',
-  '--set', 'log.retention.check.interval.ms=100', '--set', 'log.cleaner.backoff.ms=100',
-  '--set', 'log.cleaner.min.cleanable.ratio=0.01', '--set', 'log.segment.delete.delay.ms=100',
+  '--set',
+  'log.cleanup.policy=compact',
+  '--set',
+  'log.segment.bytes=2048',
+  '--set',
+  'log.roll.ms=300',
+  '--set',
+  'log.retention.check.interval.ms=100',
+  '--set',
+  'log.cleaner.backoff.ms=100',
+  '--set',
+  'log.cleaner.min.cleanable.ratio=0.01',
+  '--set',
+  'log.segment.delete.delay.ms=100',
 ];
 
 async function kcat(b: CliBroker, args: string[], input?: string): Promise<string> {
@@ -24,14 +35,21 @@ async function kcat(b: CliBroker, args: string[], input?: string): Promise<strin
   return r.stdout;
 }
 
-interface Consumed { offset: number; key: string | null; value: string | null }
+interface Consumed {
+  offset: number;
+  key: string | null;
+  value: string | null;
+}
 
 async function consume(b: CliBroker, topic: string): Promise<Consumed[]> {
   const out = await kcat(b, ['-C', '-t', topic, '-e', '-o', 'beginning', '-J', '-q']);
-  return out.split('\n').filter((l) => l.trim() !== '').map((l) => {
-    const m = JSON.parse(l) as { offset: number; key: string | null; payload: string | null };
-    return { offset: m.offset, key: m.key, value: m.payload };
-  });
+  return out
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => {
+      const m = JSON.parse(l) as { offset: number; key: string | null; payload: string | null };
+      return { offset: m.offset, key: m.key, value: m.payload };
+    });
 }
 
 it('kcat reads the latest record of each key, tombstones included, at their original offsets', async () => {
@@ -51,7 +69,11 @@ it('kcat reads the latest record of each key, tombstones included, at their orig
     lines.push(`key-${k}:`); // -Z: an empty value is a null one, a tombstone
     produced.push({ offset: produced.length, key: `key-${k}`, value: null });
   }
-  await kcat(broker, ['-P', '-t', topic, '-K:', '-Z', '-X', 'acks=all', '-X', 'batch.num.messages=20', '-X', 'linger.ms=5'], lines.map((l) => `${l}\n`).join(''));
+  await kcat(
+    broker,
+    ['-P', '-t', topic, '-K:', '-Z', '-X', 'acks=all', '-X', 'batch.num.messages=20', '-X', 'linger.ms=5'],
+    lines.map((l) => `${l}\n`).join(''),
+  );
 
   // The quiet active segment rolls after log.roll.ms; then the cleaner takes the whole log.
   await waitFor(() => cleanedUpTo(dataDir, topic, 0) === produced.length, 30_000, 'the cleaner to clean the whole log');

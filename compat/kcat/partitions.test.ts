@@ -35,36 +35,50 @@ async function grow(topic: string, count: number): Promise<void> {
 }
 
 describe('kcat after CreatePartitions', () => {
-  it('-L lists every partition; keyed records spread over them; -C reads each back', async () => {
-    const topic = unique('grown');
-    await createTopic(admin, topic, 1);
-    await grow(topic, 4);
-    const md = await run(KCAT, ['-L', ...common(broker), '-t', topic], { timeoutMs: 20_000 });
-    expect(md.code, describeRun(md)).toBe(0);
-    expect(md.stdout).toContain(`topic "${topic}" with 4 partitions:`);
-    for (let p = 0; p < 4; p++) expect(md.stdout).toContain(`partition ${p}, leader 1, replicas: 1, isrs: 1`);
+  it(
+    '-L lists every partition; keyed records spread over them; -C reads each back',
+    async () => {
+      const topic = unique('grown');
+      await createTopic(admin, topic, 1);
+      await grow(topic, 4);
+      const md = await run(KCAT, ['-L', ...common(broker), '-t', topic], { timeoutMs: 20_000 });
+      expect(md.code, describeRun(md)).toBe(0);
+      expect(md.stdout).toContain(`topic "${topic}" with 4 partitions:`);
+      for (let p = 0; p < 4; p++) expect(md.stdout).toContain(`partition ${p}, leader 1, replicas: 1, isrs: 1`);
 
-    const lines = Array.from({ length: 40 }, (_, i) => `key-${i}:value-${i}`);
-    const produced = await run(KCAT, ['-P', ...common(broker), '-t', topic, '-K', ':', '-X', 'acks=all', '-X', 'message.timeout.ms=20000'], { input: lines.join('\n') + '\n', timeoutMs: 30_000 });
-    expect(produced.code, describeRun(produced)).toBe(0);
+      const lines = Array.from({ length: 40 }, (_, i) => `key-${i}:value-${i}`);
+      const produced = await run(KCAT, ['-P', ...common(broker), '-t', topic, '-K', ':', '-X', 'acks=all', '-X', 'message.timeout.ms=20000'], {
+        input: lines.join('\n') + '\n',
+        timeoutMs: 30_000,
+      });
+      expect(produced.code, describeRun(produced)).toBe(0);
 
-    const consumed = await run(KCAT, ['-C', ...common(broker), '-t', topic, '-e', '-o', 'beginning', '-q', '-f', '%p %k %s\n'], { timeoutMs: 30_000 });
-    expect(consumed.code, describeRun(consumed)).toBe(0);
-    const got = consumed.stdout.split('\n').filter((l) => l !== '').map((l) => l.split(' '));
-    expect(got.map(([, k, v]) => `${k}:${v}`).sort()).toEqual([...lines].sort());
-    expect(new Set(got.map(([p]) => p)).size).toBe(4);
-  }, TEST_TIMEOUT);
+      const consumed = await run(KCAT, ['-C', ...common(broker), '-t', topic, '-e', '-o', 'beginning', '-q', '-f', '%p %k %s\n'], { timeoutMs: 30_000 });
+      expect(consumed.code, describeRun(consumed)).toBe(0);
+      const got = consumed.stdout
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => l.split(' '));
+      expect(got.map(([, k, v]) => `${k}:${v}`).sort()).toEqual([...lines].sort());
+      expect(new Set(got.map(([p]) => p)).size).toBe(4);
+    },
+    TEST_TIMEOUT,
+  );
 
-  it('-P without a key to a compacted topic: INVALID_RECORD, nothing stored; with a key it is stored', async () => {
-    const topic = unique('compact');
-    await createTopic(admin, topic, 1, { 'cleanup.policy': 'compact' });
-    const keyless = await run(KCAT, ['-P', ...common(broker), '-t', topic, '-X', 'message.timeout.ms=10000'], { input: 'no key\n', timeoutMs: 30_000 });
-    expect(keyless.code, describeRun(keyless)).not.toBe(0);
-    expect(keyless.stderr).toContain("Delivery failed for message: Broker: Broker failed to validate record") // librdkafka names INVALID_RECORD so;
+  it(
+    '-P without a key to a compacted topic: INVALID_RECORD, nothing stored; with a key it is stored',
+    async () => {
+      const topic = unique('compact');
+      await createTopic(admin, topic, 1, { 'cleanup.policy': 'compact' });
+      const keyless = await run(KCAT, ['-P', ...common(broker), '-t', topic, '-X', 'message.timeout.ms=10000'], { input: 'no key\n', timeoutMs: 30_000 });
+      expect(keyless.code, describeRun(keyless)).not.toBe(0);
+      expect(keyless.stderr).toContain('Delivery failed for message: Broker: Broker failed to validate record'); // librdkafka names INVALID_RECORD so;
 
-    const keyed = await run(KCAT, ['-P', ...common(broker), '-t', topic, '-K', ':'], { input: 'k:v\n', timeoutMs: 30_000 });
-    expect(keyed.code, describeRun(keyed)).toBe(0);
-    const consumed = await run(KCAT, ['-C', ...common(broker), '-t', topic, '-e', '-o', 'beginning', '-q', '-f', '%o %k %s\n'], { timeoutMs: 30_000 });
-    expect(consumed.stdout.trim()).toBe('0 k v');
-  }, TEST_TIMEOUT);
+      const keyed = await run(KCAT, ['-P', ...common(broker), '-t', topic, '-K', ':'], { input: 'k:v\n', timeoutMs: 30_000 });
+      expect(keyed.code, describeRun(keyed)).toBe(0);
+      const consumed = await run(KCAT, ['-C', ...common(broker), '-t', topic, '-e', '-o', 'beginning', '-q', '-f', '%o %k %s\n'], { timeoutMs: 30_000 });
+      expect(consumed.stdout.trim()).toBe('0 k v');
+    },
+    TEST_TIMEOUT,
+  );
 });

@@ -14,8 +14,14 @@ afterAll(() => pool.cleanup());
 
 const RETENTION_BYTES = 4096;
 const ARGS = [
-  '--set', 'log.segment.bytes=1024', '--set', `log.retention.bytes=${RETENTION_BYTES}`,
-  '--set', 'log.retention.check.interval.ms=100', '--set', 'log.segment.delete.delay.ms=100',
+  '--set',
+  'log.segment.bytes=1024',
+  '--set',
+  `log.retention.bytes=${RETENTION_BYTES}`,
+  '--set',
+  'log.retention.check.interval.ms=100',
+  '--set',
+  'log.segment.delete.delay.ms=100',
 ];
 
 async function kcat(b: CliBroker, args: string[], input?: string): Promise<string> {
@@ -31,11 +37,13 @@ async function settledSegments(dataDir: string, topic: string): Promise<{ base: 
   for (;;) {
     const files = partitionFiles(dataDir, topic, 0);
     // A segment listed may be renamed .deleted by the time it is looked at: then look again.
-    const sizes = files.filter((f) => f.endsWith('.log'))
+    const sizes = files
+      .filter((f) => f.endsWith('.log'))
       .map((f) => ({ base: Number(f.slice(0, 20)), size: fs.statSync(path.join(dataDir, `${topic}-0`, f), { throwIfNoEntry: false })?.size }));
     const segments = sizes.filter((s): s is { base: number; size: number } => s.size !== undefined);
     const total = segments.reduce((s, x) => s + x.size, 0);
-    if (segments.length === sizes.length && !files.some((f) => f.endsWith('.deleted')) && segments[0].base > 0 && total - segments[0].size < RETENTION_BYTES) return segments;
+    if (segments.length === sizes.length && !files.some((f) => f.endsWith('.deleted')) && segments[0].base > 0 && total - segments[0].size < RETENTION_BYTES)
+      return segments;
     if (Date.now() > deadline) throw new Error(`retention did not settle: ${files.join(' ')}`);
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -55,7 +63,10 @@ it('kcat -o beginning reads from the log start offset that retention moved, befo
 
   const check = async () => {
     const out = await kcat(broker, ['-C', '-t', topic, '-e', '-o', 'beginning', '-J', '-q']);
-    const msgs = out.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as { offset: number; payload: string });
+    const msgs = out
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as { offset: number; payload: string });
     expect(msgs.length).toBe(N - start);
     expect(msgs.map((m) => m.offset)).toEqual(Array.from({ length: N - start }, (_, i) => start + i));
     expect(msgs.map((m) => m.payload)).toEqual(lines.slice(start));

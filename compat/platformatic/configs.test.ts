@@ -4,7 +4,16 @@
 // client's own producer feels at once, and dynamic configs read back after a restart on the same data dir.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Admin, type IncrementalAlterConfigsOptions, ConfigResourceTypes, ConfigSources, IncrementalAlterConfigOperationTypes as Op, Producer, ProduceAcks, stringSerializers } from '@platformatic/kafka';
+import {
+  Admin,
+  type IncrementalAlterConfigsOptions,
+  ConfigResourceTypes,
+  ConfigSources,
+  IncrementalAlterConfigOperationTypes as Op,
+  Producer,
+  ProduceAcks,
+  stringSerializers,
+} from '@platformatic/kafka';
 import { startBroker, type RunningBroker } from '../../src/index.js';
 import { useTempDirs } from '../../test/helpers.js';
 
@@ -42,7 +51,11 @@ describe('@platformatic/kafka config admin against krill', { timeout: 30_000 }, 
   afterAll(shut);
 
   async function topicConfigs(topic: string, configurationKeys?: string[]) {
-    const [d] = await admin.describeConfigs({ resources: [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: topic, configurationKeys }], includeSynonyms: true, includeDocumentation: true });
+    const [d] = await admin.describeConfigs({
+      resources: [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: topic, configurationKeys }],
+      includeSynonyms: true,
+      includeDocumentation: true,
+    });
     return Object.fromEntries(d.configs.map((c) => [c.name, c]));
   }
 
@@ -59,14 +72,18 @@ describe('@platformatic/kafka config admin against krill', { timeout: 30_000 }, 
   it('incrementalAlterConfigs on a topic: SET, APPEND, SUBTRACT, DELETE; validateOnly; INVALID_CONFIG', async () => {
     const topic = topicName('i');
     await admin.createTopics({ topics: [topic], configs: [{ name: 'retention.bytes', value: '100000' }] });
-    const resource = (configs: IncrementalAlterConfigsOptions['resources'][number]['configs']) => ({ resources: [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: topic, configs }] });
+    const resource = (configs: IncrementalAlterConfigsOptions['resources'][number]['configs']) => ({
+      resources: [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: topic, configs }],
+    });
     await admin.incrementalAlterConfigs({ ...resource([{ name: 'segment.ms', configOperation: Op.SET, value: '100000' }]), validateOnly: true });
     expect((await topicConfigs(topic, ['segment.ms']))['segment.ms'].configSource).toBe(ConfigSources.DEFAULT_CONFIG);
-    await admin.incrementalAlterConfigs(resource([
-      { name: 'segment.ms', configOperation: Op.SET, value: '100000' },
-      { name: 'cleanup.policy', configOperation: Op.APPEND, value: 'compact' },
-      { name: 'retention.bytes', configOperation: Op.DELETE },
-    ]));
+    await admin.incrementalAlterConfigs(
+      resource([
+        { name: 'segment.ms', configOperation: Op.SET, value: '100000' },
+        { name: 'cleanup.policy', configOperation: Op.APPEND, value: 'compact' },
+        { name: 'retention.bytes', configOperation: Op.DELETE },
+      ]),
+    );
     let c = await topicConfigs(topic);
     expect(c['segment.ms']).toMatchObject({ value: '100000', configSource: ConfigSources.TOPIC_CONFIG });
     expect(c['cleanup.policy']).toMatchObject({ value: 'delete,compact', configSource: ConfigSources.TOPIC_CONFIG });
@@ -80,14 +97,18 @@ describe('@platformatic/kafka config admin against krill', { timeout: 30_000 }, 
     expect(apiIds(notList)).toContain('INVALID_CONFIG');
   });
 
-  it('a lower message.max.bytes on the broker refuses the client\'s bigger batches at once; a topic of its own keeps its limit', async () => {
+  it("a lower message.max.bytes on the broker refuses the client's bigger batches at once; a topic of its own keeps its limit", async () => {
     const plain = topicName('p');
     const own = topicName('o');
     await admin.createTopics({ topics: [plain] });
     await admin.createTopics({ topics: [own], configs: [{ name: 'max.message.bytes', value: '100000' }] });
     // The client sends a BROKER resource to the broker its name parses to, so the cluster-wide "" (node 0 to
     // it) cannot be reached with it: this broker's own level (test/handlers/configs.test.ts covers "").
-    await admin.incrementalAlterConfigs({ resources: [{ resourceType: ConfigResourceTypes.BROKER, resourceName: '1', configs: [{ name: 'message.max.bytes', configOperation: Op.SET, value: '2000' }] }] });
+    await admin.incrementalAlterConfigs({
+      resources: [
+        { resourceType: ConfigResourceTypes.BROKER, resourceName: '1', configs: [{ name: 'message.max.bytes', configOperation: Op.SET, value: '2000' }] },
+      ],
+    });
     const producer = new Producer({ ...BASE, bootstrapBrokers: [broker.bootstrap], serializers: stringSerializers, acks: ProduceAcks.LEADER });
     try {
       const big = [{ key: 'k', value: 'x'.repeat(5000) }];
@@ -97,23 +118,42 @@ describe('@platformatic/kafka config admin against krill', { timeout: 30_000 }, 
     } finally {
       await producer.close();
     }
-    const [brokerDescribed] = await admin.describeConfigs({ resources: [{ resourceType: ConfigResourceTypes.BROKER, resourceName: '1', configurationKeys: ['message.max.bytes'] }] });
-    expect(brokerDescribed.configs.map((c) => [c.name, c.value, c.configSource, c.readOnly])).toEqual([['message.max.bytes', '2000', ConfigSources.DYNAMIC_BROKER_CONFIG, false]]);
-    await admin.incrementalAlterConfigs({ resources: [{ resourceType: ConfigResourceTypes.BROKER, resourceName: '1', configs: [{ name: 'message.max.bytes', configOperation: Op.DELETE }] }] });
-    const refusedName = await admin.incrementalAlterConfigs({ resources: [{ resourceType: ConfigResourceTypes.BROKER, resourceName: '1', configs: [{ name: 'log.dirs', configOperation: Op.SET, value: '/tmp/x' }] }] }).catch((e) => e);
+    const [brokerDescribed] = await admin.describeConfigs({
+      resources: [{ resourceType: ConfigResourceTypes.BROKER, resourceName: '1', configurationKeys: ['message.max.bytes'] }],
+    });
+    expect(brokerDescribed.configs.map((c) => [c.name, c.value, c.configSource, c.readOnly])).toEqual([
+      ['message.max.bytes', '2000', ConfigSources.DYNAMIC_BROKER_CONFIG, false],
+    ]);
+    await admin.incrementalAlterConfigs({
+      resources: [{ resourceType: ConfigResourceTypes.BROKER, resourceName: '1', configs: [{ name: 'message.max.bytes', configOperation: Op.DELETE }] }],
+    });
+    const refusedName = await admin
+      .incrementalAlterConfigs({
+        resources: [{ resourceType: ConfigResourceTypes.BROKER, resourceName: '1', configs: [{ name: 'log.dirs', configOperation: Op.SET, value: '/tmp/x' }] }],
+      })
+      .catch((e) => e);
     expect(apiIds(refusedName)).toContain('INVALID_REQUEST');
   });
 
   it('dynamic broker configs and topic overrides come back after a restart', async () => {
     const topic = topicName('r');
     await admin.createTopics({ topics: [topic] });
-    await admin.alterConfigs({ resources: [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: topic, configs: [{ name: 'compression.type', value: 'zstd' }] }] });
-    await admin.incrementalAlterConfigs({ resources: [{ resourceType: ConfigResourceTypes.BROKER, resourceName: '1', configs: [{ name: 'log.retention.ms', configOperation: Op.SET, value: '7200000' }] }] });
+    await admin.alterConfigs({
+      resources: [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: topic, configs: [{ name: 'compression.type', value: 'zstd' }] }],
+    });
+    await admin.incrementalAlterConfigs({
+      resources: [
+        { resourceType: ConfigResourceTypes.BROKER, resourceName: '1', configs: [{ name: 'log.retention.ms', configOperation: Op.SET, value: '7200000' }] },
+      ],
+    });
     await shut();
     await open();
     const c = await topicConfigs(topic, ['compression.type', 'retention.ms']);
     expect(c['compression.type']).toMatchObject({ value: 'zstd', configSource: ConfigSources.TOPIC_CONFIG });
     expect(c['retention.ms']).toMatchObject({ value: '7200000', configSource: ConfigSources.DYNAMIC_BROKER_CONFIG });
-    expect(c['retention.ms'].synonyms).toEqual([{ name: 'log.retention.ms', value: '7200000', source: ConfigSources.DYNAMIC_BROKER_CONFIG }, { name: 'log.retention.hours', value: '168', source: ConfigSources.DEFAULT_CONFIG }]);
+    expect(c['retention.ms'].synonyms).toEqual([
+      { name: 'log.retention.ms', value: '7200000', source: ConfigSources.DYNAMIC_BROKER_CONFIG },
+      { name: 'log.retention.hours', value: '168', source: ConfigSources.DEFAULT_CONFIG },
+    ]);
   });
 });

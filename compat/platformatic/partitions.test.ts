@@ -52,7 +52,10 @@ describe('@platformatic/kafka: partitions, log dirs, leader epochs', { timeout: 
     expect(dir.totalBytes).toBeGreaterThan(0n);
     expect(dir.usableBytes).toBeGreaterThan(0n);
     const parts = dir.topics.find((x) => x.name === topic)!.partitions.sort((a, b) => a.partitionIndex - b.partitionIndex);
-    expect(parts.map((p) => [p.partitionIndex, p.offsetLag, p.isFutureKey])).toEqual([[0, 0n, false], [1, 0n, false]]);
+    expect(parts.map((p) => [p.partitionIndex, p.offsetLag, p.isFutureKey])).toEqual([
+      [0, 0n, false],
+      [1, 0n, false],
+    ]);
     expect(parts[0].partitionSize).toBe(0n);
     expect(parts[1].partitionSize).toBeGreaterThan(1000n);
   });
@@ -64,13 +67,15 @@ describe('@platformatic/kafka: partitions, log dirs, leader epochs', { timeout: 
     const connection = new Connection('krill-compat-ofle');
     await connection.connect('127.0.0.1', broker.port);
     try {
-      const res = await offsetForLeaderEpochV4.api.async(connection, -1, [{
-        name: topic,
-        partitions: [
-          { partitionIndex: 0, currentLeaderEpoch: 0, leaderEpoch: 0 },
-          { partitionIndex: 0, currentLeaderEpoch: -1, leaderEpoch: 3 },
-        ],
-      }]);
+      const res = await offsetForLeaderEpochV4.api.async(connection, -1, [
+        {
+          name: topic,
+          partitions: [
+            { partitionIndex: 0, currentLeaderEpoch: 0, leaderEpoch: 0 },
+            { partitionIndex: 0, currentLeaderEpoch: -1, leaderEpoch: 3 },
+          ],
+        },
+      ]);
       expect(res.topics[0].partitions).toEqual([
         { errorCode: 0, partition: 0, leaderEpoch: 0, endOffset: 3n },
         { errorCode: 0, partition: 0, leaderEpoch: -1, endOffset: -1n },

@@ -16,15 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import {
-  Admin,
-  Consumer,
-  Producer,
-  ProduceAcks,
-  compressionsAlgorithms,
-  stringSerializers,
-  type CompressionAlgorithmValue,
-} from '@platformatic/kafka';
+import { Admin, Consumer, Producer, ProduceAcks, compressionsAlgorithms, stringSerializers, type CompressionAlgorithmValue } from '@platformatic/kafka';
 import { startBroker, type RunningBroker } from '../../src/index.js';
 import { tempDir } from '../../test/helpers.js';
 
@@ -223,7 +215,13 @@ describe(`@platformatic/kafka ${PLATFORMATIC_VERSION} against krill`, { timeout:
         ],
       } as never);
       expect(listed.map((t) => [t.name, t.partitions.map((p) => [p.partitionIndex, p.offset])])).toEqual([
-        [topic, [[0, 0n], [1, 0n]]],
+        [
+          topic,
+          [
+            [0, 0n],
+            [1, 0n],
+          ],
+        ],
       ]);
       const latest = await consumer.listOffsets({ topics: [topic] });
       expect(latest.get(topic)).toEqual([4n, 0n]);
@@ -250,17 +248,43 @@ describe(`@platformatic/kafka ${PLATFORMATIC_VERSION} against krill`, { timeout:
       const ts = 1_650_000_000_123n;
       const result = await rawProducer.send({
         messages: [
-          { topic, partition: 0, key: Buffer.from('k1'), value: Buffer.from('v1'), timestamp: ts, headers: new Map([[Buffer.from('h1'), Buffer.from('a')], [Buffer.from('h2'), Buffer.from('b')]]) },
+          {
+            topic,
+            partition: 0,
+            key: Buffer.from('k1'),
+            value: Buffer.from('v1'),
+            timestamp: ts,
+            headers: new Map([
+              [Buffer.from('h1'), Buffer.from('a')],
+              [Buffer.from('h2'), Buffer.from('b')],
+            ]),
+          },
           { topic, partition: 0, key: Buffer.from('k2'), value: undefined, timestamp: ts + 1n },
           { topic, partition: 0, value: Buffer.from('no key'), timestamp: ts + 2n },
-          { topic, partition: 0, key: Buffer.from('ü'), value: Buffer.from('日本語'), timestamp: ts - 5000n, headers: new Map([[Buffer.from('empty'), Buffer.alloc(0)]]) },
+          {
+            topic,
+            partition: 0,
+            key: Buffer.from('ü'),
+            value: Buffer.from('日本語'),
+            timestamp: ts - 5000n,
+            headers: new Map([[Buffer.from('empty'), Buffer.alloc(0)]]),
+          },
         ],
       });
       expect(result.offsets).toEqual([{ topic, partition: 0, offset: 0n }]);
       const { records, highWatermark } = await read(topic, 0, { minCount: 4 });
       expect(highWatermark).toBe(4n);
       expect(records).toEqual([
-        { offset: 0n, timestamp: ts, key: 'k1', value: 'v1', headers: [['h1', 'a'], ['h2', 'b']] },
+        {
+          offset: 0n,
+          timestamp: ts,
+          key: 'k1',
+          value: 'v1',
+          headers: [
+            ['h1', 'a'],
+            ['h2', 'b'],
+          ],
+        },
         { offset: 1n, timestamp: ts + 1n, key: 'k2', value: null, headers: [] },
         { offset: 2n, timestamp: ts + 2n, key: null, value: 'no key', headers: [] },
         { offset: 3n, timestamp: ts - 5000n, key: 'ü', value: '日本語', headers: [['empty', '']] },
@@ -284,7 +308,16 @@ describe(`@platformatic/kafka ${PLATFORMATIC_VERSION} against krill`, { timeout:
         { topic: t2, partition: 0, offset: 0n },
       ]);
       expect((await read(t1, 0, { minCount: 2 })).records).toEqual([
-        { offset: 0n, timestamp: ts, key: 'a', value: 'A', headers: [['source', 'test'], ['n', '1']] },
+        {
+          offset: 0n,
+          timestamp: ts,
+          key: 'a',
+          value: 'A',
+          headers: [
+            ['source', 'test'],
+            ['n', '1'],
+          ],
+        },
         { offset: 1n, timestamp: ts + 1n, key: 'c', value: 'C', headers: [] },
       ]);
       expect((await read(t2, 0, { minCount: 1 })).records).toEqual([{ offset: 0n, timestamp: ts, key: 'b', value: 'B', headers: [] }]);
@@ -346,7 +379,16 @@ describe(`@platformatic/kafka ${PLATFORMATIC_VERSION} against krill`, { timeout:
         await producer.send({ compression: codec, messages: [{ topic, key: 'last', value: 'tail', timestamp: ts + 100n }] });
         const { records, batches } = await read(topic, 0, { minCount: 41 });
         expect(records).toEqual([
-          ...messages.map((m, i) => ({ offset: BigInt(i), timestamp: m.timestamp, key: m.key, value: m.value ?? null, headers: [['n', String(i)], ['codec', codec]] })),
+          ...messages.map((m, i) => ({
+            offset: BigInt(i),
+            timestamp: m.timestamp,
+            key: m.key,
+            value: m.value ?? null,
+            headers: [
+              ['n', String(i)],
+              ['codec', codec],
+            ],
+          })),
           { offset: 40n, timestamp: ts + 100n, key: 'last', value: 'tail', headers: [] },
         ]);
         // compression.type=producer: the batches are stored and served in the producer's codec
@@ -399,15 +441,27 @@ describe(`@platformatic/kafka ${PLATFORMATIC_VERSION} against krill`, { timeout:
       const o1 = { ...BASE, bootstrapBrokers: [first.bootstrap] };
       const a1 = new Admin(o1);
       const p1 = new Producer({ ...o1, serializers: stringSerializers });
-      closers.push(() => a1.close(), () => p1.close());
+      closers.push(
+        () => a1.close(),
+        () => p1.close(),
+      );
       const [created] = await a1.createTopics({ topics: ['durable'], partitions: 2 });
       const ts = 1_700_000_000_000n;
       const sent: Rec[][] = [[], []];
       for (let i = 0; i < 20; i++) {
         const partition = i % 2;
         const value = i % 7 === 6 ? undefined : `v${i}`;
-        await p1.send({ compression: i % 3 === 0 ? 'gzip' : 'none', messages: [{ topic: 'durable', partition, key: `k${i}`, value, timestamp: ts + BigInt(i), headers: { i: String(i) } }] });
-        sent[partition].push({ offset: BigInt(sent[partition].length), timestamp: ts + BigInt(i), key: `k${i}`, value: value ?? null, headers: [['i', String(i)]] });
+        await p1.send({
+          compression: i % 3 === 0 ? 'gzip' : 'none',
+          messages: [{ topic: 'durable', partition, key: `k${i}`, value, timestamp: ts + BigInt(i), headers: { i: String(i) } }],
+        });
+        sent[partition].push({
+          offset: BigInt(sent[partition].length),
+          timestamp: ts + BigInt(i),
+          key: `k${i}`,
+          value: value ?? null,
+          headers: [['i', String(i)]],
+        });
       }
       await p1.close();
       await a1.close();
@@ -418,7 +472,10 @@ describe(`@platformatic/kafka ${PLATFORMATIC_VERSION} against krill`, { timeout:
       const o2 = { ...BASE, bootstrapBrokers: [second.bootstrap] };
       const a2 = new Admin(o2);
       const c2 = new Consumer({ ...o2, groupId: 'unused-no-group-api-called' });
-      closers.push(() => a2.close(), () => c2.close());
+      closers.push(
+        () => a2.close(),
+        () => c2.close(),
+      );
       const meta = await a2.metadata({ topics: ['durable'], forceUpdate: true });
       expect(meta.topics.get('durable')?.id).toBe(created.id);
       for (const partition of [0, 1]) {

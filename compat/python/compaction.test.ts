@@ -22,7 +22,10 @@ async function createTopic(broker: CliBroker, name: string, config: Record<strin
 
 async function produce(broker: CliBroker, topic: string, records: PyRecord[], codec = 'none'): Promise<KeyedRecord[]> {
   const res = await ck<{ reports: { offset: number; error?: string }[]; undelivered: number }>(
-    'produce', { bootstrap: broker.bootstrap, topic, codec, records: records.map(encodeRecord), linger_ms: 10 }, 120_000);
+    'produce',
+    { bootstrap: broker.bootstrap, topic, codec, records: records.map(encodeRecord), linger_ms: 10 },
+    120_000,
+  );
   expect(res.undelivered).toBe(0);
   return res.reports.map((r, i) => {
     expect(r.error).toBeUndefined();
@@ -32,7 +35,10 @@ async function produce(broker: CliBroker, topic: string, records: PyRecord[], co
 
 async function consumeAll(broker: CliBroker, topic: string, count: number, timeout = 20): Promise<KeyedRecord[]> {
   const res = await ck<{ messages: { offset: number; key: string | null; value: string | null; extra?: boolean }[]; errors: string[] }>(
-    'consume', { bootstrap: broker.bootstrap, topic, partitions: [0], count, timeout }, 120_000);
+    'consume',
+    { bootstrap: broker.bootstrap, topic, partitions: [0], count, timeout },
+    120_000,
+  );
   expect(res.errors).toEqual([]);
   return res.messages.map((m) => ({ offset: m.offset, key: m.extra ? 'EXTRA' : unb64(m.key), value: m.extra ? null : unb64(m.value) }));
 }

@@ -22,8 +22,14 @@ let dataDir: string;
 beforeAll(async () => {
   dataDir = pool.dir('krill-py-retention-');
   broker = await pool.start([
-    '--data-dir', dataDir, '--set', 'log.retention.check.interval.ms=100', '--set', 'log.segment.delete.delay.ms=100',
-    '--set', 'group.initial.rebalance.delay.ms=0',
+    '--data-dir',
+    dataDir,
+    '--set',
+    'log.retention.check.interval.ms=100',
+    '--set',
+    'log.segment.delete.delay.ms=100',
+    '--set',
+    'group.initial.rebalance.delay.ms=0',
   ]);
 });
 afterAll(() => pool.cleanup());
@@ -55,7 +61,10 @@ describe('confluent-kafka-python: retention by time', () => {
     expect(marks.high).toBe(8);
     const dir = path.join(dataDir, `${topic}-0`);
     await eventually('the .deleted files to go', async () => (fs.readdirSync(dir).some((n) => n.endsWith('.deleted')) ? undefined : true));
-    const bases = fs.readdirSync(dir).filter((n) => n.endsWith('.log')).map((n) => Number(n.slice(0, 20)));
+    const bases = fs
+      .readdirSync(dir)
+      .filter((n) => n.endsWith('.log'))
+      .map((n) => Number(n.slice(0, 20)));
     expect(Math.min(...bases)).toBe(5);
   }, 60_000);
 

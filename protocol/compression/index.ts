@@ -43,12 +43,18 @@ export function codecFromName(name: string): number {
 
 export function compress(codec: number, data: Buffer): Buffer {
   switch (codec) {
-    case CODEC_NONE: return data;
-    case CODEC_GZIP: return gzipCompress(data);
-    case CODEC_SNAPPY: return snappyCompress(data);
-    case CODEC_LZ4: return lz4Compress(data);
-    case CODEC_ZSTD: return zstdCompress(data);
-    default: throw new KafkaError('UNSUPPORTED_COMPRESSION_TYPE', `unknown compression codec id ${codec}`);
+    case CODEC_NONE:
+      return data;
+    case CODEC_GZIP:
+      return gzipCompress(data);
+    case CODEC_SNAPPY:
+      return snappyCompress(data);
+    case CODEC_LZ4:
+      return lz4Compress(data);
+    case CODEC_ZSTD:
+      return zstdCompress(data);
+    default:
+      throw new KafkaError('UNSUPPORTED_COMPRESSION_TYPE', `unknown compression codec id ${codec}`);
   }
 }
 
@@ -60,11 +66,16 @@ export function compress(codec: number, data: Buffer): Buffer {
 export function decompress(codec: number, data: Buffer, maxBytes = DEFAULT_MAX_INFLATED_BYTES): Buffer {
   try {
     switch (codec) {
-      case CODEC_NONE: return data;
-      case CODEC_GZIP: return gzipDecompress(data, maxBytes);
-      case CODEC_SNAPPY: return snappyDecompress(data, maxBytes);
-      case CODEC_LZ4: return lz4Decompress(data, maxBytes);
-      case CODEC_ZSTD: return zstdDecompress(data, maxBytes);
+      case CODEC_NONE:
+        return data;
+      case CODEC_GZIP:
+        return gzipDecompress(data, maxBytes);
+      case CODEC_SNAPPY:
+        return snappyDecompress(data, maxBytes);
+      case CODEC_LZ4:
+        return lz4Decompress(data, maxBytes);
+      case CODEC_ZSTD:
+        return zstdDecompress(data, maxBytes);
     }
   } catch (err) {
     if (err instanceof KafkaError) throw err;

@@ -14,7 +14,10 @@ export const ConsumerProtocolSubscription = {
     { name: 'topics', type: '[]string', versions: '0+' },
     { name: 'userData', type: 'bytes', versions: '0+', nullableVersions: '0+', default: null },
     {
-      name: 'ownedPartitions', type: '[]TopicPartition', versions: '1+', fields: [
+      name: 'ownedPartitions',
+      type: '[]TopicPartition',
+      versions: '1+',
+      fields: [
         { name: 'topic', type: 'string', versions: '1+' },
         { name: 'partitions', type: '[]int32', versions: '1+' },
       ],
@@ -30,7 +33,10 @@ export const ConsumerProtocolAssignment = {
   flexibleVersions: 'none',
   fields: [
     {
-      name: 'assignedPartitions', type: '[]TopicPartition', versions: '0+', fields: [
+      name: 'assignedPartitions',
+      type: '[]TopicPartition',
+      versions: '0+',
+      fields: [
         { name: 'topic', type: 'string', versions: '0+' },
         { name: 'partitions', type: '[]int32', versions: '0+' },
       ],

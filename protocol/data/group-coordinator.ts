@@ -34,9 +34,7 @@ export const GroupMetadataKey = {
   name: 'GroupMetadataKey',
   validVersions: '2',
   flexibleVersions: 'none',
-  fields: [
-    { name: 'group', type: 'string', versions: '2' },
-  ],
+  fields: [{ name: 'group', type: 'string', versions: '2' }],
 } as const satisfies DataDef;
 
 // v1 adds each member's rebalance timeout, v2 the time of the last state change, v3 static membership (KIP-345),
@@ -52,7 +50,10 @@ export const GroupMetadataValue = {
     { name: 'leader', type: 'string', versions: '0+', nullableVersions: '0+' },
     { name: 'currentStateTimestamp', type: 'int64', versions: '2+', default: -1 },
     {
-      name: 'members', type: '[]MemberMetadata', versions: '0+', fields: [
+      name: 'members',
+      type: '[]MemberMetadata',
+      versions: '0+',
+      fields: [
         { name: 'memberId', type: 'string', versions: '0+' },
         { name: 'groupInstanceId', type: 'string', versions: '3+', nullableVersions: '3+', default: null },
         { name: 'clientId', type: 'string', versions: '0+' },

@@ -9,9 +9,7 @@ export const TransactionLogKey = {
   name: 'TransactionLogKey',
   validVersions: '0',
   flexibleVersions: 'none',
-  fields: [
-    { name: 'transactionalId', type: 'string', versions: '0' },
-  ],
+  fields: [{ name: 'transactionalId', type: 'string', versions: '0' }],
 } as const satisfies DataDef;
 
 // v1 is the flexible form (KIP-915); its tagged fields carry KIP-890's producer id bookkeeping across an epoch
@@ -28,7 +26,11 @@ export const TransactionLogValue = {
     { name: 'transactionTimeoutMs', type: 'int32', versions: '0+' },
     { name: 'transactionStatus', type: 'int8', versions: '0+' },
     {
-      name: 'transactionPartitions', type: '[]PartitionsSchema', versions: '0+', nullableVersions: '0+', fields: [
+      name: 'transactionPartitions',
+      type: '[]PartitionsSchema',
+      versions: '0+',
+      nullableVersions: '0+',
+      fields: [
         { name: 'topic', type: 'string', versions: '0+' },
         { name: 'partitionIds', type: '[]int32', versions: '0+' },
       ],

@@ -14,7 +14,12 @@ export const Fetch = {
     { name: 'clusterId', type: 'string', versions: '12+', nullableVersions: '12+', tag: 0, taggedVersions: '12+', default: null },
     { name: 'replicaId', type: 'int32', versions: '0-14', default: -1 },
     {
-      name: 'replicaState', type: 'ReplicaState', versions: '15+', tag: 1, taggedVersions: '15+', fields: [
+      name: 'replicaState',
+      type: 'ReplicaState',
+      versions: '15+',
+      tag: 1,
+      taggedVersions: '15+',
+      fields: [
         { name: 'replicaId', type: 'int32', versions: '15+', default: -1 },
         { name: 'replicaEpoch', type: 'int64', versions: '15+', default: -1 },
       ],
@@ -26,11 +31,17 @@ export const Fetch = {
     { name: 'sessionId', type: 'int32', versions: '7+', default: 0 },
     { name: 'sessionEpoch', type: 'int32', versions: '7+', default: -1 },
     {
-      name: 'topics', type: '[]FetchTopic', versions: '0+', fields: [
+      name: 'topics',
+      type: '[]FetchTopic',
+      versions: '0+',
+      fields: [
         { name: 'topic', type: 'string', versions: '0-12' },
         { name: 'topicId', type: 'uuid', versions: '13+' },
         {
-          name: 'partitions', type: '[]FetchPartition', versions: '0+', fields: [
+          name: 'partitions',
+          type: '[]FetchPartition',
+          versions: '0+',
+          fields: [
             { name: 'partition', type: 'int32', versions: '0+' },
             { name: 'currentLeaderEpoch', type: 'int32', versions: '9+', default: -1 },
             { name: 'fetchOffset', type: 'int64', versions: '0+' },
@@ -43,7 +54,10 @@ export const Fetch = {
       ],
     },
     {
-      name: 'forgottenTopicsData', type: '[]ForgottenTopic', versions: '7+', fields: [
+      name: 'forgottenTopicsData',
+      type: '[]ForgottenTopic',
+      versions: '7+',
+      fields: [
         { name: 'topic', type: 'string', versions: '7-12' },
         { name: 'topicId', type: 'uuid', versions: '13+' },
         { name: 'partitions', type: '[]int32', versions: '7+' },
@@ -56,36 +70,61 @@ export const Fetch = {
     { name: 'errorCode', type: 'int16', versions: '7+' },
     { name: 'sessionId', type: 'int32', versions: '7+', default: 0 },
     {
-      name: 'responses', type: '[]FetchableTopicResponse', versions: '0+', fields: [
+      name: 'responses',
+      type: '[]FetchableTopicResponse',
+      versions: '0+',
+      fields: [
         { name: 'topic', type: 'string', versions: '0-12' },
         { name: 'topicId', type: 'uuid', versions: '13+' },
         {
-          name: 'partitions', type: '[]PartitionData', versions: '0+', fields: [
+          name: 'partitions',
+          type: '[]PartitionData',
+          versions: '0+',
+          fields: [
             { name: 'partitionIndex', type: 'int32', versions: '0+' },
             { name: 'errorCode', type: 'int16', versions: '0+' },
             { name: 'highWatermark', type: 'int64', versions: '0+' },
             { name: 'lastStableOffset', type: 'int64', versions: '4+', default: -1 },
             { name: 'logStartOffset', type: 'int64', versions: '5+', default: -1 },
             {
-              name: 'divergingEpoch', type: 'EpochEndOffset', versions: '12+', tag: 0, taggedVersions: '12+', fields: [
+              name: 'divergingEpoch',
+              type: 'EpochEndOffset',
+              versions: '12+',
+              tag: 0,
+              taggedVersions: '12+',
+              fields: [
                 { name: 'epoch', type: 'int32', versions: '12+', default: -1 },
                 { name: 'endOffset', type: 'int64', versions: '12+', default: -1 },
               ],
             },
             {
-              name: 'currentLeader', type: 'LeaderIdAndEpoch', versions: '12+', tag: 1, taggedVersions: '12+', fields: [
+              name: 'currentLeader',
+              type: 'LeaderIdAndEpoch',
+              versions: '12+',
+              tag: 1,
+              taggedVersions: '12+',
+              fields: [
                 { name: 'leaderId', type: 'int32', versions: '12+', default: -1 },
                 { name: 'leaderEpoch', type: 'int32', versions: '12+', default: -1 },
               ],
             },
             {
-              name: 'snapshotId', type: 'SnapshotId', versions: '12+', tag: 2, taggedVersions: '12+', fields: [
+              name: 'snapshotId',
+              type: 'SnapshotId',
+              versions: '12+',
+              tag: 2,
+              taggedVersions: '12+',
+              fields: [
                 { name: 'endOffset', type: 'int64', versions: '0+', default: -1 },
                 { name: 'epoch', type: 'int32', versions: '0+', default: -1 },
               ],
             },
             {
-              name: 'abortedTransactions', type: '[]AbortedTransaction', versions: '4+', nullableVersions: '4+', fields: [
+              name: 'abortedTransactions',
+              type: '[]AbortedTransaction',
+              versions: '4+',
+              nullableVersions: '4+',
+              fields: [
                 { name: 'producerId', type: 'int64', versions: '4+' },
                 { name: 'firstOffset', type: 'int64', versions: '4+' },
               ],
@@ -97,7 +136,12 @@ export const Fetch = {
       ],
     },
     {
-      name: 'nodeEndpoints', type: '[]NodeEndpoint', versions: '16+', tag: 0, taggedVersions: '16+', fields: [
+      name: 'nodeEndpoints',
+      type: '[]NodeEndpoint',
+      versions: '16+',
+      tag: 0,
+      taggedVersions: '16+',
+      fields: [
         { name: 'nodeId', type: 'int32', versions: '16+' },
         { name: 'host', type: 'string', versions: '16+' },
         { name: 'port', type: 'int32', versions: '16+' },

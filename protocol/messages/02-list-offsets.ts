@@ -13,10 +13,16 @@ export const ListOffsets = {
     { name: 'replicaId', type: 'int32', versions: '0+' },
     { name: 'isolationLevel', type: 'int8', versions: '2+' },
     {
-      name: 'topics', type: '[]ListOffsetsTopic', versions: '0+', fields: [
+      name: 'topics',
+      type: '[]ListOffsetsTopic',
+      versions: '0+',
+      fields: [
         { name: 'name', type: 'string', versions: '0+' },
         {
-          name: 'partitions', type: '[]ListOffsetsPartition', versions: '0+', fields: [
+          name: 'partitions',
+          type: '[]ListOffsetsPartition',
+          versions: '0+',
+          fields: [
             { name: 'partitionIndex', type: 'int32', versions: '0+' },
             { name: 'currentLeaderEpoch', type: 'int32', versions: '4+', default: -1 },
             { name: 'timestamp', type: 'int64', versions: '0+' },
@@ -29,10 +35,16 @@ export const ListOffsets = {
   response: [
     { name: 'throttleTimeMs', type: 'int32', versions: '2+' },
     {
-      name: 'topics', type: '[]ListOffsetsTopicResponse', versions: '0+', fields: [
+      name: 'topics',
+      type: '[]ListOffsetsTopicResponse',
+      versions: '0+',
+      fields: [
         { name: 'name', type: 'string', versions: '0+' },
         {
-          name: 'partitions', type: '[]ListOffsetsPartitionResponse', versions: '0+', fields: [
+          name: 'partitions',
+          type: '[]ListOffsetsPartitionResponse',
+          versions: '0+',
+          fields: [
             { name: 'partitionIndex', type: 'int32', versions: '0+' },
             { name: 'errorCode', type: 'int16', versions: '0+' },
             { name: 'timestamp', type: 'int64', versions: '1+', default: -1 },

@@ -12,7 +12,11 @@ export const Metadata = {
   flexibleVersions: '9+',
   request: [
     {
-      name: 'topics', type: '[]MetadataRequestTopic', versions: '0+', nullableVersions: '1+', fields: [
+      name: 'topics',
+      type: '[]MetadataRequestTopic',
+      versions: '0+',
+      nullableVersions: '1+',
+      fields: [
         { name: 'topicId', type: 'uuid', versions: '10+' },
         { name: 'name', type: 'string', versions: '0+', nullableVersions: '10+' },
       ],
@@ -24,7 +28,10 @@ export const Metadata = {
   response: [
     { name: 'throttleTimeMs', type: 'int32', versions: '3+' },
     {
-      name: 'brokers', type: '[]MetadataResponseBroker', versions: '0+', fields: [
+      name: 'brokers',
+      type: '[]MetadataResponseBroker',
+      versions: '0+',
+      fields: [
         { name: 'nodeId', type: 'int32', versions: '0+' },
         { name: 'host', type: 'string', versions: '0+' },
         { name: 'port', type: 'int32', versions: '0+' },
@@ -34,13 +41,19 @@ export const Metadata = {
     { name: 'clusterId', type: 'string', versions: '2+', nullableVersions: '2+', default: null },
     { name: 'controllerId', type: 'int32', versions: '1+', default: -1 },
     {
-      name: 'topics', type: '[]MetadataResponseTopic', versions: '0+', fields: [
+      name: 'topics',
+      type: '[]MetadataResponseTopic',
+      versions: '0+',
+      fields: [
         { name: 'errorCode', type: 'int16', versions: '0+' },
         { name: 'name', type: 'string', versions: '0+', nullableVersions: '12+' },
         { name: 'topicId', type: 'uuid', versions: '10+' },
         { name: 'isInternal', type: 'bool', versions: '1+', default: false },
         {
-          name: 'partitions', type: '[]MetadataResponsePartition', versions: '0+', fields: [
+          name: 'partitions',
+          type: '[]MetadataResponsePartition',
+          versions: '0+',
+          fields: [
             { name: 'errorCode', type: 'int16', versions: '0+' },
             { name: 'partitionIndex', type: 'int32', versions: '0+' },
             { name: 'leaderId', type: 'int32', versions: '0+' },

@@ -45,14 +45,20 @@ export const LeaderAndIsr = {
     { name: 'type', type: 'int8', versions: '5+' },
     { name: 'ungroupedPartitionStates', type: '[]LeaderAndIsrPartitionState', versions: '0-1', fields: LeaderAndIsrPartitionState },
     {
-      name: 'topicStates', type: '[]LeaderAndIsrTopicState', versions: '2+', fields: [
+      name: 'topicStates',
+      type: '[]LeaderAndIsrTopicState',
+      versions: '2+',
+      fields: [
         { name: 'topicName', type: 'string', versions: '2+' },
         { name: 'topicId', type: 'uuid', versions: '5+' },
         { name: 'partitionStates', type: '[]LeaderAndIsrPartitionState', versions: '2+', fields: LeaderAndIsrPartitionState },
       ],
     },
     {
-      name: 'liveLeaders', type: '[]LeaderAndIsrLiveLeader', versions: '0+', fields: [
+      name: 'liveLeaders',
+      type: '[]LeaderAndIsrLiveLeader',
+      versions: '0+',
+      fields: [
         { name: 'brokerId', type: 'int32', versions: '0+' },
         { name: 'hostName', type: 'string', versions: '0+' },
         { name: 'port', type: 'int32', versions: '0+' },
@@ -63,7 +69,10 @@ export const LeaderAndIsr = {
     { name: 'errorCode', type: 'int16', versions: '0+' },
     { name: 'partitionErrors', type: '[]LeaderAndIsrPartitionError', versions: '0-4', fields: LeaderAndIsrPartitionError },
     {
-      name: 'topics', type: '[]LeaderAndIsrTopicError', versions: '5+', fields: [
+      name: 'topics',
+      type: '[]LeaderAndIsrTopicError',
+      versions: '5+',
+      fields: [
         { name: 'topicId', type: 'uuid', versions: '5+' },
         { name: 'partitionErrors', type: '[]LeaderAndIsrPartitionError', versions: '5+', fields: LeaderAndIsrPartitionError },
       ],

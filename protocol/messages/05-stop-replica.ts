@@ -18,22 +18,34 @@ export const StopReplica = {
     { name: 'brokerEpoch', type: 'int64', versions: '1+', default: -1 },
     { name: 'deletePartitions', type: 'bool', versions: '0-2' },
     {
-      name: 'ungroupedPartitions', type: '[]StopReplicaPartitionV0', versions: '0', fields: [
+      name: 'ungroupedPartitions',
+      type: '[]StopReplicaPartitionV0',
+      versions: '0',
+      fields: [
         { name: 'topicName', type: 'string', versions: '0' },
         { name: 'partitionIndex', type: 'int32', versions: '0' },
       ],
     },
     {
-      name: 'topics', type: '[]StopReplicaTopicV1', versions: '1-2', fields: [
+      name: 'topics',
+      type: '[]StopReplicaTopicV1',
+      versions: '1-2',
+      fields: [
         { name: 'name', type: 'string', versions: '1-2' },
         { name: 'partitionIndexes', type: '[]int32', versions: '1-2' },
       ],
     },
     {
-      name: 'topicStates', type: '[]StopReplicaTopicState', versions: '3+', fields: [
+      name: 'topicStates',
+      type: '[]StopReplicaTopicState',
+      versions: '3+',
+      fields: [
         { name: 'topicName', type: 'string', versions: '3+' },
         {
-          name: 'partitionStates', type: '[]StopReplicaPartitionState', versions: '3+', fields: [
+          name: 'partitionStates',
+          type: '[]StopReplicaPartitionState',
+          versions: '3+',
+          fields: [
             { name: 'partitionIndex', type: 'int32', versions: '3+' },
             /** -1: no epoch check (Kafka's EpochDuringDelete -2 deletes regardless during topic deletion). */
             { name: 'leaderEpoch', type: 'int32', versions: '3+', default: -1 },
@@ -46,7 +58,10 @@ export const StopReplica = {
   response: [
     { name: 'errorCode', type: 'int16', versions: '0+' },
     {
-      name: 'partitionErrors', type: '[]StopReplicaPartitionError', versions: '0+', fields: [
+      name: 'partitionErrors',
+      type: '[]StopReplicaPartitionError',
+      versions: '0+',
+      fields: [
         { name: 'topicName', type: 'string', versions: '0+' },
         { name: 'partitionIndex', type: 'int32', versions: '0+' },
         { name: 'errorCode', type: 'int16', versions: '0+' },

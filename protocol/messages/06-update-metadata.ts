@@ -35,19 +35,28 @@ export const UpdateMetadata = {
     { name: 'brokerEpoch', type: 'int64', versions: '5+', default: -1 },
     { name: 'ungroupedPartitionStates', type: '[]UpdateMetadataPartitionState', versions: '0-4', fields: UpdateMetadataPartitionState },
     {
-      name: 'topicStates', type: '[]UpdateMetadataTopicState', versions: '5+', fields: [
+      name: 'topicStates',
+      type: '[]UpdateMetadataTopicState',
+      versions: '5+',
+      fields: [
         { name: 'topicName', type: 'string', versions: '5+' },
         { name: 'topicId', type: 'uuid', versions: '7+' },
         { name: 'partitionStates', type: '[]UpdateMetadataPartitionState', versions: '5+', fields: UpdateMetadataPartitionState },
       ],
     },
     {
-      name: 'liveBrokers', type: '[]UpdateMetadataBroker', versions: '0+', fields: [
+      name: 'liveBrokers',
+      type: '[]UpdateMetadataBroker',
+      versions: '0+',
+      fields: [
         { name: 'id', type: 'int32', versions: '0+' },
         { name: 'v0Host', type: 'string', versions: '0' },
         { name: 'v0Port', type: 'int32', versions: '0' },
         {
-          name: 'endpoints', type: '[]UpdateMetadataEndpoint', versions: '1+', fields: [
+          name: 'endpoints',
+          type: '[]UpdateMetadataEndpoint',
+          versions: '1+',
+          fields: [
             { name: 'port', type: 'int32', versions: '1+' },
             { name: 'host', type: 'string', versions: '1+' },
             { name: 'listener', type: 'string', versions: '3+' },
@@ -60,9 +69,7 @@ export const UpdateMetadata = {
       ],
     },
   ],
-  response: [
-    { name: 'errorCode', type: 'int16', versions: '0+' },
-  ],
+  response: [{ name: 'errorCode', type: 'int16', versions: '0+' }],
 } as const satisfies MessageDef;
 
 export type UpdateMetadataRequest = RequestOf<typeof UpdateMetadata>;

@@ -18,7 +18,10 @@ export const ControlledShutdown = {
   response: [
     { name: 'errorCode', type: 'int16', versions: '0+' },
     {
-      name: 'remainingPartitions', type: '[]RemainingPartition', versions: '0+', fields: [
+      name: 'remainingPartitions',
+      type: '[]RemainingPartition',
+      versions: '0+',
+      fields: [
         { name: 'topicName', type: 'string', versions: '0+' },
         { name: 'partitionIndex', type: 'int32', versions: '0+' },
       ],

@@ -15,10 +15,16 @@ export const OffsetCommit = {
     { name: 'groupInstanceId', type: 'string', versions: '7+', nullableVersions: '7+', default: null },
     { name: 'retentionTimeMs', type: 'int64', versions: '2-4', default: -1 },
     {
-      name: 'topics', type: '[]OffsetCommitRequestTopic', versions: '0+', fields: [
+      name: 'topics',
+      type: '[]OffsetCommitRequestTopic',
+      versions: '0+',
+      fields: [
         { name: 'name', type: 'string', versions: '0+' },
         {
-          name: 'partitions', type: '[]OffsetCommitRequestPartition', versions: '0+', fields: [
+          name: 'partitions',
+          type: '[]OffsetCommitRequestPartition',
+          versions: '0+',
+          fields: [
             { name: 'partitionIndex', type: 'int32', versions: '0+' },
             { name: 'committedOffset', type: 'int64', versions: '0+' },
             { name: 'committedLeaderEpoch', type: 'int32', versions: '6+', default: -1 },
@@ -31,10 +37,16 @@ export const OffsetCommit = {
   response: [
     { name: 'throttleTimeMs', type: 'int32', versions: '3+' },
     {
-      name: 'topics', type: '[]OffsetCommitResponseTopic', versions: '0+', fields: [
+      name: 'topics',
+      type: '[]OffsetCommitResponseTopic',
+      versions: '0+',
+      fields: [
         { name: 'name', type: 'string', versions: '0+' },
         {
-          name: 'partitions', type: '[]OffsetCommitResponsePartition', versions: '0+', fields: [
+          name: 'partitions',
+          type: '[]OffsetCommitResponsePartition',
+          versions: '0+',
+          fields: [
             { name: 'partitionIndex', type: 'int32', versions: '0+' },
             { name: 'errorCode', type: 'int16', versions: '0+' },
           ],

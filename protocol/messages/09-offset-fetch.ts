@@ -11,18 +11,29 @@ export const OffsetFetch = {
   request: [
     { name: 'groupId', type: 'string', versions: '0-7' },
     {
-      name: 'topics', type: '[]OffsetFetchRequestTopic', versions: '0-7', nullableVersions: '2-7', fields: [
+      name: 'topics',
+      type: '[]OffsetFetchRequestTopic',
+      versions: '0-7',
+      nullableVersions: '2-7',
+      fields: [
         { name: 'name', type: 'string', versions: '0-7' },
         { name: 'partitionIndexes', type: '[]int32', versions: '0-7' },
       ],
     },
     {
-      name: 'groups', type: '[]OffsetFetchRequestGroup', versions: '8+', fields: [
+      name: 'groups',
+      type: '[]OffsetFetchRequestGroup',
+      versions: '8+',
+      fields: [
         { name: 'groupId', type: 'string', versions: '8+' },
         { name: 'memberId', type: 'string', versions: '9+', nullableVersions: '9+', default: null },
         { name: 'memberEpoch', type: 'int32', versions: '9+', default: -1 },
         {
-          name: 'topics', type: '[]OffsetFetchRequestTopics', versions: '8+', nullableVersions: '8+', fields: [
+          name: 'topics',
+          type: '[]OffsetFetchRequestTopics',
+          versions: '8+',
+          nullableVersions: '8+',
+          fields: [
             { name: 'name', type: 'string', versions: '8+' },
             { name: 'partitionIndexes', type: '[]int32', versions: '8+' },
           ],
@@ -34,10 +45,16 @@ export const OffsetFetch = {
   response: [
     { name: 'throttleTimeMs', type: 'int32', versions: '3+' },
     {
-      name: 'topics', type: '[]OffsetFetchResponseTopic', versions: '0-7', fields: [
+      name: 'topics',
+      type: '[]OffsetFetchResponseTopic',
+      versions: '0-7',
+      fields: [
         { name: 'name', type: 'string', versions: '0-7' },
         {
-          name: 'partitions', type: '[]OffsetFetchResponsePartition', versions: '0-7', fields: [
+          name: 'partitions',
+          type: '[]OffsetFetchResponsePartition',
+          versions: '0-7',
+          fields: [
             { name: 'partitionIndex', type: 'int32', versions: '0-7' },
             { name: 'committedOffset', type: 'int64', versions: '0-7' },
             { name: 'committedLeaderEpoch', type: 'int32', versions: '5-7', default: -1 },
@@ -49,13 +66,22 @@ export const OffsetFetch = {
     },
     { name: 'errorCode', type: 'int16', versions: '2-7', default: 0 },
     {
-      name: 'groups', type: '[]OffsetFetchResponseGroup', versions: '8+', fields: [
+      name: 'groups',
+      type: '[]OffsetFetchResponseGroup',
+      versions: '8+',
+      fields: [
         { name: 'groupId', type: 'string', versions: '8+' },
         {
-          name: 'topics', type: '[]OffsetFetchResponseTopics', versions: '8+', fields: [
+          name: 'topics',
+          type: '[]OffsetFetchResponseTopics',
+          versions: '8+',
+          fields: [
             { name: 'name', type: 'string', versions: '8+' },
             {
-              name: 'partitions', type: '[]OffsetFetchResponsePartitions', versions: '8+', fields: [
+              name: 'partitions',
+              type: '[]OffsetFetchResponsePartitions',
+              versions: '8+',
+              fields: [
                 { name: 'partitionIndex', type: 'int32', versions: '8+' },
                 { name: 'committedOffset', type: 'int64', versions: '8+' },
                 { name: 'committedLeaderEpoch', type: 'int32', versions: '8+', default: -1 },

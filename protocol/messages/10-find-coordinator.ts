@@ -21,7 +21,10 @@ export const FindCoordinator = {
     { name: 'host', type: 'string', versions: '0-3' },
     { name: 'port', type: 'int32', versions: '0-3' },
     {
-      name: 'coordinators', type: '[]Coordinator', versions: '4+', fields: [
+      name: 'coordinators',
+      type: '[]Coordinator',
+      versions: '4+',
+      fields: [
         { name: 'key', type: 'string', versions: '4+' },
         { name: 'nodeId', type: 'int32', versions: '4+' },
         { name: 'host', type: 'string', versions: '4+' },

@@ -17,7 +17,10 @@ export const JoinGroup = {
     { name: 'groupInstanceId', type: 'string', versions: '5+', nullableVersions: '5+', default: null },
     { name: 'protocolType', type: 'string', versions: '0+' },
     {
-      name: 'protocols', type: '[]JoinGroupRequestProtocol', versions: '0+', fields: [
+      name: 'protocols',
+      type: '[]JoinGroupRequestProtocol',
+      versions: '0+',
+      fields: [
         { name: 'name', type: 'string', versions: '0+' },
         { name: 'metadata', type: 'bytes', versions: '0+' },
       ],
@@ -34,7 +37,10 @@ export const JoinGroup = {
     { name: 'skipAssignment', type: 'bool', versions: '9+', default: false },
     { name: 'memberId', type: 'string', versions: '0+' },
     {
-      name: 'members', type: '[]JoinGroupResponseMember', versions: '0+', fields: [
+      name: 'members',
+      type: '[]JoinGroupResponseMember',
+      versions: '0+',
+      fields: [
         { name: 'memberId', type: 'string', versions: '0+' },
         { name: 'groupInstanceId', type: 'string', versions: '5+', nullableVersions: '5+', default: null },
         { name: 'metadata', type: 'bytes', versions: '0+' },

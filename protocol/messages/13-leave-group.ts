@@ -11,7 +11,10 @@ export const LeaveGroup = {
     { name: 'groupId', type: 'string', versions: '0+' },
     { name: 'memberId', type: 'string', versions: '0-2' },
     {
-      name: 'members', type: '[]MemberIdentity', versions: '3+', fields: [
+      name: 'members',
+      type: '[]MemberIdentity',
+      versions: '3+',
+      fields: [
         { name: 'memberId', type: 'string', versions: '3+' },
         { name: 'groupInstanceId', type: 'string', versions: '3+', nullableVersions: '3+', default: null },
         { name: 'reason', type: 'string', versions: '5+', nullableVersions: '5+', default: null },
@@ -22,7 +25,10 @@ export const LeaveGroup = {
     { name: 'throttleTimeMs', type: 'int32', versions: '1+' },
     { name: 'errorCode', type: 'int16', versions: '0+' },
     {
-      name: 'members', type: '[]MemberResponse', versions: '3+', fields: [
+      name: 'members',
+      type: '[]MemberResponse',
+      versions: '3+',
+      fields: [
         { name: 'memberId', type: 'string', versions: '3+' },
         { name: 'groupInstanceId', type: 'string', versions: '3+', nullableVersions: '3+' },
         { name: 'errorCode', type: 'int16', versions: '3+' },

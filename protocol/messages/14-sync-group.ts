@@ -15,7 +15,10 @@ export const SyncGroup = {
     { name: 'protocolType', type: 'string', versions: '5+', nullableVersions: '5+', default: null },
     { name: 'protocolName', type: 'string', versions: '5+', nullableVersions: '5+', default: null },
     {
-      name: 'assignments', type: '[]SyncGroupRequestAssignment', versions: '0+', fields: [
+      name: 'assignments',
+      type: '[]SyncGroupRequestAssignment',
+      versions: '0+',
+      fields: [
         { name: 'memberId', type: 'string', versions: '0+' },
         { name: 'assignment', type: 'bytes', versions: '0+' },
       ],

@@ -15,14 +15,20 @@ export const DescribeGroups = {
   response: [
     { name: 'throttleTimeMs', type: 'int32', versions: '1+' },
     {
-      name: 'groups', type: '[]DescribedGroup', versions: '0+', fields: [
+      name: 'groups',
+      type: '[]DescribedGroup',
+      versions: '0+',
+      fields: [
         { name: 'errorCode', type: 'int16', versions: '0+' },
         { name: 'groupId', type: 'string', versions: '0+' },
         { name: 'groupState', type: 'string', versions: '0+' },
         { name: 'protocolType', type: 'string', versions: '0+' },
         { name: 'protocolData', type: 'string', versions: '0+' },
         {
-          name: 'members', type: '[]DescribedGroupMember', versions: '0+', fields: [
+          name: 'members',
+          type: '[]DescribedGroupMember',
+          versions: '0+',
+          fields: [
             { name: 'memberId', type: 'string', versions: '0+' },
             { name: 'groupInstanceId', type: 'string', versions: '4+', nullableVersions: '4+', default: null },
             { name: 'clientId', type: 'string', versions: '0+' },

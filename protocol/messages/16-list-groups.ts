@@ -15,7 +15,10 @@ export const ListGroups = {
     { name: 'throttleTimeMs', type: 'int32', versions: '1+' },
     { name: 'errorCode', type: 'int16', versions: '0+' },
     {
-      name: 'groups', type: '[]ListedGroup', versions: '0+', fields: [
+      name: 'groups',
+      type: '[]ListedGroup',
+      versions: '0+',
+      fields: [
         { name: 'groupId', type: 'string', versions: '0+' },
         { name: 'protocolType', type: 'string', versions: '0+' },
         { name: 'groupState', type: 'string', versions: '4+' },

@@ -7,9 +7,7 @@ export const SaslHandshake = {
   name: 'SaslHandshake',
   validVersions: '0-1',
   flexibleVersions: 'none',
-  request: [
-    { name: 'mechanism', type: 'string', versions: '0+' },
-  ],
+  request: [{ name: 'mechanism', type: 'string', versions: '0+' }],
   response: [
     { name: 'errorCode', type: 'int16', versions: '0+' },
     { name: 'mechanisms', type: '[]string', versions: '0+' },

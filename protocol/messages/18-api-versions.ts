@@ -14,7 +14,10 @@ export const ApiVersions = {
   response: [
     { name: 'errorCode', type: 'int16', versions: '0+' },
     {
-      name: 'apiKeys', type: '[]ApiVersion', versions: '0+', fields: [
+      name: 'apiKeys',
+      type: '[]ApiVersion',
+      versions: '0+',
+      fields: [
         { name: 'apiKey', type: 'int16', versions: '0+' },
         { name: 'minVersion', type: 'int16', versions: '0+' },
         { name: 'maxVersion', type: 'int16', versions: '0+' },
@@ -22,7 +25,12 @@ export const ApiVersions = {
     },
     { name: 'throttleTimeMs', type: 'int32', versions: '1+' },
     {
-      name: 'supportedFeatures', type: '[]SupportedFeatureKey', versions: '3+', tag: 0, taggedVersions: '3+', fields: [
+      name: 'supportedFeatures',
+      type: '[]SupportedFeatureKey',
+      versions: '3+',
+      tag: 0,
+      taggedVersions: '3+',
+      fields: [
         { name: 'name', type: 'string', versions: '3+' },
         { name: 'minVersion', type: 'int16', versions: '3+' },
         { name: 'maxVersion', type: 'int16', versions: '3+' },
@@ -30,7 +38,12 @@ export const ApiVersions = {
     },
     { name: 'finalizedFeaturesEpoch', type: 'int64', versions: '3+', tag: 1, taggedVersions: '3+', default: -1 },
     {
-      name: 'finalizedFeatures', type: '[]FinalizedFeatureKey', versions: '3+', tag: 2, taggedVersions: '3+', fields: [
+      name: 'finalizedFeatures',
+      type: '[]FinalizedFeatureKey',
+      versions: '3+',
+      tag: 2,
+      taggedVersions: '3+',
+      fields: [
         { name: 'name', type: 'string', versions: '3+' },
         { name: 'maxVersionLevel', type: 'int16', versions: '3+' },
         { name: 'minVersionLevel', type: 'int16', versions: '3+' },

@@ -10,18 +10,27 @@ export const CreateTopics = {
   flexibleVersions: '5+',
   request: [
     {
-      name: 'topics', type: '[]CreatableTopic', versions: '0+', fields: [
+      name: 'topics',
+      type: '[]CreatableTopic',
+      versions: '0+',
+      fields: [
         { name: 'name', type: 'string', versions: '0+' },
         { name: 'numPartitions', type: 'int32', versions: '0+' },
         { name: 'replicationFactor', type: 'int16', versions: '0+' },
         {
-          name: 'assignments', type: '[]CreatableReplicaAssignment', versions: '0+', fields: [
+          name: 'assignments',
+          type: '[]CreatableReplicaAssignment',
+          versions: '0+',
+          fields: [
             { name: 'partitionIndex', type: 'int32', versions: '0+' },
             { name: 'brokerIds', type: '[]int32', versions: '0+' },
           ],
         },
         {
-          name: 'configs', type: '[]CreatableTopicConfig', versions: '0+', fields: [
+          name: 'configs',
+          type: '[]CreatableTopicConfig',
+          versions: '0+',
+          fields: [
             { name: 'name', type: 'string', versions: '0+' },
             { name: 'value', type: 'string', versions: '0+', nullableVersions: '0+' },
           ],
@@ -34,7 +43,10 @@ export const CreateTopics = {
   response: [
     { name: 'throttleTimeMs', type: 'int32', versions: '2+' },
     {
-      name: 'topics', type: '[]CreatableTopicResult', versions: '0+', fields: [
+      name: 'topics',
+      type: '[]CreatableTopicResult',
+      versions: '0+',
+      fields: [
         { name: 'name', type: 'string', versions: '0+' },
         { name: 'topicId', type: 'uuid', versions: '7+' },
         { name: 'errorCode', type: 'int16', versions: '0+' },
@@ -43,7 +55,11 @@ export const CreateTopics = {
         { name: 'numPartitions', type: 'int32', versions: '5+', default: -1 },
         { name: 'replicationFactor', type: 'int16', versions: '5+', default: -1 },
         {
-          name: 'configs', type: '[]CreatableTopicConfigs', versions: '5+', nullableVersions: '5+', fields: [
+          name: 'configs',
+          type: '[]CreatableTopicConfigs',
+          versions: '5+',
+          nullableVersions: '5+',
+          fields: [
             { name: 'name', type: 'string', versions: '5+' },
             { name: 'value', type: 'string', versions: '5+', nullableVersions: '5+' },
             { name: 'readOnly', type: 'bool', versions: '5+' },

@@ -10,7 +10,10 @@ export const DeleteTopics = {
   flexibleVersions: '4+',
   request: [
     {
-      name: 'topics', type: '[]DeleteTopicState', versions: '6+', fields: [
+      name: 'topics',
+      type: '[]DeleteTopicState',
+      versions: '6+',
+      fields: [
         { name: 'name', type: 'string', versions: '6+', nullableVersions: '6+', default: null },
         { name: 'topicId', type: 'uuid', versions: '6+' },
       ],
@@ -21,7 +24,10 @@ export const DeleteTopics = {
   response: [
     { name: 'throttleTimeMs', type: 'int32', versions: '1+' },
     {
-      name: 'responses', type: '[]DeletableTopicResult', versions: '0+', fields: [
+      name: 'responses',
+      type: '[]DeletableTopicResult',
+      versions: '0+',
+      fields: [
         { name: 'name', type: 'string', versions: '0+', nullableVersions: '6+' },
         { name: 'topicId', type: 'uuid', versions: '6+' },
         { name: 'errorCode', type: 'int16', versions: '0+' },

@@ -9,10 +9,16 @@ export const DeleteRecords = {
   flexibleVersions: '2+',
   request: [
     {
-      name: 'topics', type: '[]DeleteRecordsTopic', versions: '0+', fields: [
+      name: 'topics',
+      type: '[]DeleteRecordsTopic',
+      versions: '0+',
+      fields: [
         { name: 'name', type: 'string', versions: '0+' },
         {
-          name: 'partitions', type: '[]DeleteRecordsPartition', versions: '0+', fields: [
+          name: 'partitions',
+          type: '[]DeleteRecordsPartition',
+          versions: '0+',
+          fields: [
             { name: 'partitionIndex', type: 'int32', versions: '0+' },
             { name: 'offset', type: 'int64', versions: '0+' },
           ],
@@ -24,10 +30,16 @@ export const DeleteRecords = {
   response: [
     { name: 'throttleTimeMs', type: 'int32', versions: '0+' },
     {
-      name: 'topics', type: '[]DeleteRecordsTopicResult', versions: '0+', fields: [
+      name: 'topics',
+      type: '[]DeleteRecordsTopicResult',
+      versions: '0+',
+      fields: [
         { name: 'name', type: 'string', versions: '0+' },
         {
-          name: 'partitions', type: '[]DeleteRecordsPartitionResult', versions: '0+', fields: [
+          name: 'partitions',
+          type: '[]DeleteRecordsPartitionResult',
+          versions: '0+',
+          fields: [
             { name: 'partitionIndex', type: 'int32', versions: '0+' },
             { name: 'lowWatermark', type: 'int64', versions: '0+' },
             { name: 'errorCode', type: 'int16', versions: '0+' },

@@ -11,10 +11,16 @@ export const OffsetForLeaderEpoch = {
   request: [
     { name: 'replicaId', type: 'int32', versions: '3+', default: -2 },
     {
-      name: 'topics', type: '[]OffsetForLeaderTopic', versions: '0+', fields: [
+      name: 'topics',
+      type: '[]OffsetForLeaderTopic',
+      versions: '0+',
+      fields: [
         { name: 'topic', type: 'string', versions: '0+' },
         {
-          name: 'partitions', type: '[]OffsetForLeaderPartition', versions: '0+', fields: [
+          name: 'partitions',
+          type: '[]OffsetForLeaderPartition',
+          versions: '0+',
+          fields: [
             { name: 'partition', type: 'int32', versions: '0+' },
             { name: 'currentLeaderEpoch', type: 'int32', versions: '2+', default: -1 },
             { name: 'leaderEpoch', type: 'int32', versions: '0+' },
@@ -26,10 +32,16 @@ export const OffsetForLeaderEpoch = {
   response: [
     { name: 'throttleTimeMs', type: 'int32', versions: '2+' },
     {
-      name: 'topics', type: '[]OffsetForLeaderTopicResult', versions: '0+', fields: [
+      name: 'topics',
+      type: '[]OffsetForLeaderTopicResult',
+      versions: '0+',
+      fields: [
         { name: 'topic', type: 'string', versions: '0+' },
         {
-          name: 'partitions', type: '[]EpochEndOffset', versions: '0+', fields: [
+          name: 'partitions',
+          type: '[]EpochEndOffset',
+          versions: '0+',
+          fields: [
             { name: 'errorCode', type: 'int16', versions: '0+' },
             { name: 'partition', type: 'int32', versions: '0+' },
             { name: 'leaderEpoch', type: 'int32', versions: '1+', default: -1 },

@@ -10,13 +10,19 @@ export const AddPartitionsToTxn = {
   flexibleVersions: '3+',
   request: [
     {
-      name: 'transactions', type: '[]AddPartitionsToTxnTransaction', versions: '4+', fields: [
+      name: 'transactions',
+      type: '[]AddPartitionsToTxnTransaction',
+      versions: '4+',
+      fields: [
         { name: 'transactionalId', type: 'string', versions: '4+' },
         { name: 'producerId', type: 'int64', versions: '4+' },
         { name: 'producerEpoch', type: 'int16', versions: '4+' },
         { name: 'verifyOnly', type: 'bool', versions: '4+', default: false },
         {
-          name: 'topics', type: '[]AddPartitionsToTxnTopic', versions: '4+', fields: [
+          name: 'topics',
+          type: '[]AddPartitionsToTxnTopic',
+          versions: '4+',
+          fields: [
             { name: 'name', type: 'string', versions: '0+' },
             { name: 'partitions', type: '[]int32', versions: '0+' },
           ],
@@ -27,7 +33,10 @@ export const AddPartitionsToTxn = {
     { name: 'v3AndBelowProducerId', type: 'int64', versions: '0-3' },
     { name: 'v3AndBelowProducerEpoch', type: 'int16', versions: '0-3' },
     {
-      name: 'v3AndBelowTopics', type: '[]AddPartitionsToTxnTopic', versions: '0-3', fields: [
+      name: 'v3AndBelowTopics',
+      type: '[]AddPartitionsToTxnTopic',
+      versions: '0-3',
+      fields: [
         { name: 'name', type: 'string', versions: '0+' },
         { name: 'partitions', type: '[]int32', versions: '0+' },
       ],
@@ -37,13 +46,22 @@ export const AddPartitionsToTxn = {
     { name: 'throttleTimeMs', type: 'int32', versions: '0+' },
     { name: 'errorCode', type: 'int16', versions: '4+' },
     {
-      name: 'resultsByTransaction', type: '[]AddPartitionsToTxnResult', versions: '4+', fields: [
+      name: 'resultsByTransaction',
+      type: '[]AddPartitionsToTxnResult',
+      versions: '4+',
+      fields: [
         { name: 'transactionalId', type: 'string', versions: '4+' },
         {
-          name: 'topicResults', type: '[]AddPartitionsToTxnTopicResult', versions: '4+', fields: [
+          name: 'topicResults',
+          type: '[]AddPartitionsToTxnTopicResult',
+          versions: '4+',
+          fields: [
             { name: 'name', type: 'string', versions: '0+' },
             {
-              name: 'resultsByPartition', type: '[]AddPartitionsToTxnPartitionResult', versions: '0+', fields: [
+              name: 'resultsByPartition',
+              type: '[]AddPartitionsToTxnPartitionResult',
+              versions: '0+',
+              fields: [
                 { name: 'partitionIndex', type: 'int32', versions: '0+' },
                 { name: 'partitionErrorCode', type: 'int16', versions: '0+' },
               ],
@@ -53,10 +71,16 @@ export const AddPartitionsToTxn = {
       ],
     },
     {
-      name: 'resultsByTopicV3AndBelow', type: '[]AddPartitionsToTxnTopicResult', versions: '0-3', fields: [
+      name: 'resultsByTopicV3AndBelow',
+      type: '[]AddPartitionsToTxnTopicResult',
+      versions: '0-3',
+      fields: [
         { name: 'name', type: 'string', versions: '0+' },
         {
-          name: 'resultsByPartition', type: '[]AddPartitionsToTxnPartitionResult', versions: '0+', fields: [
+          name: 'resultsByPartition',
+          type: '[]AddPartitionsToTxnPartitionResult',
+          versions: '0+',
+          fields: [
             { name: 'partitionIndex', type: 'int32', versions: '0+' },
             { name: 'partitionErrorCode', type: 'int16', versions: '0+' },
           ],

@@ -9,12 +9,18 @@ export const WriteTxnMarkers = {
   flexibleVersions: '1+',
   request: [
     {
-      name: 'markers', type: '[]WritableTxnMarker', versions: '0+', fields: [
+      name: 'markers',
+      type: '[]WritableTxnMarker',
+      versions: '0+',
+      fields: [
         { name: 'producerId', type: 'int64', versions: '0+' },
         { name: 'producerEpoch', type: 'int16', versions: '0+' },
         { name: 'transactionResult', type: 'bool', versions: '0+' },
         {
-          name: 'topics', type: '[]WritableTxnMarkerTopic', versions: '0+', fields: [
+          name: 'topics',
+          type: '[]WritableTxnMarkerTopic',
+          versions: '0+',
+          fields: [
             { name: 'name', type: 'string', versions: '0+' },
             { name: 'partitionIndexes', type: '[]int32', versions: '0+' },
           ],
@@ -25,13 +31,22 @@ export const WriteTxnMarkers = {
   ],
   response: [
     {
-      name: 'markers', type: '[]WritableTxnMarkerResult', versions: '0+', fields: [
+      name: 'markers',
+      type: '[]WritableTxnMarkerResult',
+      versions: '0+',
+      fields: [
         { name: 'producerId', type: 'int64', versions: '0+' },
         {
-          name: 'topics', type: '[]WritableTxnMarkerTopicResult', versions: '0+', fields: [
+          name: 'topics',
+          type: '[]WritableTxnMarkerTopicResult',
+          versions: '0+',
+          fields: [
             { name: 'name', type: 'string', versions: '0+' },
             {
-              name: 'partitions', type: '[]WritableTxnMarkerPartitionResult', versions: '0+', fields: [
+              name: 'partitions',
+              type: '[]WritableTxnMarkerPartitionResult',
+              versions: '0+',
+              fields: [
                 { name: 'partitionIndex', type: 'int32', versions: '0+' },
                 { name: 'errorCode', type: 'int16', versions: '0+' },
               ],

@@ -16,10 +16,16 @@ export const TxnOffsetCommit = {
     { name: 'memberId', type: 'string', versions: '3+', default: '' },
     { name: 'groupInstanceId', type: 'string', versions: '3+', nullableVersions: '3+', default: null },
     {
-      name: 'topics', type: '[]TxnOffsetCommitRequestTopic', versions: '0+', fields: [
+      name: 'topics',
+      type: '[]TxnOffsetCommitRequestTopic',
+      versions: '0+',
+      fields: [
         { name: 'name', type: 'string', versions: '0+' },
         {
-          name: 'partitions', type: '[]TxnOffsetCommitRequestPartition', versions: '0+', fields: [
+          name: 'partitions',
+          type: '[]TxnOffsetCommitRequestPartition',
+          versions: '0+',
+          fields: [
             { name: 'partitionIndex', type: 'int32', versions: '0+' },
             { name: 'committedOffset', type: 'int64', versions: '0+' },
             { name: 'committedLeaderEpoch', type: 'int32', versions: '2+', default: -1 },
@@ -32,10 +38,16 @@ export const TxnOffsetCommit = {
   response: [
     { name: 'throttleTimeMs', type: 'int32', versions: '0+' },
     {
-      name: 'topics', type: '[]TxnOffsetCommitResponseTopic', versions: '0+', fields: [
+      name: 'topics',
+      type: '[]TxnOffsetCommitResponseTopic',
+      versions: '0+',
+      fields: [
         { name: 'name', type: 'string', versions: '0+' },
         {
-          name: 'partitions', type: '[]TxnOffsetCommitResponsePartition', versions: '0+', fields: [
+          name: 'partitions',
+          type: '[]TxnOffsetCommitResponsePartition',
+          versions: '0+',
+          fields: [
             { name: 'partitionIndex', type: 'int32', versions: '0+' },
             { name: 'errorCode', type: 'int16', versions: '0+' },
           ],

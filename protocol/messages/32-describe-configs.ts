@@ -10,7 +10,10 @@ export const DescribeConfigs = {
   flexibleVersions: '4+',
   request: [
     {
-      name: 'resources', type: '[]DescribeConfigsResource', versions: '0+', fields: [
+      name: 'resources',
+      type: '[]DescribeConfigsResource',
+      versions: '0+',
+      fields: [
         { name: 'resourceType', type: 'int8', versions: '0+' },
         { name: 'resourceName', type: 'string', versions: '0+' },
         { name: 'configurationKeys', type: '[]string', versions: '0+', nullableVersions: '0+' },
@@ -22,13 +25,19 @@ export const DescribeConfigs = {
   response: [
     { name: 'throttleTimeMs', type: 'int32', versions: '0+' },
     {
-      name: 'results', type: '[]DescribeConfigsResult', versions: '0+', fields: [
+      name: 'results',
+      type: '[]DescribeConfigsResult',
+      versions: '0+',
+      fields: [
         { name: 'errorCode', type: 'int16', versions: '0+' },
         { name: 'errorMessage', type: 'string', versions: '0+', nullableVersions: '0+' },
         { name: 'resourceType', type: 'int8', versions: '0+' },
         { name: 'resourceName', type: 'string', versions: '0+' },
         {
-          name: 'configs', type: '[]DescribeConfigsResourceResult', versions: '0+', fields: [
+          name: 'configs',
+          type: '[]DescribeConfigsResourceResult',
+          versions: '0+',
+          fields: [
             { name: 'name', type: 'string', versions: '0+' },
             { name: 'value', type: 'string', versions: '0+', nullableVersions: '0+' },
             { name: 'readOnly', type: 'bool', versions: '0+' },
@@ -36,7 +45,10 @@ export const DescribeConfigs = {
             { name: 'configSource', type: 'int8', versions: '1+', default: -1 },
             { name: 'isSensitive', type: 'bool', versions: '0+' },
             {
-              name: 'synonyms', type: '[]DescribeConfigsSynonym', versions: '1+', fields: [
+              name: 'synonyms',
+              type: '[]DescribeConfigsSynonym',
+              versions: '1+',
+              fields: [
                 { name: 'name', type: 'string', versions: '1+' },
                 { name: 'value', type: 'string', versions: '1+', nullableVersions: '0+' },
                 { name: 'source', type: 'int8', versions: '1+' },

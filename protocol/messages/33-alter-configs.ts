@@ -9,11 +9,17 @@ export const AlterConfigs = {
   flexibleVersions: '2+',
   request: [
     {
-      name: 'resources', type: '[]AlterConfigsResource', versions: '0+', fields: [
+      name: 'resources',
+      type: '[]AlterConfigsResource',
+      versions: '0+',
+      fields: [
         { name: 'resourceType', type: 'int8', versions: '0+' },
         { name: 'resourceName', type: 'string', versions: '0+' },
         {
-          name: 'configs', type: '[]AlterableConfig', versions: '0+', fields: [
+          name: 'configs',
+          type: '[]AlterableConfig',
+          versions: '0+',
+          fields: [
             { name: 'name', type: 'string', versions: '0+' },
             { name: 'value', type: 'string', versions: '0+', nullableVersions: '0+' },
           ],
@@ -25,7 +31,10 @@ export const AlterConfigs = {
   response: [
     { name: 'throttleTimeMs', type: 'int32', versions: '0+' },
     {
-      name: 'responses', type: '[]AlterConfigsResourceResponse', versions: '0+', fields: [
+      name: 'responses',
+      type: '[]AlterConfigsResourceResponse',
+      versions: '0+',
+      fields: [
         { name: 'errorCode', type: 'int16', versions: '0+' },
         { name: 'errorMessage', type: 'string', versions: '0+', nullableVersions: '0+' },
         { name: 'resourceType', type: 'int8', versions: '0+' },

@@ -10,7 +10,11 @@ export const DescribeLogDirs = {
   flexibleVersions: '2+',
   request: [
     {
-      name: 'topics', type: '[]DescribableLogDirTopic', versions: '0+', nullableVersions: '0+', fields: [
+      name: 'topics',
+      type: '[]DescribableLogDirTopic',
+      versions: '0+',
+      nullableVersions: '0+',
+      fields: [
         { name: 'topic', type: 'string', versions: '0+' },
         { name: 'partitions', type: '[]int32', versions: '0+' },
       ],
@@ -20,14 +24,23 @@ export const DescribeLogDirs = {
     { name: 'throttleTimeMs', type: 'int32', versions: '0+' },
     { name: 'errorCode', type: 'int16', versions: '3+' },
     {
-      name: 'results', type: '[]DescribeLogDirsResult', versions: '0+', fields: [
+      name: 'results',
+      type: '[]DescribeLogDirsResult',
+      versions: '0+',
+      fields: [
         { name: 'errorCode', type: 'int16', versions: '0+' },
         { name: 'logDir', type: 'string', versions: '0+' },
         {
-          name: 'topics', type: '[]DescribeLogDirsTopic', versions: '0+', fields: [
+          name: 'topics',
+          type: '[]DescribeLogDirsTopic',
+          versions: '0+',
+          fields: [
             { name: 'name', type: 'string', versions: '0+' },
             {
-              name: 'partitions', type: '[]DescribeLogDirsPartition', versions: '0+', fields: [
+              name: 'partitions',
+              type: '[]DescribeLogDirsPartition',
+              versions: '0+',
+              fields: [
                 { name: 'partitionIndex', type: 'int32', versions: '0+' },
                 { name: 'partitionSize', type: 'int64', versions: '0+' },
                 { name: 'offsetLag', type: 'int64', versions: '0+' },

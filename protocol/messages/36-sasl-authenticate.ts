@@ -7,9 +7,7 @@ export const SaslAuthenticate = {
   name: 'SaslAuthenticate',
   validVersions: '0-2',
   flexibleVersions: '2+',
-  request: [
-    { name: 'authBytes', type: 'bytes', versions: '0+' },
-  ],
+  request: [{ name: 'authBytes', type: 'bytes', versions: '0+' }],
   response: [
     { name: 'errorCode', type: 'int16', versions: '0+' },
     { name: 'errorMessage', type: 'string', versions: '0+', nullableVersions: '0+' },

@@ -9,13 +9,18 @@ export const CreatePartitions = {
   flexibleVersions: '2+',
   request: [
     {
-      name: 'topics', type: '[]CreatePartitionsTopic', versions: '0+', fields: [
+      name: 'topics',
+      type: '[]CreatePartitionsTopic',
+      versions: '0+',
+      fields: [
         { name: 'name', type: 'string', versions: '0+' },
         { name: 'count', type: 'int32', versions: '0+' },
         {
-          name: 'assignments', type: '[]CreatePartitionsAssignment', versions: '0+', nullableVersions: '0+', fields: [
-            { name: 'brokerIds', type: '[]int32', versions: '0+' },
-          ],
+          name: 'assignments',
+          type: '[]CreatePartitionsAssignment',
+          versions: '0+',
+          nullableVersions: '0+',
+          fields: [{ name: 'brokerIds', type: '[]int32', versions: '0+' }],
         },
       ],
     },
@@ -25,7 +30,10 @@ export const CreatePartitions = {
   response: [
     { name: 'throttleTimeMs', type: 'int32', versions: '0+' },
     {
-      name: 'results', type: '[]CreatePartitionsTopicResult', versions: '0+', fields: [
+      name: 'results',
+      type: '[]CreatePartitionsTopicResult',
+      versions: '0+',
+      fields: [
         { name: 'name', type: 'string', versions: '0+' },
         { name: 'errorCode', type: 'int16', versions: '0+' },
         { name: 'errorMessage', type: 'string', versions: '0+', nullableVersions: '0+', default: null },

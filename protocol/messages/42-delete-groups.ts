@@ -7,13 +7,14 @@ export const DeleteGroups = {
   name: 'DeleteGroups',
   validVersions: '0-2',
   flexibleVersions: '2+',
-  request: [
-    { name: 'groupsNames', type: '[]string', versions: '0+' },
-  ],
+  request: [{ name: 'groupsNames', type: '[]string', versions: '0+' }],
   response: [
     { name: 'throttleTimeMs', type: 'int32', versions: '0+' },
     {
-      name: 'results', type: '[]DeletableGroupResult', versions: '0+', fields: [
+      name: 'results',
+      type: '[]DeletableGroupResult',
+      versions: '0+',
+      fields: [
         { name: 'groupId', type: 'string', versions: '0+' },
         { name: 'errorCode', type: 'int16', versions: '0+' },
       ],

@@ -11,7 +11,11 @@ export const ElectLeaders = {
   request: [
     { name: 'electionType', type: 'int8', versions: '1+' },
     {
-      name: 'topicPartitions', type: '[]TopicPartitions', versions: '0+', nullableVersions: '0+', fields: [
+      name: 'topicPartitions',
+      type: '[]TopicPartitions',
+      versions: '0+',
+      nullableVersions: '0+',
+      fields: [
         { name: 'topic', type: 'string', versions: '0+' },
         { name: 'partitions', type: '[]int32', versions: '0+' },
       ],
@@ -22,10 +26,16 @@ export const ElectLeaders = {
     { name: 'throttleTimeMs', type: 'int32', versions: '0+' },
     { name: 'errorCode', type: 'int16', versions: '1+' },
     {
-      name: 'replicaElectionResults', type: '[]ReplicaElectionResult', versions: '0+', fields: [
+      name: 'replicaElectionResults',
+      type: '[]ReplicaElectionResult',
+      versions: '0+',
+      fields: [
         { name: 'topic', type: 'string', versions: '0+' },
         {
-          name: 'partitionResult', type: '[]PartitionResult', versions: '0+', fields: [
+          name: 'partitionResult',
+          type: '[]PartitionResult',
+          versions: '0+',
+          fields: [
             { name: 'partitionId', type: 'int32', versions: '0+' },
             { name: 'errorCode', type: 'int16', versions: '0+' },
             { name: 'errorMessage', type: 'string', versions: '0+', nullableVersions: '0+' },

@@ -10,10 +10,16 @@ export const AlterPartitionReassignments = {
   request: [
     { name: 'timeoutMs', type: 'int32', versions: '0+', default: 60000 },
     {
-      name: 'topics', type: '[]ReassignableTopic', versions: '0+', fields: [
+      name: 'topics',
+      type: '[]ReassignableTopic',
+      versions: '0+',
+      fields: [
         { name: 'name', type: 'string', versions: '0+' },
         {
-          name: 'partitions', type: '[]ReassignablePartition', versions: '0+', fields: [
+          name: 'partitions',
+          type: '[]ReassignablePartition',
+          versions: '0+',
+          fields: [
             { name: 'partitionIndex', type: 'int32', versions: '0+' },
             { name: 'replicas', type: '[]int32', versions: '0+', nullableVersions: '0+', default: null },
           ],
@@ -26,10 +32,16 @@ export const AlterPartitionReassignments = {
     { name: 'errorCode', type: 'int16', versions: '0+' },
     { name: 'errorMessage', type: 'string', versions: '0+', nullableVersions: '0+' },
     {
-      name: 'responses', type: '[]ReassignableTopicResponse', versions: '0+', fields: [
+      name: 'responses',
+      type: '[]ReassignableTopicResponse',
+      versions: '0+',
+      fields: [
         { name: 'name', type: 'string', versions: '0+' },
         {
-          name: 'partitions', type: '[]ReassignablePartitionResponse', versions: '0+', fields: [
+          name: 'partitions',
+          type: '[]ReassignablePartitionResponse',
+          versions: '0+',
+          fields: [
             { name: 'partitionIndex', type: 'int32', versions: '0+' },
             { name: 'errorCode', type: 'int16', versions: '0+' },
             { name: 'errorMessage', type: 'string', versions: '0+', nullableVersions: '0+' },

@@ -10,7 +10,12 @@ export const ListPartitionReassignments = {
   request: [
     { name: 'timeoutMs', type: 'int32', versions: '0+', default: 60000 },
     {
-      name: 'topics', type: '[]ListPartitionReassignmentsTopics', versions: '0+', nullableVersions: '0+', default: null, fields: [
+      name: 'topics',
+      type: '[]ListPartitionReassignmentsTopics',
+      versions: '0+',
+      nullableVersions: '0+',
+      default: null,
+      fields: [
         { name: 'name', type: 'string', versions: '0+' },
         { name: 'partitionIndexes', type: '[]int32', versions: '0+' },
       ],
@@ -21,10 +26,16 @@ export const ListPartitionReassignments = {
     { name: 'errorCode', type: 'int16', versions: '0+' },
     { name: 'errorMessage', type: 'string', versions: '0+', nullableVersions: '0+' },
     {
-      name: 'topics', type: '[]OngoingTopicReassignment', versions: '0+', fields: [
+      name: 'topics',
+      type: '[]OngoingTopicReassignment',
+      versions: '0+',
+      fields: [
         { name: 'name', type: 'string', versions: '0+' },
         {
-          name: 'partitions', type: '[]OngoingPartitionReassignment', versions: '0+', fields: [
+          name: 'partitions',
+          type: '[]OngoingPartitionReassignment',
+          versions: '0+',
+          fields: [
             { name: 'partitionIndex', type: 'int32', versions: '0+' },
             { name: 'replicas', type: '[]int32', versions: '0+' },
             { name: 'addingReplicas', type: '[]int32', versions: '0+' },

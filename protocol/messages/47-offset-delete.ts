@@ -9,12 +9,16 @@ export const OffsetDelete = {
   request: [
     { name: 'groupId', type: 'string', versions: '0+' },
     {
-      name: 'topics', type: '[]OffsetDeleteRequestTopic', versions: '0+', fields: [
+      name: 'topics',
+      type: '[]OffsetDeleteRequestTopic',
+      versions: '0+',
+      fields: [
         { name: 'name', type: 'string', versions: '0+' },
         {
-          name: 'partitions', type: '[]OffsetDeleteRequestPartition', versions: '0+', fields: [
-            { name: 'partitionIndex', type: 'int32', versions: '0+' },
-          ],
+          name: 'partitions',
+          type: '[]OffsetDeleteRequestPartition',
+          versions: '0+',
+          fields: [{ name: 'partitionIndex', type: 'int32', versions: '0+' }],
         },
       ],
     },
@@ -23,10 +27,16 @@ export const OffsetDelete = {
     { name: 'errorCode', type: 'int16', versions: '0+' },
     { name: 'throttleTimeMs', type: 'int32', versions: '0+' },
     {
-      name: 'topics', type: '[]OffsetDeleteResponseTopic', versions: '0+', fields: [
+      name: 'topics',
+      type: '[]OffsetDeleteResponseTopic',
+      versions: '0+',
+      fields: [
         { name: 'name', type: 'string', versions: '0+' },
         {
-          name: 'partitions', type: '[]OffsetDeleteResponsePartition', versions: '0+', fields: [
+          name: 'partitions',
+          type: '[]OffsetDeleteResponsePartition',
+          versions: '0+',
+          fields: [
             { name: 'partitionIndex', type: 'int32', versions: '0+' },
             { name: 'errorCode', type: 'int16', versions: '0+' },
           ],

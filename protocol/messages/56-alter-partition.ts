@@ -14,16 +14,25 @@ export const AlterPartition = {
     { name: 'brokerId', type: 'int32', versions: '0+' },
     { name: 'brokerEpoch', type: 'int64', versions: '0+', default: -1 },
     {
-      name: 'topics', type: '[]TopicData', versions: '0+', fields: [
+      name: 'topics',
+      type: '[]TopicData',
+      versions: '0+',
+      fields: [
         { name: 'topicName', type: 'string', versions: '0-1' },
         { name: 'topicId', type: 'uuid', versions: '2+' },
         {
-          name: 'partitions', type: '[]PartitionData', versions: '0+', fields: [
+          name: 'partitions',
+          type: '[]PartitionData',
+          versions: '0+',
+          fields: [
             { name: 'partitionIndex', type: 'int32', versions: '0+' },
             { name: 'leaderEpoch', type: 'int32', versions: '0+' },
             { name: 'newIsr', type: '[]int32', versions: '0-2' },
             {
-              name: 'newIsrWithEpochs', type: '[]BrokerState', versions: '3+', fields: [
+              name: 'newIsrWithEpochs',
+              type: '[]BrokerState',
+              versions: '3+',
+              fields: [
                 { name: 'brokerId', type: 'int32', versions: '3+' },
                 { name: 'brokerEpoch', type: 'int64', versions: '3+', default: -1 },
               ],
@@ -39,11 +48,17 @@ export const AlterPartition = {
     { name: 'throttleTimeMs', type: 'int32', versions: '0+' },
     { name: 'errorCode', type: 'int16', versions: '0+' },
     {
-      name: 'topics', type: '[]TopicData', versions: '0+', fields: [
+      name: 'topics',
+      type: '[]TopicData',
+      versions: '0+',
+      fields: [
         { name: 'topicName', type: 'string', versions: '0-1' },
         { name: 'topicId', type: 'uuid', versions: '2+' },
         {
-          name: 'partitions', type: '[]PartitionData', versions: '0+', fields: [
+          name: 'partitions',
+          type: '[]PartitionData',
+          versions: '0+',
+          fields: [
             { name: 'partitionIndex', type: 'int32', versions: '0+' },
             { name: 'errorCode', type: 'int16', versions: '0+' },
             { name: 'leaderId', type: 'int32', versions: '0+' },

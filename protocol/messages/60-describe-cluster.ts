@@ -20,7 +20,10 @@ export const DescribeCluster = {
     { name: 'clusterId', type: 'string', versions: '0+' },
     { name: 'controllerId', type: 'int32', versions: '0+', default: -1 },
     {
-      name: 'brokers', type: '[]DescribeClusterBroker', versions: '0+', fields: [
+      name: 'brokers',
+      type: '[]DescribeClusterBroker',
+      versions: '0+',
+      fields: [
         { name: 'brokerId', type: 'int32', versions: '0+' },
         { name: 'host', type: 'string', versions: '0+' },
         { name: 'port', type: 'int32', versions: '0+' },

@@ -8,7 +8,10 @@ export const DescribeProducers = {
   flexibleVersions: '0+',
   request: [
     {
-      name: 'topics', type: '[]TopicRequest', versions: '0+', fields: [
+      name: 'topics',
+      type: '[]TopicRequest',
+      versions: '0+',
+      fields: [
         { name: 'name', type: 'string', versions: '0+' },
         { name: 'partitionIndexes', type: '[]int32', versions: '0+' },
       ],
@@ -17,15 +20,24 @@ export const DescribeProducers = {
   response: [
     { name: 'throttleTimeMs', type: 'int32', versions: '0+' },
     {
-      name: 'topics', type: '[]TopicResponse', versions: '0+', fields: [
+      name: 'topics',
+      type: '[]TopicResponse',
+      versions: '0+',
+      fields: [
         { name: 'name', type: 'string', versions: '0+' },
         {
-          name: 'partitions', type: '[]PartitionResponse', versions: '0+', fields: [
+          name: 'partitions',
+          type: '[]PartitionResponse',
+          versions: '0+',
+          fields: [
             { name: 'partitionIndex', type: 'int32', versions: '0+' },
             { name: 'errorCode', type: 'int16', versions: '0+' },
             { name: 'errorMessage', type: 'string', versions: '0+', nullableVersions: '0+', default: null },
             {
-              name: 'activeProducers', type: '[]ProducerState', versions: '0+', fields: [
+              name: 'activeProducers',
+              type: '[]ProducerState',
+              versions: '0+',
+              fields: [
                 { name: 'producerId', type: 'int64', versions: '0+' },
                 { name: 'producerEpoch', type: 'int32', versions: '0+' },
                 { name: 'lastSequence', type: 'int32', versions: '0+', default: -1 },

@@ -6,13 +6,14 @@ export const DescribeTransactions = {
   name: 'DescribeTransactions',
   validVersions: '0',
   flexibleVersions: '0+',
-  request: [
-    { name: 'transactionalIds', type: '[]string', versions: '0+' },
-  ],
+  request: [{ name: 'transactionalIds', type: '[]string', versions: '0+' }],
   response: [
     { name: 'throttleTimeMs', type: 'int32', versions: '0+' },
     {
-      name: 'transactionStates', type: '[]TransactionState', versions: '0+', fields: [
+      name: 'transactionStates',
+      type: '[]TransactionState',
+      versions: '0+',
+      fields: [
         { name: 'errorCode', type: 'int16', versions: '0+' },
         { name: 'transactionalId', type: 'string', versions: '0+' },
         { name: 'transactionState', type: 'string', versions: '0+' },
@@ -21,7 +22,10 @@ export const DescribeTransactions = {
         { name: 'producerId', type: 'int64', versions: '0+' },
         { name: 'producerEpoch', type: 'int16', versions: '0+' },
         {
-          name: 'topics', type: '[]TopicData', versions: '0+', fields: [
+          name: 'topics',
+          type: '[]TopicData',
+          versions: '0+',
+          fields: [
             { name: 'topic', type: 'string', versions: '0+' },
             { name: 'partitions', type: '[]int32', versions: '0+' },
           ],

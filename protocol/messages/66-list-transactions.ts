@@ -17,7 +17,10 @@ export const ListTransactions = {
     { name: 'errorCode', type: 'int16', versions: '0+' },
     { name: 'unknownStateFilters', type: '[]string', versions: '0+' },
     {
-      name: 'transactionStates', type: '[]TransactionState', versions: '0+', fields: [
+      name: 'transactionStates',
+      type: '[]TransactionState',
+      versions: '0+',
+      fields: [
         { name: 'transactionalId', type: 'string', versions: '0+' },
         { name: 'producerId', type: 'int64', versions: '0+' },
         { name: 'transactionState', type: 'string', versions: '0+' },

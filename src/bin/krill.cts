@@ -32,8 +32,6 @@ if (process.env.KRILL_CODE_CACHE_REPORT === '1') {
 if (process.env.KRILL_WRITE_CODE_CACHE === '1') {
   process.on('exit', () => fs.writeFileSync(cacheFile, script.createCachedData()));
 }
-const wrapper = script.runInThisContext() as (
-  exports: object, require: NodeRequire, module: object, filename: string, dirname: string,
-) => void;
+const wrapper = script.runInThisContext() as (exports: object, require: NodeRequire, module: object, filename: string, dirname: string) => void;
 const cliModule = { exports: {}, filename: bundle, id: bundle, loaded: false };
 wrapper.call(cliModule.exports, cliModule.exports, Module.createRequire(bundle), cliModule, bundle, path.dirname(bundle));

@@ -48,7 +48,10 @@ export interface BrokerClientOptions {
 export type BrokerRequestFailure = 'timeout' | 'connection' | 'protocol' | 'closed' | 'overloaded' | 'invalid';
 
 export class BrokerRequestError extends Error {
-  constructor(readonly reason: BrokerRequestFailure, message: string) {
+  constructor(
+    readonly reason: BrokerRequestFailure,
+    message: string,
+  ) {
     super(message);
     this.name = 'BrokerRequestError';
   }

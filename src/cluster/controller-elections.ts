@@ -72,9 +72,8 @@ export class ControllerElections {
       const replicas = this.core.replicas(key) ?? [];
       let leader = -1;
       const written = await this.core.updateState(key, (s: PartitionState): PartitionLeadership | null => {
-        const next = type === ElectionType.PREFERRED
-          ? { leader: preferredReplicaLeader(replicas, s.isr, online), isr: s.isr }
-          : uncleanElection(replicas, s.isr, online);
+        const next =
+          type === ElectionType.PREFERRED ? { leader: preferredReplicaLeader(replicas, s.isr, online), isr: s.isr } : uncleanElection(replicas, s.isr, online);
         leader = next.leader;
         if (leader === -1) return null;
         return { leader, isr: next.isr, leaderEpoch: s.leaderEpoch + 1, controllerEpoch: this.core.epoch };
@@ -85,12 +84,24 @@ export class ControllerElections {
         continue;
       }
       const [topic, p] = splitKey(key);
-      results.set(key, type === ElectionType.PREFERRED
-        ? { errorCode: ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE, errorMessage: `Failed to elect leader for partition ${topic}-${p} under strategy PreferredReplicaPartitionLeaderElectionStrategy` }
-        : { errorCode: ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE, errorMessage: `Failed to elect leader for partition ${topic}-${p} under strategy OfflinePartitionLeaderElectionStrategy(true)` });
+      results.set(
+        key,
+        type === ElectionType.PREFERRED
+          ? {
+              errorCode: ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE,
+              errorMessage: `Failed to elect leader for partition ${topic}-${p} under strategy PreferredReplicaPartitionLeaderElectionStrategy`,
+            }
+          : {
+              errorCode: ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE,
+              errorMessage: `Failed to elect leader for partition ${topic}-${p} under strategy OfflinePartitionLeaderElectionStrategy(true)`,
+            },
+      );
     }
     if (elected.length > 0) {
-      this.core.log.info({ type: type === ElectionType.PREFERRED ? 'preferred' : 'unclean', partitions: elected.map((k) => splitKey(k).join('-')) }, 'elected leaders');
+      this.core.log.info(
+        { type: type === ElectionType.PREFERRED ? 'preferred' : 'unclean', partitions: elected.map((k) => splitKey(k).join('-')) },
+        'elected leaders',
+      );
       await this.core.announce(elected, false);
     }
     return results;
@@ -112,12 +123,17 @@ export class ControllerElections {
   }
 
   private schedule(delayMs: number, term: number): void {
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      void this.core.enqueue('auto-leader-balance', () => this.checkAndTriggerAutoRebalance()).finally(() => {
-        if (this.term === term) this.schedule(this.balance.checkIntervalMs, term);
-      });
-    }, Math.min(delayMs, MAX_TIMER_MS));
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        void this.core
+          .enqueue('auto-leader-balance', () => this.checkAndTriggerAutoRebalance())
+          .finally(() => {
+            if (this.term === term) this.schedule(this.balance.checkIntervalMs, term);
+          });
+      },
+      Math.min(delayMs, MAX_TIMER_MS),
+    );
     this.timer.unref();
   }
 

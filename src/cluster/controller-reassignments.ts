@@ -162,7 +162,10 @@ export class ControllerReassignments {
     if (await this.core.updateState(key, (s) => ({ ...leadership(s), leaderEpoch: s.leaderEpoch + 1, controllerEpoch: this.core.epoch }))) {
       await this.core.announce([key], false);
     } else {
-      this.core.log.warn({ partition: splitKey(key).join('-') }, 'reassigning a partition that has no leadership yet: its new replicas start with its first leader');
+      this.core.log.warn(
+        { partition: splitKey(key).join('-') },
+        'reassigning a partition that has no leadership yet: its new replicas start with its first leader',
+      );
     }
   }
 

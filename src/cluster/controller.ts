@@ -101,7 +101,15 @@ export interface AlterPartitionResult {
   topics: {
     topicName: string;
     topicId: Buffer;
-    partitions: { partitionIndex: number; errorCode: number; leaderId: number; leaderEpoch: number; isr: number[]; leaderRecoveryState: number; partitionEpoch: number }[];
+    partitions: {
+      partitionIndex: number;
+      errorCode: number;
+      leaderId: number;
+      leaderEpoch: number;
+      isr: number[];
+      leaderRecoveryState: number;
+      partitionEpoch: number;
+    }[];
   }[];
 }
 
@@ -261,7 +269,11 @@ export class Controller {
       let next: PartitionLeadership | null = null;
       if (state.leader === id) {
         const isr = isrWithout(state.isr, id);
-        const leader = offlinePartitionLeader(replicas, isr.filter((r) => r !== id), (b) => this.live.has(b));
+        const leader = offlinePartitionLeader(
+          replicas,
+          isr.filter((r) => r !== id),
+          (b) => this.live.has(b),
+        );
         next = { ...state, leader, isr: leader === -1 ? isr : isr.filter((r) => r !== id), leaderEpoch: state.leaderEpoch + 1, controllerEpoch: this.epoch };
         if (leader === -1) next = (await this.uncleanElection(topic, p, replicas, next)) ?? next;
       } else if (state.isr.includes(id)) {
@@ -347,16 +359,33 @@ export class Controller {
         const partitions = [...topic.assignment.keys()].sort((a, b) => a - b);
         const live = [...this.live.keys()];
         // Every broker keeps a log for every partition (see ZkCluster): all of them delete theirs.
-        await Promise.all(live.map((id) => this.send(id, API_STOP_REPLICA, INTER_BROKER_VERSIONS.stopReplica, {
-          controllerId: this.options.brokerId,
-          controllerEpoch: this.epoch,
-          brokerEpoch: this.live.get(id)?.epoch ?? -1,
-          deletePartitions: true,
-          topicStates: [{ topicName: name, partitionStates: partitions.map((p) => ({ partitionIndex: p, leaderEpoch: -2, deletePartition: true })) }],
-        })));
-        await this.sendUpdateMetadataRaw(live, [{ topicName: name, topicId: topic.topicId, partitionStates: partitions.map((p) => ({
-          partitionIndex: p, controllerEpoch: this.epoch, leader: LEADER_DURING_DELETE, leaderEpoch: 0, isr: [], zkVersion: 0, replicas: [], offlineReplicas: [],
-        })) }]);
+        await Promise.all(
+          live.map((id) =>
+            this.send(id, API_STOP_REPLICA, INTER_BROKER_VERSIONS.stopReplica, {
+              controllerId: this.options.brokerId,
+              controllerEpoch: this.epoch,
+              brokerEpoch: this.live.get(id)?.epoch ?? -1,
+              deletePartitions: true,
+              topicStates: [{ topicName: name, partitionStates: partitions.map((p) => ({ partitionIndex: p, leaderEpoch: -2, deletePartition: true })) }],
+            }),
+          ),
+        );
+        await this.sendUpdateMetadataRaw(live, [
+          {
+            topicName: name,
+            topicId: topic.topicId,
+            partitionStates: partitions.map((p) => ({
+              partitionIndex: p,
+              controllerEpoch: this.epoch,
+              leader: LEADER_DURING_DELETE,
+              leaderEpoch: 0,
+              isr: [],
+              zkVersion: 0,
+              replicas: [],
+              offlineReplicas: [],
+            })),
+          },
+        ]);
         this.forgetTopic(name);
       }
       await this.zk.deleteTopicZNodes(name, this.epochZkVersion);
@@ -413,7 +442,8 @@ export class Controller {
   async alterPartition(req: AlterPartitionRequestData): Promise<AlterPartitionResult> {
     const result = await this.enqueue('alter-partition', async (): Promise<AlterPartitionResult> => {
       const broker = this.live.get(req.brokerId);
-      if (!broker || (req.brokerEpoch !== -1 && req.brokerEpoch !== broker.epoch)) return { throttleTimeMs: 0, errorCode: ErrorCode.STALE_BROKER_EPOCH, topics: [] };
+      if (!broker || (req.brokerEpoch !== -1 && req.brokerEpoch !== broker.epoch))
+        return { throttleTimeMs: 0, errorCode: ErrorCode.STALE_BROKER_EPOCH, topics: [] };
       const changed: string[] = [];
       const stale: string[] = [];
       const topics: AlterPartitionResult['topics'] = [];
@@ -424,10 +454,16 @@ export class Controller {
         for (const item of t.partitions) {
           const key = name === undefined ? '' : partitionKey(name, item.partitionIndex);
           const state = this.states.get(key);
-          const answer = (errorCode: number, s?: PartitionState) => partitions.push({
-            partitionIndex: item.partitionIndex, errorCode, leaderId: s?.leader ?? -1, leaderEpoch: s?.leaderEpoch ?? -1,
-            isr: s ? [...s.isr] : [], leaderRecoveryState: 0, partitionEpoch: s?.zkVersion ?? -1,
-          });
+          const answer = (errorCode: number, s?: PartitionState) =>
+            partitions.push({
+              partitionIndex: item.partitionIndex,
+              errorCode,
+              leaderId: s?.leader ?? -1,
+              leaderEpoch: s?.leaderEpoch ?? -1,
+              isr: s ? [...s.isr] : [],
+              leaderRecoveryState: 0,
+              partitionEpoch: s?.zkVersion ?? -1,
+            });
           if (!topic || !state || name === undefined) {
             answer(t.topicName === null ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
             continue;
@@ -439,8 +475,14 @@ export class Controller {
           else if (item.partitionEpoch !== state.zkVersion) {
             stale.push(key);
             answer(ErrorCode.INVALID_UPDATE_VERSION);
-          } else if (!isr.includes(state.leader) || new Set(isr).size !== isr.length || item.newIsr.some((b) => !replicas.includes(b.brokerId)
-            || !this.live.has(b.brokerId) || (b.brokerEpoch !== -1 && b.brokerEpoch !== this.live.get(b.brokerId)!.epoch))) {
+          } else if (
+            !isr.includes(state.leader) ||
+            new Set(isr).size !== isr.length ||
+            item.newIsr.some(
+              (b) =>
+                !replicas.includes(b.brokerId) || !this.live.has(b.brokerId) || (b.brokerEpoch !== -1 && b.brokerEpoch !== this.live.get(b.brokerId)!.epoch),
+            )
+          ) {
             answer(ErrorCode.INELIGIBLE_REPLICA);
           } else if (isr.length === state.isr.length && isr.every((r) => state.isr.includes(r))) {
             answer(ErrorCode.NONE, state);
@@ -507,7 +549,13 @@ export class Controller {
   private async writeState(topic: string, p: number, current: PartitionState, next: PartitionLeadership): Promise<boolean> {
     try {
       const zkVersion = await this.zk.updatePartitionState(topic, p, next, current.zkVersion, this.epochZkVersion);
-      this.states.set(partitionKey(topic, p), { leader: next.leader, leaderEpoch: next.leaderEpoch, isr: [...next.isr], controllerEpoch: next.controllerEpoch, zkVersion });
+      this.states.set(partitionKey(topic, p), {
+        leader: next.leader,
+        leaderEpoch: next.leaderEpoch,
+        isr: [...next.isr],
+        controllerEpoch: next.controllerEpoch,
+        zkVersion,
+      });
       return true;
     } catch (err) {
       if (err instanceof ControllerMovedError) throw err;
@@ -575,7 +623,10 @@ export class Controller {
    * The topic states of a LeaderAndIsr or UpdateMetadata for `keys`, by topic, each partition as `describe`
    * puts it for that request from its state and replicas.
    */
-  private topicStates<T>(keys: string[], describe: (p: number, s: PartitionState, replicas: number[]) => T): { topicName: string; topicId: Buffer; partitionStates: T[] }[] {
+  private topicStates<T>(
+    keys: string[],
+    describe: (p: number, s: PartitionState, replicas: number[]) => T,
+  ): { topicName: string; topicId: Buffer; partitionStates: T[] }[] {
     const topicStates = [];
     for (const [topicName, partitions] of this.byTopic(keys)) {
       const topic = this.topics.get(topicName);
@@ -591,8 +642,17 @@ export class Controller {
 
   private async sendLeaderAndIsr(id: number, keys: string[], isNew: boolean): Promise<void> {
     const topicStates = this.topicStates(keys, (p, s, replicas) => ({
-      partitionIndex: p, controllerEpoch: s.controllerEpoch, leader: s.leader, leaderEpoch: s.leaderEpoch, isr: s.isr,
-      partitionEpoch: s.zkVersion, replicas, addingReplicas: [], removingReplicas: [], isNew, leaderRecoveryState: 0,
+      partitionIndex: p,
+      controllerEpoch: s.controllerEpoch,
+      leader: s.leader,
+      leaderEpoch: s.leaderEpoch,
+      isr: s.isr,
+      partitionEpoch: s.zkVersion,
+      replicas,
+      addingReplicas: [],
+      removingReplicas: [],
+      isNew,
+      leaderRecoveryState: 0,
     }));
     const leaders = new Set<number>();
     for (const key of keys) leaders.add(this.states.get(key)!.leader);
@@ -610,27 +670,39 @@ export class Controller {
   /** UpdateMetadata of `keys`; with every partition, marked as Kafka's full snapshot (type 2). */
   private async sendUpdateMetadata(to: number[], keys: string[]): Promise<void> {
     const topicStates = this.topicStates(keys, (p, s, replicas) => ({
-      partitionIndex: p, controllerEpoch: s.controllerEpoch, leader: s.leader, leaderEpoch: s.leaderEpoch, isr: s.isr,
-      zkVersion: s.zkVersion, replicas, offlineReplicas: replicas.filter((r) => !this.live.has(r)),
+      partitionIndex: p,
+      controllerEpoch: s.controllerEpoch,
+      leader: s.leader,
+      leaderEpoch: s.leaderEpoch,
+      isr: s.isr,
+      zkVersion: s.zkVersion,
+      replicas,
+      offlineReplicas: replicas.filter((r) => !this.live.has(r)),
     }));
     await this.sendUpdateMetadataRaw(to, topicStates, keys.length === this.states.size ? UPDATE_FULL : UPDATE_INCREMENTAL);
   }
 
   private async sendUpdateMetadataRaw(to: number[], topicStates: unknown[], type = UPDATE_INCREMENTAL): Promise<void> {
-    const liveBrokers = [...this.live.values()].sort((a, b) => a.id - b.id).map((b) => ({
-      id: b.id,
-      endpoints: [{ port: b.port, host: b.host, listener: 'PLAINTEXT', securityProtocol: 0 }],
-      rack: b.rack,
-    }));
-    await Promise.all(to.map((id) => this.send(id, API_UPDATE_METADATA, INTER_BROKER_VERSIONS.updateMetadata, {
-      controllerId: this.options.brokerId,
-      isKRaftController: false,
-      controllerEpoch: this.epoch,
-      brokerEpoch: this.live.get(id)?.epoch ?? -1,
-      type,
-      topicStates,
-      liveBrokers,
-    })));
+    const liveBrokers = [...this.live.values()]
+      .sort((a, b) => a.id - b.id)
+      .map((b) => ({
+        id: b.id,
+        endpoints: [{ port: b.port, host: b.host, listener: 'PLAINTEXT', securityProtocol: 0 }],
+        rack: b.rack,
+      }));
+    await Promise.all(
+      to.map((id) =>
+        this.send(id, API_UPDATE_METADATA, INTER_BROKER_VERSIONS.updateMetadata, {
+          controllerId: this.options.brokerId,
+          isKRaftController: false,
+          controllerEpoch: this.epoch,
+          brokerEpoch: this.live.get(id)?.epoch ?? -1,
+          type,
+          topicStates,
+          liveBrokers,
+        }),
+      ),
+    );
   }
 
   private async sendStopReplica(id: number, keys: string[], deletePartition = false): Promise<void> {
@@ -641,7 +713,11 @@ export class Controller {
       deletePartitions: deletePartition,
       topicStates: [...this.byTopic(keys)].map(([topicName, partitions]) => ({
         topicName,
-        partitionStates: partitions.map((p) => ({ partitionIndex: p, leaderEpoch: this.states.get(partitionKey(topicName, p))?.leaderEpoch ?? -1, deletePartition })),
+        partitionStates: partitions.map((p) => ({
+          partitionIndex: p,
+          leaderEpoch: this.states.get(partitionKey(topicName, p))?.leaderEpoch ?? -1,
+          deletePartition,
+        })),
       })),
     });
   }
@@ -653,7 +729,13 @@ export class Controller {
     existing?.client.close();
     this.channels.set(id, {
       epoch: broker.epoch,
-      client: new BrokerClient({ host: broker.host, port: broker.port, clientId: `krill-controller-${this.options.brokerId}`, requestTimeoutMs: this.options.requestTimeoutMs, log: this.log }),
+      client: new BrokerClient({
+        host: broker.host,
+        port: broker.port,
+        clientId: `krill-controller-${this.options.brokerId}`,
+        requestTimeoutMs: this.options.requestTimeoutMs,
+        log: this.log,
+      }),
       queue: Promise.resolve(),
       queued: 0,
     });
@@ -679,9 +761,11 @@ export class Controller {
       return Promise.resolve();
     }
     channel.queued++;
-    channel.queue = channel.queue.then(() => this.deliver(id, channel, apiKey, version, body)).finally(() => {
-      channel.queued--;
-    });
+    channel.queue = channel.queue
+      .then(() => this.deliver(id, channel, apiKey, version, body))
+      .finally(() => {
+        channel.queued--;
+      });
     return Promise.resolve();
   }
 
@@ -756,10 +840,18 @@ export class Controller {
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const controller = this;
     return {
-      get zk() { return controller.zk; },
-      get log() { return controller.log; },
-      get epoch() { return controller.epoch; },
-      get epochZkVersion() { return controller.epochZkVersion; },
+      get zk() {
+        return controller.zk;
+      },
+      get log() {
+        return controller.log;
+      },
+      get epoch() {
+        return controller.epoch;
+      },
+      get epochZkVersion() {
+        return controller.epochZkVersion;
+      },
       enqueue: (name, fn) => this.enqueue(name, fn),
       isLive: (id) => this.live.has(id),
       isOnline: (id) => this.live.has(id) && !this.shuttingDown.has(id),
@@ -783,4 +875,3 @@ export class Controller {
     };
   }
 }
-

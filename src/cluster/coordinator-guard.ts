@@ -26,7 +26,12 @@ const KEYS: ReadonlyMap<number, (req: Message) => CoordinatorKeys> = new Map<num
   [13, (r) => ({ groups: one(r.groupId) })], // LeaveGroup
   [14, (r) => ({ groups: one(r.groupId) })], // SyncGroup
   [22, (r) => ({ transactionalIds: one(r.transactionalId) })], // InitProducerId (none: an idempotent producer, any broker)
-  [24, (r) => ({ transactionalIds: r.transactions ? r.transactions.map((t: { transactionalId: string }) => t.transactionalId) : one(r.v3AndBelowTransactionalId) })], // AddPartitionsToTxn
+  [
+    24,
+    (r) => ({
+      transactionalIds: r.transactions ? r.transactions.map((t: { transactionalId: string }) => t.transactionalId) : one(r.v3AndBelowTransactionalId),
+    }),
+  ], // AddPartitionsToTxn
   [25, (r) => ({ transactionalIds: one(r.transactionalId) })], // AddOffsetsToTxn
   [26, (r) => ({ transactionalIds: one(r.transactionalId) })], // EndTxn
   [28, (r) => ({ groups: one(r.groupId) })], // TxnOffsetCommit: the group's coordinator writes the offsets

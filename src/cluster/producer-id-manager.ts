@@ -41,14 +41,16 @@ export class ProducerIdManager {
   }
 
   private prefetch(): Promise<void> {
-    this.fetching ??= this.source!(BLOCK_SIZE).then(
-      (block) => {
-        this.prefetched = block;
-      },
-      () => undefined, // retried at the next request
-    ).finally(() => {
-      this.fetching = null;
-    });
+    this.fetching ??= this.source!(BLOCK_SIZE)
+      .then(
+        (block) => {
+          this.prefetched = block;
+        },
+        () => undefined, // retried at the next request
+      )
+      .finally(() => {
+        this.fetching = null;
+      });
     return this.fetching;
   }
 

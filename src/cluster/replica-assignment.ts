@@ -64,7 +64,8 @@ export function isReassignmentComplete(a: ReplicaAssignment, isr: readonly numbe
 export function checkReassignmentTarget(current: ReplicaAssignment, target: readonly number[], liveBrokerIds: readonly number[]): void {
   const list = `[${target.join(', ')}]`;
   if (target.length === 0) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', 'Empty replica list specified in partition reassignment.');
-  if (new Set(target).size !== target.length) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Duplicate replica ids in partition reassignment replica list: ${list}`);
+  if (new Set(target).size !== target.length)
+    throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Duplicate replica ids in partition reassignment replica list: ${list}`);
   if (target.some((id) => id < 0)) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Invalid broker id in replica list: ${list}`);
   const adding = without(target, originReplicas(current));
   const live = new Set(liveBrokerIds);

@@ -268,7 +268,10 @@ class LeaderFetcher {
       }
     }
     if (target < log.logEndOffset) {
-      this.log.info({ topic: partition.topic, partition: partition.index, from: log.logEndOffset, to: target, leaderEpoch }, 'truncating the follower\'s log to the leader\'s');
+      this.log.info(
+        { topic: partition.topic, partition: partition.index, from: log.logEndOffset, to: target, leaderEpoch },
+        "truncating the follower's log to the leader's",
+      );
       log.truncateTo(target);
       partition.updateFollowerHighWatermark(partition.highWatermark);
     }
@@ -359,7 +362,10 @@ class LeaderFetcher {
     if (leaderEnd === null || !this.current(f)) return;
     const log = partition.log;
     if (log.logEndOffset > leaderEnd) {
-      this.log.warn({ topic: partition.topic, partition: partition.index, from: log.logEndOffset, to: leaderEnd }, 'this follower has more than its leader: truncating to the leader\'s log end');
+      this.log.warn(
+        { topic: partition.topic, partition: partition.index, from: log.logEndOffset, to: leaderEnd },
+        "this follower has more than its leader: truncating to the leader's log end",
+      );
       log.truncateTo(leaderEnd);
       partition.updateFollowerHighWatermark(partition.highWatermark);
       return;
@@ -367,11 +373,14 @@ class LeaderFetcher {
     const leaderStart = await this.leaderOffset(client, f, EARLIEST_TIMESTAMP);
     if (leaderStart === null || !this.current(f)) return;
     if (log.logEndOffset < leaderStart) {
-      this.log.warn({ topic: partition.topic, partition: partition.index, from: log.logEndOffset, leaderStart }, 'the leader deleted records this follower lacks: starting its log over at the leader\'s log start');
+      this.log.warn(
+        { topic: partition.topic, partition: partition.index, from: log.logEndOffset, leaderStart },
+        "the leader deleted records this follower lacks: starting its log over at the leader's log start",
+      );
       log.truncateFullyAndStartAt(leaderStart);
       partition.updateFollowerHighWatermark(leaderStart);
     } else {
-      this.hold(f, 'the fetch offset was out of range but is within the leader\'s log now');
+      this.hold(f, "the fetch offset was out of range but is within the leader's log now");
     }
   }
 

@@ -217,7 +217,9 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     const clusterId = await zk.getOrCreateClusterId(this.clusterId);
     if (clusterId !== this.clusterId) {
       if (!this.dataDirIsNew) {
-        throw new Error(`The Cluster ID ${clusterId} doesn't match stored clusterId ${this.clusterId} in meta.properties. The broker is trying to join the wrong cluster. Configured zookeeper.connect may be wrong.`);
+        throw new Error(
+          `The Cluster ID ${clusterId} doesn't match stored clusterId ${this.clusterId} in meta.properties. The broker is trying to join the wrong cluster. Configured zookeeper.connect may be wrong.`,
+        );
       }
       writeMetaProperties(dataDir, { clusterId, nodeId: meta.nodeId });
       this.clusterId = clusterId;
@@ -231,7 +233,9 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       this.brokerEpoch = await zk.registerBroker({ id: this.localNodeId, host, port, rack: this.options.config.string('broker.rack') });
     } catch (err) {
       if (err instanceof ZkError && err.code === 'NODE_EXISTS') {
-        throw new Error(`Error while creating ephemeral at /brokers/ids/${this.localNodeId}, node already exists: broker.id ${this.localNodeId} is registered by another broker (NODE_EXISTS)`);
+        throw new Error(
+          `Error while creating ephemeral at /brokers/ids/${this.localNodeId}, node already exists: broker.id ${this.localNodeId} is registered by another broker (NODE_EXISTS)`,
+        );
       }
       throw err;
     }
@@ -300,7 +304,9 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
   /** Kafka's config change notifications: a topic's configs changed through one broker apply on all. */
   private async watchConfigChanges(zk: KafkaZk): Promise<void> {
     if (this.closing || this.zk !== zk) return;
-    const names = await zk.getConfigChanges(() => void this.watchConfigChanges(zk).catch((err) => this.log.warn({ err: (err as Error).message }, 'reading config changes failed')));
+    const names = await zk.getConfigChanges(
+      () => void this.watchConfigChanges(zk).catch((err) => this.log.warn({ err: (err as Error).message }, 'reading config changes failed')),
+    );
     const sequence = (n: string) => Number(n.slice(n.lastIndexOf('_') + 1));
     const pending = names.filter((n) => sequence(n) > this.lastConfigChange).sort((a, b) => sequence(a) - sequence(b));
     for (const name of pending) {
@@ -375,7 +381,10 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
 
   /** UpdateMetadata: local logs for topics new to this broker, then the cache. Returns the error code. */
   applyUpdateMetadata(req: {
-    controllerId: number; controllerEpoch: number; brokerEpoch: number; type: number;
+    controllerId: number;
+    controllerEpoch: number;
+    brokerEpoch: number;
+    type: number;
     topicStates: TopicStateUpdate[];
     liveBrokers: { id: number; endpoints: { host: string; port: number }[]; rack: string | null }[];
   }): Promise<number> {
@@ -387,7 +396,12 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
         await this.ensureLocalTopic(t.topicName, t.topicId, partitionCount(t.partitionStates));
       }
       if (req.type === UPDATE_FULL) this.setStrayTopicsAside(new Set(req.topicStates.map((t) => t.topicName)));
-      const brokers = req.liveBrokers.map((b): BrokerEndpoint => ({ nodeId: b.id, host: b.endpoints[0]?.host ?? '', port: b.endpoints[0]?.port ?? -1, rack: b.rack }));
+      const brokers = req.liveBrokers.map((b): BrokerEndpoint => ({
+        nodeId: b.id,
+        host: b.endpoints[0]?.host ?? '',
+        port: b.endpoints[0]?.port ?? -1,
+        rack: b.rack,
+      }));
       this.cache.update(req.controllerId, req.controllerEpoch, brokers, req.topicStates);
       return ErrorCode.NONE;
     });
@@ -395,8 +409,13 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
 
   /** LeaderAndIsr: this broker's role for each partition named. Returns the top-level and per-partition codes. */
   applyLeaderAndIsr(req: {
-    controllerEpoch: number; brokerEpoch: number;
-    topicStates: { topicName: string; topicId: Buffer; partitionStates: { partitionIndex: number; leader: number; leaderEpoch: number; isr: number[]; replicas: number[]; partitionEpoch: number }[] }[];
+    controllerEpoch: number;
+    brokerEpoch: number;
+    topicStates: {
+      topicName: string;
+      topicId: Buffer;
+      partitionStates: { partitionIndex: number; leader: number; leaderEpoch: number; isr: number[]; replicas: number[]; partitionEpoch: number }[];
+    }[];
     liveLeaders?: { brokerId: number; hostName: string; port: number }[];
   }): Promise<{ errorCode: number; partitions: { topicName: string; topicId: Buffer; partitionIndex: number; errorCode: number }[] }> {
     return this.serially(async () => {
@@ -411,7 +430,10 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
           const partition = this.options.replicas.partition(t.topicName, p.partitionIndex);
           let errorCode: number = ErrorCode.NONE;
           if (!partition) errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-          else if (!partition.setLeaderState({ leaderId: p.leader, leaderEpoch: p.leaderEpoch, replicas: p.replicas, isr: p.isr, partitionEpoch: p.partitionEpoch })) errorCode = ErrorCode.STALE_CONTROLLER_EPOCH;
+          else if (
+            !partition.setLeaderState({ leaderId: p.leader, leaderEpoch: p.leaderEpoch, replicas: p.replicas, isr: p.isr, partitionEpoch: p.partitionEpoch })
+          )
+            errorCode = ErrorCode.STALE_CONTROLLER_EPOCH;
           else {
             this.becomeLeaderOrFollower(partition);
             this.coordinatorPartitionChanged(partition);
@@ -445,31 +467,51 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       return;
     }
     const leaderEpoch = partition.leaderEpoch;
-    this.peerClient(controller).send(API_ALTER_PARTITION, ALTER_PARTITION_VERSION, {
-      brokerId: this.localNodeId,
-      brokerEpoch: this.brokerEpoch,
-      topics: [{ topicName: partition.topic, partitions: [{ partitionIndex: partition.index, leaderEpoch, newIsr: isr, leaderRecoveryState: 0, partitionEpoch: partition.partitionEpoch }] }],
-    }).then((response) => {
-      if (partition.pendingIsr !== pending) return;
-      partition.pendingIsr = null;
-      const r = response.topics?.[0]?.partitions?.[0];
-      const errorCode = r?.errorCode ?? response.errorCode;
-      if (errorCode !== ErrorCode.NONE || !r) {
-        this.log.info({ topic: partition.topic, partition: partition.index, isr, errorCode }, 'the controller did not change the ISR');
-        return;
-      }
-      if (!partition.isLeader || r.leaderEpoch !== partition.leaderEpoch || r.leaderId !== this.localNodeId) return;
-      partition.setLeaderState({ leaderId: r.leaderId, leaderEpoch: r.leaderEpoch, replicas: partition.replicas, isr: r.isr, partitionEpoch: r.partitionEpoch });
-      this.options.replicas.highWatermarkMoved(partition);
-    }, (err) => {
-      this.log.warn({ topic: partition.topic, partition: partition.index, err: (err as Error).message }, 'could not send AlterPartition to the controller; retrying');
-      // As Kafka's leader: the controller may still apply it, so the ISR in flight keeps counting (the larger
-      // set) and the request is sent again, until an answer or a new LeaderAndIsr ends it.
-      const retry = setTimeout(() => {
-        if (!this.closing && partition.pendingIsr === pending && partition.isLeader && partition.leaderEpoch === leaderEpoch) this.sendAlterPartition(partition, isr);
-      }, ALTER_PARTITION_RETRY_MS);
-      retry.unref();
-    });
+    this.peerClient(controller)
+      .send(API_ALTER_PARTITION, ALTER_PARTITION_VERSION, {
+        brokerId: this.localNodeId,
+        brokerEpoch: this.brokerEpoch,
+        topics: [
+          {
+            topicName: partition.topic,
+            partitions: [{ partitionIndex: partition.index, leaderEpoch, newIsr: isr, leaderRecoveryState: 0, partitionEpoch: partition.partitionEpoch }],
+          },
+        ],
+      })
+      .then(
+        (response) => {
+          if (partition.pendingIsr !== pending) return;
+          partition.pendingIsr = null;
+          const r = response.topics?.[0]?.partitions?.[0];
+          const errorCode = r?.errorCode ?? response.errorCode;
+          if (errorCode !== ErrorCode.NONE || !r) {
+            this.log.info({ topic: partition.topic, partition: partition.index, isr, errorCode }, 'the controller did not change the ISR');
+            return;
+          }
+          if (!partition.isLeader || r.leaderEpoch !== partition.leaderEpoch || r.leaderId !== this.localNodeId) return;
+          partition.setLeaderState({
+            leaderId: r.leaderId,
+            leaderEpoch: r.leaderEpoch,
+            replicas: partition.replicas,
+            isr: r.isr,
+            partitionEpoch: r.partitionEpoch,
+          });
+          this.options.replicas.highWatermarkMoved(partition);
+        },
+        (err) => {
+          this.log.warn(
+            { topic: partition.topic, partition: partition.index, err: (err as Error).message },
+            'could not send AlterPartition to the controller; retrying',
+          );
+          // As Kafka's leader: the controller may still apply it, so the ISR in flight keeps counting (the larger
+          // set) and the request is sent again, until an answer or a new LeaderAndIsr ends it.
+          const retry = setTimeout(() => {
+            if (!this.closing && partition.pendingIsr === pending && partition.isLeader && partition.leaderEpoch === leaderEpoch)
+              this.sendAlterPartition(partition, isr);
+          }, ALTER_PARTITION_RETRY_MS);
+          retry.unref();
+        },
+      );
   }
 
   /** AlterPartition, answered by the controller. */
@@ -484,7 +526,8 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
    * by a reassignment: its log is emptied, unless the request is older than the replica (FENCED_LEADER_EPOCH).
    */
   applyStopReplica(req: {
-    controllerEpoch: number; brokerEpoch: number;
+    controllerEpoch: number;
+    brokerEpoch: number;
     topicStates: { topicName: string; partitionStates: { partitionIndex: number; leaderEpoch: number; deletePartition: boolean }[] }[];
   }): Promise<{ errorCode: number; partitions: { topicName: string; partitionIndex: number; errorCode: number }[] }> {
     return this.serially(async () => {
@@ -513,7 +556,7 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
         if (t.partitionStates.some((p) => p.deletePartition && p.leaderEpoch === EPOCH_DURING_DELETE) && logs.getTopic(t.topicName)) {
           try {
             logs.deleteTopic(t.topicName);
-            this.log.info({ topic: t.topicName }, 'deleted topic on the controller\'s request');
+            this.log.info({ topic: t.topicName }, "deleted topic on the controller's request");
           } finally {
             replicas.partitionsRemoved(removed);
           }
@@ -557,7 +600,8 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
    * metadata names the new leader, or REQUEST_TIMED_OUT after `timeoutMs`.
    */
   async electLeaders(type: number, requested: { topic: string; partition: number }[] | null, timeoutMs: number): Promise<PartitionResult[]> {
-    const partitions = requested ?? this.cache.topicNames().flatMap((topic) => [...this.cache.topic(topic)!.partitions.keys()].map((partition) => ({ topic, partition })));
+    const partitions =
+      requested ?? this.cache.topicNames().flatMap((topic) => [...this.cache.topic(topic)!.partitions.keys()].map((partition) => ({ topic, partition })));
     const elected = this.controller?.isActive ? await this.controller.electLeaders(type, partitions) : null;
     const results = partitions.map((tp): PartitionResult & { leader?: number } => {
       const r: ElectionResult = elected?.get(partitionKey(tp.topic, tp.partition)) ?? { errorCode: ErrorCode.NOT_CONTROLLER, errorMessage: null };
@@ -622,7 +666,7 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     }
     let local = logs.getTopic(name);
     if (local && !local.topicId.equals(topicId)) {
-      this.setLocalTopicAside(name, local.partitions, 'the cluster\'s topic of this name has another topic id');
+      this.setLocalTopicAside(name, local.partitions, "the cluster's topic of this name has another topic id");
       local = undefined;
     }
     if (!local) {
@@ -704,7 +748,8 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     try {
       await zk.setTopicAssignment(name, current.topicId ?? Buffer.from(randomKafkaUuid().bytes), partitions, current.version);
     } catch (err) {
-      if (err instanceof ZkError && err.code === 'BAD_VERSION') throw new KafkaError('REASSIGNMENT_IN_PROGRESS', `Topic '${name}' changed meanwhile; try again.`);
+      if (err instanceof ZkError && err.code === 'BAD_VERSION')
+        throw new KafkaError('REASSIGNMENT_IN_PROGRESS', `Topic '${name}' changed meanwhile; try again.`);
       throw err;
     }
     await this.awaitLeaders(name, partitions.size, timeoutMs, `Partitions of '${name}' are being created`);
@@ -755,28 +800,36 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     if (!endpoint || this.markersInFlight.size >= MAX_MARKERS_IN_FLIGHT) return false;
     this.markersInFlight.add(key);
     const client = this.peerClient(endpoint);
-    client.send(API_WRITE_TXN_MARKERS, WRITE_TXN_MARKERS_VERSION, {
-      markers: [{
-        producerId: marker.producerId,
-        producerEpoch: marker.producerEpoch,
-        transactionResult: marker.commit,
-        topics: [{ name: topic, partitionIndexes: [partition] }],
-        coordinatorEpoch: marker.coordinatorEpoch,
-      }],
-    }).then((response) => {
-      const errorCode = response.markers?.[0]?.topics?.[0]?.partitions?.[0]?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR;
-      if (errorCode !== ErrorCode.NONE) {
-        this.log.warn({ topic, partition, leader, errorCode }, 'the leader did not write a transaction marker; retrying later');
-        return;
-      }
-      // Consumed by the coordinator's synchronous retry inside delivered(), or dropped: a later transaction of
-      // the same producer and epoch must not find it.
-      this.markersWritten.add(key);
-      delivered();
-      this.markersWritten.delete(key);
-    }, (err) => {
-      this.log.warn({ topic, partition, leader, err: (err as Error).message }, 'could not send a transaction marker; retrying later');
-    }).finally(() => this.markersInFlight.delete(key));
+    client
+      .send(API_WRITE_TXN_MARKERS, WRITE_TXN_MARKERS_VERSION, {
+        markers: [
+          {
+            producerId: marker.producerId,
+            producerEpoch: marker.producerEpoch,
+            transactionResult: marker.commit,
+            topics: [{ name: topic, partitionIndexes: [partition] }],
+            coordinatorEpoch: marker.coordinatorEpoch,
+          },
+        ],
+      })
+      .then(
+        (response) => {
+          const errorCode = response.markers?.[0]?.topics?.[0]?.partitions?.[0]?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR;
+          if (errorCode !== ErrorCode.NONE) {
+            this.log.warn({ topic, partition, leader, errorCode }, 'the leader did not write a transaction marker; retrying later');
+            return;
+          }
+          // Consumed by the coordinator's synchronous retry inside delivered(), or dropped: a later transaction of
+          // the same producer and epoch must not find it.
+          this.markersWritten.add(key);
+          delivered();
+          this.markersWritten.delete(key);
+        },
+        (err) => {
+          this.log.warn({ topic, partition, leader, err: (err as Error).message }, 'could not send a transaction marker; retrying later');
+        },
+      )
+      .finally(() => this.markersInFlight.delete(key));
     return false;
   }
 
@@ -784,7 +837,13 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     const key = `${endpoint.nodeId}/${endpoint.host}:${endpoint.port}`;
     let client = this.peerClients.get(key);
     if (!client) {
-      client = new BrokerClient({ host: endpoint.host, port: endpoint.port, clientId: `krill-broker-${this.localNodeId}`, requestTimeoutMs: this.options.config.int('controller.socket.timeout.ms'), log: this.log });
+      client = new BrokerClient({
+        host: endpoint.host,
+        port: endpoint.port,
+        clientId: `krill-broker-${this.localNodeId}`,
+        requestTimeoutMs: this.options.config.int('controller.socket.timeout.ms'),
+        log: this.log,
+      });
       this.peerClients.set(key, client);
     }
     return client;
@@ -807,7 +866,7 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     // ZooKeeper unreachable for a session's length: the session is over, and with it the registration.
     const boundMs = config.int('zookeeper.session.timeout.ms');
     let lookups = 0;
-    for (let attempt = 1; attempt <= retries; ) {
+    for (let attempt = 1; attempt <= retries;) {
       let outcome: 'done' | 'incomplete' | 'moved';
       try {
         outcome = await withTimeout(this.sendControlledShutdown(zk), boundMs);
@@ -835,9 +894,18 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     const controller = controllerId === null ? undefined : (await zk.getBrokers()).find((b) => b.id === controllerId);
     if (!controller) return 'moved';
     const { config } = this.options;
-    const client = new BrokerClient({ host: controller.host, port: controller.port, clientId: `krill-broker-${this.localNodeId}`, requestTimeoutMs: config.int('controller.socket.timeout.ms'), log: this.log });
+    const client = new BrokerClient({
+      host: controller.host,
+      port: controller.port,
+      clientId: `krill-broker-${this.localNodeId}`,
+      requestTimeoutMs: config.int('controller.socket.timeout.ms'),
+      log: this.log,
+    });
     try {
-      const response = await client.send(API_CONTROLLED_SHUTDOWN, INTER_BROKER_VERSIONS.controlledShutdown, { brokerId: this.localNodeId, brokerEpoch: this.brokerEpoch });
+      const response = await client.send(API_CONTROLLED_SHUTDOWN, INTER_BROKER_VERSIONS.controlledShutdown, {
+        brokerId: this.localNodeId,
+        brokerEpoch: this.brokerEpoch,
+      });
       if (response.errorCode === ErrorCode.NONE && response.remainingPartitions.length === 0) {
         this.log.info('controlled shutdown complete');
         return 'done';

@@ -28,8 +28,7 @@ const MAIN_CLASS = 'org.apache.zookeeper.server.ZooKeeperServerMain';
  * /dev/null as its stdin, hence the copy of stdin on fd 3.)
  */
 const PARENT_GUARD =
-  'exec 3<&0; java "$@" </dev/null 3<&- & z=$!; { read -r _ <&3; kill $z 2>/dev/null; } & r=$!; exec 3<&-; ' +
-  'wait $z; s=$?; kill $r 2>/dev/null; exit $s';
+  'exec 3<&0; java "$@" </dev/null 3<&- & z=$!; { read -r _ <&3; kill $z 2>/dev/null; } & r=$!; exec 3<&-; ' + 'wait $z; s=$?; kill $r 2>/dev/null; exit $s';
 const START_TIMEOUT_MS = 60_000;
 const BIND_ATTEMPTS = 5;
 const STDERR_TAIL_BYTES = 4096;

@@ -86,10 +86,20 @@ export class ConfigAdmin {
       case ResourceType.BROKER_LOGGER:
         if (resourceName === '') throw new KafkaError('INVALID_REQUEST', 'Broker id must not be empty');
         this.dynamic.levelOf(resourceName);
-        return options.keys?.length && !options.keys.includes('root') ? [] : [{
-          name: 'root', value: this.logLevel.toUpperCase(), readOnly: false, configSource: ConfigSource.DYNAMIC_BROKER_LOGGER_CONFIG,
-          isSensitive: false, synonyms: [], configType: 0, documentation: null,
-        }];
+        return options.keys?.length && !options.keys.includes('root')
+          ? []
+          : [
+              {
+                name: 'root',
+                value: this.logLevel.toUpperCase(),
+                readOnly: false,
+                configSource: ConfigSource.DYNAMIC_BROKER_LOGGER_CONFIG,
+                isSensitive: false,
+                synonyms: [],
+                configType: 0,
+                documentation: null,
+              },
+            ];
       default:
         throw new KafkaError('INVALID_REQUEST', `Unsupported resource type: ${resourceType}`);
     }
@@ -117,22 +127,28 @@ export class ConfigAdmin {
   }
 
   /** Runs `change` on each resource after the checks every resource gets; one result per resource, in order. */
-  private each(resources: readonly AlterResource[], api: 'legacy' | 'incremental', change: (resource: AlterResource, target: Target) => void | Promise<void>): Promise<ResourceResult[]> {
+  private each(
+    resources: readonly AlterResource[],
+    api: 'legacy' | 'incremental',
+    change: (resource: AlterResource, target: Target) => void | Promise<void>,
+  ): Promise<ResourceResult[]> {
     const seen = new Map<string, number>();
     const keyOf = (r: ConfigResource) => `${r.resourceType}\u0000${r.resourceName}`;
     for (const r of resources) seen.set(keyOf(r), (seen.get(keyOf(r)) ?? 0) + 1);
-    return Promise.all(resources.map(async (resource) => {
-      const { resourceType, resourceName } = resource;
-      try {
-        if (seen.get(keyOf(resource))! > 1) throw new KafkaError('INVALID_REQUEST', 'Each resource must appear at most once.');
-        checkChanges(resource.configs);
-        await change(resource, this.target(resource, api));
-        return { resourceType, resourceName, errorCode: 0, errorMessage: null };
-      } catch (err) {
-        if (!(err instanceof KafkaError)) throw err;
-        return { resourceType, resourceName, errorCode: err.code, errorMessage: err.message };
-      }
-    }));
+    return Promise.all(
+      resources.map(async (resource) => {
+        const { resourceType, resourceName } = resource;
+        try {
+          if (seen.get(keyOf(resource))! > 1) throw new KafkaError('INVALID_REQUEST', 'Each resource must appear at most once.');
+          checkChanges(resource.configs);
+          await change(resource, this.target(resource, api));
+          return { resourceType, resourceName, errorCode: 0, errorMessage: null };
+        } catch (err) {
+          if (!(err instanceof KafkaError)) throw err;
+          return { resourceType, resourceName, errorCode: err.code, errorMessage: err.message };
+        }
+      }),
+    );
   }
 
   private target({ resourceType, resourceName }: ConfigResource, api: 'legacy' | 'incremental'): Target {
@@ -144,7 +160,7 @@ export class ConfigAdmin {
       case ResourceType.BROKER_LOGGER:
         // Not a resource of the legacy API at all, as in Kafka.
         if (api === 'legacy') break;
-        throw new KafkaError('INVALID_REQUEST', 'krill\'s log level is set at start (--log-level) and cannot be changed at run time');
+        throw new KafkaError('INVALID_REQUEST', "krill's log level is set at start (--log-level) and cannot be changed at run time");
     }
     throw new KafkaError('INVALID_REQUEST', `Unknown resource type ${resourceType}`);
   }

@@ -79,7 +79,13 @@ function wanted(options: DescribeOptions): (name: string) => boolean {
 }
 
 function entry(
-  name: string, value: string | null, readOnly: boolean, kind: Kind, doc: string, synonyms: ConfigSynonym[], options: DescribeOptions,
+  name: string,
+  value: string | null,
+  readOnly: boolean,
+  kind: Kind,
+  doc: string,
+  synonyms: ConfigSynonym[],
+  options: DescribeOptions,
 ): ConfigEntry {
   return {
     name,
@@ -96,24 +102,30 @@ function entry(
 /** A topic's configs, by name. */
 export function describeTopicConfigs(topic: Pick<TopicInfo, 'configs' | 'overrides'>, config: BrokerConfig, options: DescribeOptions = {}): ConfigEntry[] {
   const include = wanted(options);
-  return Object.keys(TOPIC_CONFIGS).sort().filter(include).map((name) => {
-    const def = TOPIC_CONFIGS[name];
-    const value = topic.configs[name] ?? def.default;
-    const own: ConfigSynonym[] = name in topic.overrides ? [{ name, value, source: ConfigSource.TOPIC_CONFIG }] : [];
-    const synonyms = [...own, ...(def.broker ? brokerConfigSynonyms(config, def.broker) : [])];
-    return entry(name, value, false, def.kind, def.doc, synonyms, options);
-  });
+  return Object.keys(TOPIC_CONFIGS)
+    .sort()
+    .filter(include)
+    .map((name) => {
+      const def = TOPIC_CONFIGS[name];
+      const value = topic.configs[name] ?? def.default;
+      const own: ConfigSynonym[] = name in topic.overrides ? [{ name, value, source: ConfigSource.TOPIC_CONFIG }] : [];
+      const synonyms = [...own, ...(def.broker ? brokerConfigSynonyms(config, def.broker) : [])];
+      return entry(name, value, false, def.kind, def.doc, synonyms, options);
+    });
 }
 
 /** A broker's configs (level 'broker') or the cluster-wide dynamic defaults (level 'cluster'), by name. */
 export function describeBrokerConfigs(config: BrokerConfig, level: BrokerConfigLevel, options: DescribeOptions = {}): ConfigEntry[] {
   const include = wanted(options);
   const names = level === 'broker' ? Object.keys(BROKER_CONFIGS) : [...config.dynamicConfigs('cluster').keys()];
-  return names.sort().filter(include).map((name) => {
-    const def = BROKER_CONFIGS[name];
-    const all = brokerConfigSynonyms(config, name);
-    if (level === 'broker') return entry(name, config.string(def.aliasOf ?? name), !def.dynamic, def.kind, def.doc, all, options);
-    const synonyms = all.filter((s) => s.source === ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG);
-    return entry(name, config.dynamicConfigs('cluster').get(name)!, !def.dynamic, def.kind, def.doc, synonyms, options);
-  });
+  return names
+    .sort()
+    .filter(include)
+    .map((name) => {
+      const def = BROKER_CONFIGS[name];
+      const all = brokerConfigSynonyms(config, name);
+      if (level === 'broker') return entry(name, config.string(def.aliasOf ?? name), !def.dynamic, def.kind, def.doc, all, options);
+      const synonyms = all.filter((s) => s.source === ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG);
+      return entry(name, config.dynamicConfigs('cluster').get(name)!, !def.dynamic, def.kind, def.doc, synonyms, options);
+    });
 }

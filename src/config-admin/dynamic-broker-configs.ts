@@ -84,7 +84,10 @@ export class DynamicBrokerConfigs {
     const persisted = readBrokerConfigsFile(this.dataDir);
     const own = String(this.config.nodeId);
     this.otherBrokers = Object.fromEntries(Object.entries(persisted.brokers).filter(([id]) => id !== own));
-    const levels: [BrokerConfigLevel, Record<string, string>][] = [['cluster', persisted.cluster], ['broker', persisted.brokers[own] ?? {}]];
+    const levels: [BrokerConfigLevel, Record<string, string>][] = [
+      ['cluster', persisted.cluster],
+      ['broker', persisted.brokers[own] ?? {}],
+    ];
     const kept: Record<BrokerConfigLevel, Map<string, string>> = { cluster: new Map(), broker: new Map() };
     for (const [level, entries] of levels) {
       for (const [name, value] of Object.entries(entries)) {

@@ -190,7 +190,16 @@ export class GroupCoordinator {
     old.awaitingSync = null;
     this.timers.clearTimeout(old.heartbeatTimer);
     group.members.delete(oldId);
-    const member = new Member(newId, req.groupInstanceId, req.clientId, req.clientHost, req.rebalanceTimeoutMs, req.sessionTimeoutMs, req.protocolType, req.protocols);
+    const member = new Member(
+      newId,
+      req.groupInstanceId,
+      req.clientId,
+      req.clientHost,
+      req.rebalanceTimeoutMs,
+      req.sessionTimeoutMs,
+      req.protocolType,
+      req.protocols,
+    );
     member.assignment = old.assignment;
     group.members.set(newId, member);
     group.staticMembers.set(req.groupInstanceId!, newId);
@@ -260,7 +269,16 @@ export class GroupCoordinator {
   }
 
   private addMemberAndRebalance(group: Group, memberId: string, req: JoinRequest, respond: (r: JoinResult) => void): void {
-    const member = new Member(memberId, req.groupInstanceId, req.clientId, req.clientHost, req.rebalanceTimeoutMs, req.sessionTimeoutMs, req.protocolType, req.protocols);
+    const member = new Member(
+      memberId,
+      req.groupInstanceId,
+      req.clientId,
+      req.clientHost,
+      req.rebalanceTimeoutMs,
+      req.sessionTimeoutMs,
+      req.protocolType,
+      req.protocols,
+    );
     member.awaitingJoin = respond;
     if (group.members.size === 0) group.protocolType = req.protocolType;
     group.members.set(memberId, member);
@@ -308,10 +326,13 @@ export class GroupCoordinator {
       if (group.initialDelayPending) {
         group.initialDelayPending = false;
         if (!this.maybeCompleteJoin(group)) {
-          group.rebalanceTimer = this.timers.setTimeout(() => {
-            group.rebalanceTimer = null;
-            this.completeJoin(group);
-          }, Math.max(0, group.rebalanceTimeoutMs() - this.initialDelay));
+          group.rebalanceTimer = this.timers.setTimeout(
+            () => {
+              group.rebalanceTimer = null;
+              this.completeJoin(group);
+            },
+            Math.max(0, group.rebalanceTimeoutMs() - this.initialDelay),
+          );
         }
         return;
       }
@@ -539,7 +560,10 @@ export class GroupCoordinator {
     return group.is('PreparingRebalance') ? ErrorCode.REBALANCE_IN_PROGRESS : ErrorCode.NONE;
   }
 
-  leaveGroup(groupId: string, leaving: { memberId: string; groupInstanceId: string | null }[]): { errorCode: number; members: { memberId: string; groupInstanceId: string | null; errorCode: number }[] } {
+  leaveGroup(
+    groupId: string,
+    leaving: { memberId: string; groupInstanceId: string | null }[],
+  ): { errorCode: number; members: { memberId: string; groupInstanceId: string | null; errorCode: number }[] } {
     if (this.closed) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, members: [] };
     const group = this.groups.get(groupId);
     if (!group) return { errorCode: ErrorCode.NONE, members: leaving.map((l) => ({ ...l, errorCode: ErrorCode.UNKNOWN_MEMBER_ID })) };
@@ -744,4 +768,3 @@ export class GroupCoordinator {
     for (const group of this.groups.values()) this.stopGroup(group, ErrorCode.COORDINATOR_NOT_AVAILABLE);
   }
 }
-

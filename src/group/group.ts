@@ -22,7 +22,10 @@ export interface SyncResult {
   assignment: Buffer;
 }
 
-export interface Protocol { name: string; metadata: Buffer }
+export interface Protocol {
+  name: string;
+  metadata: Buffer;
+}
 
 export class Member {
   assignment: Buffer = Buffer.alloc(0);
@@ -49,8 +52,10 @@ export class Member {
 
   /** Same protocols with the same metadata, in the same order. */
   matches(protocols: Protocol[]): boolean {
-    return protocols.length === this.protocols.length &&
-      protocols.every((p, i) => p.name === this.protocols[i].name && p.metadata.equals(this.protocols[i].metadata));
+    return (
+      protocols.length === this.protocols.length &&
+      protocols.every((p, i) => p.name === this.protocols[i].name && p.metadata.equals(this.protocols[i].metadata))
+    );
   }
 }
 
@@ -142,4 +147,3 @@ export class Group {
     return topics;
   }
 }
-

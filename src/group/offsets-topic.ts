@@ -67,9 +67,12 @@ export class OffsetsTopicStore implements CoordinatorStore {
     if (!partition) throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `${OFFSETS_TOPIC} is missing`);
     checkCoordinatorAppend(this.logs, partition);
     // A transaction's offsets go in a transactional batch of its producer (no sequence: the coordinator's write).
-    const buf = buildBatch(records.map((r) => ({ key: r.key, value: r.value })), txn
-      ? { partitionLeaderEpoch: partition.leaderEpoch, producerId: txn.producerId, producerEpoch: txn.producerEpoch, isTransactional: true }
-      : { partitionLeaderEpoch: partition.leaderEpoch });
+    const buf = buildBatch(
+      records.map((r) => ({ key: r.key, value: r.value })),
+      txn
+        ? { partitionLeaderEpoch: partition.leaderEpoch, producerId: txn.producerId, producerEpoch: txn.producerEpoch, isTransactional: true }
+        : { partitionLeaderEpoch: partition.leaderEpoch },
+    );
     // Through the replica manager, as Kafka's coordinator appends, so consumers of the topic are woken.
     this.replicas.appendValidated(partition, buf, scanBatches(buf, { fromClient: false }), true);
   }

@@ -18,7 +18,12 @@ import type { CoordinatorStore, StoreRecord, Timers } from './store.js';
 import { brokerConfigDefault } from '../config.js';
 import type { Scheduler } from '../scheduler.js';
 
-export interface CommitPartition { partition: number; offset: number; leaderEpoch: number; metadata: string | null }
+export interface CommitPartition {
+  partition: number;
+  offset: number;
+  leaderEpoch: number;
+  metadata: string | null;
+}
 
 /** Per topic, per partition error codes of a commit. */
 export type CommitResult = { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[];
@@ -85,9 +90,13 @@ export class GroupOffsets {
     this.retentionCheckMs = Math.min(MAX_TIMER_MS, Math.max(1, options.offsetsRetentionCheckIntervalMs ?? DEFAULT_RETENTION_CHECK_INTERVAL_MS));
     // First run at once (after the load), then periodic. A failed pass is logged by the scheduler and the
     // next one retries.
-    host.scheduler.schedule(EXPIRATION_TASK, () => {
-      if (!this.host.isClosed()) this.expire();
-    }, { periodMs: this.retentionCheckMs, delayMs: 0 });
+    host.scheduler.schedule(
+      EXPIRATION_TASK,
+      () => {
+        if (!this.host.isClosed()) this.expire();
+      },
+      { periodMs: this.retentionCheckMs, delayMs: 0 },
+    );
   }
 
   stop(): void {
@@ -99,12 +108,16 @@ export class GroupOffsets {
    * (a cluster). Throws nothing; a store failure is a per-partition error.
    */
   commit(
-    groupId: string, generationId: number, memberId: string, groupInstanceId: string | null,
+    groupId: string,
+    generationId: number,
+    memberId: string,
+    groupInstanceId: string | null,
     topics: { name: string; partitions: CommitPartition[] }[],
     /** OffsetCommit v2-4: -1 (the default) keeps the broker's retention; otherwise these offsets expire that long after the commit. */
     retentionTimeMs = -1,
   ): CommitResult | Promise<CommitResult> {
-    const all = (code: number) => topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode: code })) }));
+    const all = (code: number) =>
+      topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode: code })) }));
     if (this.host.isClosed()) return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
     if (!groupId) return all(ErrorCode.INVALID_GROUP_ID);
     let group = this.host.groups.get(groupId);
@@ -116,9 +129,11 @@ export class GroupOffsets {
     }
     let code: number = ErrorCode.NONE;
     if (group.is('Dead')) code = ErrorCode.COORDINATOR_NOT_AVAILABLE;
-    else if (generationId < 0 && group.is('Empty')) code = ErrorCode.NONE; // a simple consumer's commit
+    else if (generationId < 0 && group.is('Empty'))
+      code = ErrorCode.NONE; // a simple consumer's commit
     else if (group.is('CompletingRebalance')) code = ErrorCode.REBALANCE_IN_PROGRESS;
-    else if (groupInstanceId && group.staticMembers.get(groupInstanceId) !== undefined && group.staticMembers.get(groupInstanceId) !== memberId) code = ErrorCode.FENCED_INSTANCE_ID;
+    else if (groupInstanceId && group.staticMembers.get(groupInstanceId) !== undefined && group.staticMembers.get(groupInstanceId) !== memberId)
+      code = ErrorCode.FENCED_INSTANCE_ID;
     else if (!group.members.has(memberId)) code = group.is('Empty') && generationId >= 0 ? ErrorCode.ILLEGAL_GENERATION : ErrorCode.UNKNOWN_MEMBER_ID;
     else if (generationId !== group.generationId) code = ErrorCode.ILLEGAL_GENERATION;
     if (code !== ErrorCode.NONE) return all(code);
@@ -162,8 +177,12 @@ export class GroupOffsets {
    * partition the commit wrote). A failed append answers COORDINATOR_NOT_AVAILABLE, or NOT_COORDINATOR.
    */
   private written(
-    groupId: string, records: StoreRecord[], txn: { producerId: number; producerEpoch: number } | undefined,
-    all: (code: number) => CommitResult, result: CommitResult, apply: () => void,
+    groupId: string,
+    records: StoreRecord[],
+    txn: { producerId: number; producerEpoch: number } | undefined,
+    all: (code: number) => CommitResult,
+    result: CommitResult,
+    apply: () => void,
   ): CommitResult | Promise<CommitResult> {
     let replicated: Promise<number> | null = null;
     if (records.length > 0 && this.host.store) {
@@ -193,17 +212,24 @@ export class GroupOffsets {
    * request names a generation, a member or an instance (v3+), as in Kafka; the group state does not matter.
    */
   commitTxn(
-    groupId: string, producerId: number, producerEpoch: number, generationId: number, memberId: string, groupInstanceId: string | null,
+    groupId: string,
+    producerId: number,
+    producerEpoch: number,
+    generationId: number,
+    memberId: string,
+    groupInstanceId: string | null,
     topics: { name: string; partitions: CommitPartition[] }[],
   ): CommitResult | Promise<CommitResult> {
-    const all = (code: number) => topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode: code })) }));
+    const all = (code: number) =>
+      topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode: code })) }));
     if (this.host.isClosed()) return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
     if (!groupId) return all(ErrorCode.INVALID_GROUP_ID);
     const group = this.host.groups.get(groupId);
     if (group?.is('Dead')) return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
     if (generationId >= 0 || memberId !== '' || groupInstanceId !== null) {
       if (!group) return all(ErrorCode.ILLEGAL_GENERATION);
-      if (groupInstanceId && group.staticMembers.get(groupInstanceId) !== undefined && group.staticMembers.get(groupInstanceId) !== memberId) return all(ErrorCode.FENCED_INSTANCE_ID);
+      if (groupInstanceId && group.staticMembers.get(groupInstanceId) !== undefined && group.staticMembers.get(groupInstanceId) !== memberId)
+        return all(ErrorCode.FENCED_INSTANCE_ID);
       if (!group.members.has(memberId)) return all(ErrorCode.UNKNOWN_MEMBER_ID);
       if (generationId !== group.generationId) return all(ErrorCode.ILLEGAL_GENERATION);
     }
@@ -214,7 +240,8 @@ export class GroupOffsets {
       name: t.name,
       partitions: t.partitions.map((p) => {
         const metadata = p.metadata ?? '';
-        if (this.options.partitionExists && !this.options.partitionExists(t.name, p.partition)) return { partitionIndex: p.partition, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
+        if (this.options.partitionExists && !this.options.partitionExists(t.name, p.partition))
+          return { partitionIndex: p.partition, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
         if (Buffer.byteLength(metadata) > this.metadataMax) return { partitionIndex: p.partition, errorCode: ErrorCode.OFFSET_METADATA_TOO_LARGE };
         const value: CommittedOffset = { offset: p.offset, leaderEpoch: p.leaderEpoch, metadata, commitTimestamp: now };
         records.push({ key: encodeOffsetCommitKey({ group: groupId, topic: t.name, partition: p.partition }), value: encodeOffsetCommitValue(value) });
@@ -282,7 +309,13 @@ export class GroupOffsets {
     const group = this.host.groups.get(groupId);
     const entry = (topic: string, partition: number) => {
       if (requireStable && this.hasPending(groupId, topic, partition)) {
-        return { partitionIndex: partition, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT as number };
+        return {
+          partitionIndex: partition,
+          committedOffset: -1,
+          committedLeaderEpoch: -1,
+          metadata: '',
+          errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT as number,
+        };
       }
       const c = group?.offsets.get(offsetKey(topic, partition));
       return {
@@ -305,7 +338,10 @@ export class GroupOffsets {
     return topics.map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((p) => entry(t.name, p)) }));
   }
 
-  delete(groupId: string, topics: { name: string; partitions: number[] }[]): { errorCode: number; topics: { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[] } {
+  delete(
+    groupId: string,
+    topics: { name: string; partitions: number[] }[],
+  ): { errorCode: number; topics: { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[] } {
     if (this.host.isClosed()) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, topics: [] };
     const group = this.host.groups.get(groupId);
     if (!group || group.is('Dead')) return { errorCode: ErrorCode.GROUP_ID_NOT_FOUND, topics: [] };
@@ -355,9 +391,10 @@ export class GroupOffsets {
     const expired: string[] = [];
     for (const [k, c] of group.offsets) {
       if (subscribed !== null && subscribed.has(splitKey(k)[0])) continue;
-      const gone = c.expireTimestamp !== undefined && c.expireTimestamp >= 0
-        ? now >= c.expireTimestamp // a v1 record with an explicit expire timestamp: the old semantics
-        : now - base(c) >= this.retentionMs;
+      const gone =
+        c.expireTimestamp !== undefined && c.expireTimestamp >= 0
+          ? now >= c.expireTimestamp // a v1 record with an explicit expire timestamp: the old semantics
+          : now - base(c) >= this.retentionMs;
       if (gone) expired.push(k);
     }
     return expired;

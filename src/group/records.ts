@@ -7,9 +7,14 @@
 // commit, 2 group metadata); other keys (transactions, KIP-848 groups) are not ours.
 import { decodeData } from '../../protocol/codec.js';
 import {
-  GroupMetadataKey, GroupMetadataValue as GroupMetadataValueDef, OffsetCommitKey as OffsetCommitKeyDef,
-  OffsetCommitValue as OffsetCommitValueDef, type GroupMetadataValueData, type OffsetCommitKeyData,
-  type OffsetCommitValueData, type OffsetCommitValueInput,
+  GroupMetadataKey,
+  GroupMetadataValue as GroupMetadataValueDef,
+  OffsetCommitKey as OffsetCommitKeyDef,
+  OffsetCommitValue as OffsetCommitValueDef,
+  type GroupMetadataValueData,
+  type OffsetCommitKeyData,
+  type OffsetCommitValueData,
+  type OffsetCommitValueInput,
 } from '../../protocol/data/group-coordinator.js';
 import { readVersioned, writeVersioned } from '../../protocol/data/versioned.js';
 import { Reader } from '../../protocol/primitives.js';
@@ -20,9 +25,7 @@ export type OffsetCommitKey = OffsetCommitKeyData;
 export type OffsetCommitValue = OffsetCommitValueData;
 export type GroupMetadataValue = GroupMetadataValueData;
 
-export type CoordinatorRecordKey =
-  | { type: 'offset'; key: OffsetCommitKey }
-  | { type: 'group'; group: string };
+export type CoordinatorRecordKey = { type: 'offset'; key: OffsetCommitKey } | { type: 'group'; group: string };
 
 export function encodeOffsetCommitKey(k: OffsetCommitKey): Buffer {
   return writeVersioned(OffsetCommitKeyDef, 1, k);

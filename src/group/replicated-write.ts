@@ -26,7 +26,10 @@ export function checkCoordinatorAppend(logs: LogManager, partition: Partition): 
   if (!partition.isLeader) throw new KafkaError('NOT_COORDINATOR', `This broker no longer leads ${partition.topic}-${partition.index}.`);
   const minIsr = minInsyncReplicas(logs, partition);
   if (partition.isr.length < minIsr) {
-    throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `${partition.topic}-${partition.index} has ${partition.isr.length} in-sync replica(s), below min.insync.replicas ${minIsr}.`);
+    throw new KafkaError(
+      'COORDINATOR_NOT_AVAILABLE',
+      `${partition.topic}-${partition.index} has ${partition.isr.length} in-sync replica(s), below min.insync.replicas ${minIsr}.`,
+    );
   }
 }
 
@@ -41,7 +44,8 @@ export function checkCoordinatorAppend(logs: LogManager, partition: Partition): 
  */
 export function awaitCoordinatorWrite(replicas: ReplicaManager, logs: LogManager, partition: Partition, timeoutMs: number): Promise<number> | null {
   if (partition.replicas.length <= 1) return null;
-  return replicas.awaitReplicated(partition, partition.logEndOffset, minInsyncReplicas(logs, partition), timeoutMs)
+  return replicas
+    .awaitReplicated(partition, partition.logEndOffset, minInsyncReplicas(logs, partition), timeoutMs)
     .catch(() => ErrorCode.UNKNOWN_SERVER_ERROR as number);
 }
 

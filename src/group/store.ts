@@ -19,10 +19,16 @@ export const realTimers: Timers = {
   clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
 };
 
-export interface StoreRecord { key: Buffer; value: Buffer | null }
+export interface StoreRecord {
+  key: Buffer;
+  value: Buffer | null;
+}
 
 /** The transaction a write belongs to (TxnOffsetCommit): its records are pending until the marker. */
-export interface StoreTxn { producerId: number; producerEpoch: number }
+export interface StoreTxn {
+  producerId: number;
+  producerEpoch: number;
+}
 
 export interface CoordinatorStore {
   /** Durably appends the records to the group's __consumer_offsets partition; throws on failure. */

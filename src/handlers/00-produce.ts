@@ -42,16 +42,34 @@ function errorResponse(req: ProduceRequest, code: number): ProduceResponse {
  * from v11 on) when the partition was not added, INVALID_PRODUCER_EPOCH when fenced, NOT_ENOUGH_REPLICAS
  * (retriable) while the transaction completes.
  */
-function verifyTransactional(transactions: TransactionCoordinator, transactionalId: string | null, topic: string, partition: number, records: Buffer | null, version: number): number | null {
+function verifyTransactional(
+  transactions: TransactionCoordinator,
+  transactionalId: string | null,
+  topic: string,
+  partition: number,
+  records: Buffer | null,
+  version: number,
+): number | null {
   if (!records || records.length < RECORD_BATCH_OVERHEAD || (records.readInt16BE(ATTRIBUTES_OFFSET) & TRANSACTIONAL_FLAG_MASK) === 0) return null;
   if (transactionalId === null) return ErrorCode.INVALID_TXN_STATE;
-  const error = transactions.verifyPartition(transactionalId, readInt64At(records, PRODUCER_ID_OFFSET), records.readInt16BE(PRODUCER_EPOCH_OFFSET), topic, partition);
+  const error = transactions.verifyPartition(
+    transactionalId,
+    readInt64At(records, PRODUCER_ID_OFFSET),
+    records.readInt16BE(PRODUCER_EPOCH_OFFSET),
+    topic,
+    partition,
+  );
   switch (error) {
-    case null: return null;
-    case ErrorCode.INVALID_TXN_STATE: return version >= 11 ? ErrorCode.TRANSACTION_ABORTABLE : ErrorCode.INVALID_TXN_STATE;
-    case ErrorCode.PRODUCER_FENCED: return ErrorCode.INVALID_PRODUCER_EPOCH;
-    case ErrorCode.CONCURRENT_TRANSACTIONS: return ErrorCode.NOT_ENOUGH_REPLICAS;
-    default: return error;
+    case null:
+      return null;
+    case ErrorCode.INVALID_TXN_STATE:
+      return version >= 11 ? ErrorCode.TRANSACTION_ABORTABLE : ErrorCode.INVALID_TXN_STATE;
+    case ErrorCode.PRODUCER_FENCED:
+      return ErrorCode.INVALID_PRODUCER_EPOCH;
+    case ErrorCode.CONCURRENT_TRANSACTIONS:
+      return ErrorCode.NOT_ENOUGH_REPLICAS;
+    default:
+      return error;
   }
 }
 
@@ -77,9 +95,11 @@ export default defineHandler({
       for (const p of t.partitionData) {
         const partition = topic && cfg ? replicas.leaderPartition(t.name, p.index) : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
         if (typeof partition === 'number' || !cfg) {
-          partitionResponses.push(partition === ErrorCode.NOT_LEADER_OR_FOLLOWER
-            ? partitionResult(p.index, partition, 'This server is not the leader of this topic-partition.')
-            : partitionResult(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.'));
+          partitionResponses.push(
+            partition === ErrorCode.NOT_LEADER_OR_FOLLOWER
+              ? partitionResult(p.index, partition, 'This server is not the leader of this topic-partition.')
+              : partitionResult(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.'),
+          );
           continue;
         }
         // Verified where this broker is the transaction's coordinator; in a cluster a leader elsewhere takes the
@@ -87,7 +107,9 @@ export default defineHandler({
         const verifiable = !clusterMember || req.transactionalId === null || clusterMember.coordinatesTransactionalId(req.transactionalId);
         const txnError = verifiable ? verifyTransactional(transactions, req.transactionalId, t.name, p.index, p.records, apiVersion) : null;
         if (txnError !== null) {
-          partitionResponses.push(partitionResult(p.index, txnError, 'The partition was not added to the transaction, or the producer is not the transaction\'s.'));
+          partitionResponses.push(
+            partitionResult(p.index, txnError, "The partition was not added to the transaction, or the producer is not the transaction's."),
+          );
           continue;
         }
         try {
@@ -103,14 +125,23 @@ export default defineHandler({
           };
           partitionResponses.push(result);
           if (req.acks === -1 && partition.replicas.length > 1) {
-            waits.push(replicas.awaitReplicated(partition, lastOffset + 1, cfg.minInsyncReplicas, req.timeoutMs, signal).then((code) => {
-              if (code === ErrorCode.NONE) return;
-              Object.assign(result, partitionResult(p.index, code, code === ErrorCode.REQUEST_TIMED_OUT
-                ? `The in-sync replicas did not copy the records within ${req.timeoutMs} ms.`
-                : code === ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND
-                  ? `The records were written, but the ISR [${partition.isr.join(', ')}] fell below min.insync.replicas ${cfg.minInsyncReplicas}.`
-                  : 'This server lost the leadership of this topic-partition.'));
-            }));
+            waits.push(
+              replicas.awaitReplicated(partition, lastOffset + 1, cfg.minInsyncReplicas, req.timeoutMs, signal).then((code) => {
+                if (code === ErrorCode.NONE) return;
+                Object.assign(
+                  result,
+                  partitionResult(
+                    p.index,
+                    code,
+                    code === ErrorCode.REQUEST_TIMED_OUT
+                      ? `The in-sync replicas did not copy the records within ${req.timeoutMs} ms.`
+                      : code === ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND
+                        ? `The records were written, but the ISR [${partition.isr.join(', ')}] fell below min.insync.replicas ${cfg.minInsyncReplicas}.`
+                        : 'This server lost the leadership of this topic-partition.',
+                  ),
+                );
+              }),
+            );
           }
         } catch (err) {
           const code = errorCodeOf(err);

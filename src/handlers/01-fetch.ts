@@ -44,7 +44,13 @@ function resolveTargets(replicas: ReplicaManager, topics: TopicAdmin, req: Fetch
     for (const p of t.partitions) {
       const found = topic ? replicas.leaderPartition(topic.name, p.partition) : undefined;
       let replica = typeof found === 'object' ? found : undefined;
-      let errorCode = replica ? ErrorCode.NONE : byId && !topic ? ErrorCode.UNKNOWN_TOPIC_ID : typeof found === 'number' ? found : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+      let errorCode = replica
+        ? ErrorCode.NONE
+        : byId && !topic
+          ? ErrorCode.UNKNOWN_TOPIC_ID
+          : typeof found === 'number'
+            ? found
+            : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
       const fenced = replica?.checkLeaderEpoch(p.currentLeaderEpoch);
       if (fenced) {
         replica = undefined;
@@ -159,7 +165,12 @@ export default defineHandler({
       if (total >= req.minBytes || errors || remaining <= 0 || signal.aborted || targets.length === 0) {
         return respond(req, results);
       }
-      await replicas.awaitChange(targets.map((t) => t.replica!), remaining, signal, follower);
+      await replicas.awaitChange(
+        targets.map((t) => t.replica!),
+        remaining,
+        signal,
+        follower,
+      );
       revalidate(targets);
     }
   },

@@ -21,10 +21,13 @@ const EARLIEST_LOCAL = -4;
 
 function lookup(partition: Partition, timestamp: number, readCommitted: boolean, replica: boolean): { timestamp: number; offset: number } {
   switch (timestamp) {
-    case LATEST: return { timestamp: -1, offset: replica ? partition.logEndOffset : readCommitted ? partition.lastStableOffset : partition.highWatermark };
+    case LATEST:
+      return { timestamp: -1, offset: replica ? partition.logEndOffset : readCommitted ? partition.lastStableOffset : partition.highWatermark };
     case EARLIEST:
-    case EARLIEST_LOCAL: return { timestamp: -1, offset: partition.logStartOffset };
-    case MAX_TIMESTAMP: return partition.maxTimestampOffset() ?? { timestamp: -1, offset: -1 };
+    case EARLIEST_LOCAL:
+      return { timestamp: -1, offset: partition.logStartOffset };
+    case MAX_TIMESTAMP:
+      return partition.maxTimestampOffset() ?? { timestamp: -1, offset: -1 };
     default:
       if (timestamp < 0) throw new KafkaError('INVALID_REQUEST', `unknown special timestamp ${timestamp}`);
       return partition.offsetForTimestamp(timestamp) ?? { timestamp: -1, offset: -1 };

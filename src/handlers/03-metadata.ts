@@ -44,7 +44,15 @@ function describeTopic(cluster: ClusterView, replicas: ReplicaManager, topic: To
       }
       const partition = replicas.partition(topic.name, p);
       if (!partition) {
-        return { errorCode: ErrorCode.LEADER_NOT_AVAILABLE, partitionIndex: p, leaderId: -1, leaderEpoch: -1, replicaNodes: [], isrNodes: [], offlineReplicas: [] };
+        return {
+          errorCode: ErrorCode.LEADER_NOT_AVAILABLE,
+          partitionIndex: p,
+          leaderId: -1,
+          leaderEpoch: -1,
+          replicaNodes: [],
+          isrNodes: [],
+          offlineReplicas: [],
+        };
       }
       return {
         // A cluster broker's partition the controller has not described yet has no leader.

@@ -30,13 +30,23 @@ export default defineHandler({
         metadata: p.committedMetadata,
       })),
     }));
-    const result = groups.commitOffsets(req.groupId, req.generationIdOrMemberEpoch, req.memberId, req.groupInstanceId ?? null, topics, Number(req.retentionTimeMs ?? -1));
+    const result = groups.commitOffsets(
+      req.groupId,
+      req.generationIdOrMemberEpoch,
+      req.memberId,
+      req.groupInstanceId ?? null,
+      topics,
+      Number(req.retentionTimeMs ?? -1),
+    );
     return whenWritten(result, (written): OffsetCommitResponse => ({ throttleTimeMs: 0, topics: written }));
   },
   errorResponse(req, code): OffsetCommitResponse {
     return {
       throttleTimeMs: 0,
-      topics: req.topics.map((t): TopicResponse => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })) })),
+      topics: req.topics.map((t): TopicResponse => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })),
+      })),
     };
   },
 });

@@ -40,7 +40,13 @@ export default defineHandler({
       errorCode: code,
       topics: (req.topics ?? []).map((t): TopicResponse => ({
         name: t.name,
-        partitions: t.partitionIndexes.map((p): ElementOf<TopicResponse['partitions']> => ({ partitionIndex: p, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode: code })),
+        partitions: t.partitionIndexes.map((p): ElementOf<TopicResponse['partitions']> => ({
+          partitionIndex: p,
+          committedOffset: -1,
+          committedLeaderEpoch: -1,
+          metadata: '',
+          errorCode: code,
+        })),
       })),
     };
   },

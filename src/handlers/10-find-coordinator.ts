@@ -50,7 +50,8 @@ function locate(cluster: ClusterView, inCluster: boolean, topics: TopicAdmin, ke
   // A single broker coordinates everything; in a cluster the partition's leader does, once the controller's
   // metadata has reached this broker (its logs may exist before: LeaderAndIsr comes first).
   const described = cluster.partitionMetadata(topic, partition);
-  if (!described && inCluster) return unavailable(ErrorCode.COORDINATOR_NOT_AVAILABLE, `The coordinator's partition ${topic}-${partition} is not in this broker's metadata yet.`);
+  if (!described && inCluster)
+    return unavailable(ErrorCode.COORDINATOR_NOT_AVAILABLE, `The coordinator's partition ${topic}-${partition} is not in this broker's metadata yet.`);
   const leader = described?.leaderId ?? cluster.localNodeId;
   const endpoint = cluster.brokers().find((b) => b.nodeId === leader);
   if (!endpoint) return unavailable(ErrorCode.COORDINATOR_NOT_AVAILABLE, `The coordinator's partition ${topic}-${partition} has no leader.`);

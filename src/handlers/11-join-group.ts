@@ -42,9 +42,15 @@ export default defineHandler({
   },
   errorResponse(req, code, version): JoinGroupResponse {
     return {
-      throttleTimeMs: 0, errorCode: code, generationId: -1, protocolType: null, protocolName: version >= 7 ? null : '',
-      leader: '', skipAssignment: false, memberId: req.memberId ?? '', members: [],
+      throttleTimeMs: 0,
+      errorCode: code,
+      generationId: -1,
+      protocolType: null,
+      protocolName: version >= 7 ? null : '',
+      leader: '',
+      skipAssignment: false,
+      memberId: req.memberId ?? '',
+      members: [],
     };
   },
 });
-

@@ -15,7 +15,10 @@ export default defineHandler({
       const r = groups.leaveGroup(req.groupId, [{ memberId: req.memberId, groupInstanceId: null }]);
       return { throttleTimeMs: 0, errorCode: r.errorCode || (r.members[0]?.errorCode ?? 0) };
     }
-    const r = groups.leaveGroup(req.groupId, req.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId ?? null })));
+    const r = groups.leaveGroup(
+      req.groupId,
+      req.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId ?? null })),
+    );
     return { throttleTimeMs: 0, errorCode: r.errorCode, members: r.members };
   },
   errorResponse(_req, code): LeaveGroupResponse {

@@ -21,7 +21,15 @@ function failed(groupId: string, errorCode: number): DescribedGroup {
 function describe(groups: GroupCoordinator, groupId: string): DescribedGroup {
   const g = groups.group(groupId);
   if (!g) {
-    return { errorCode: ErrorCode.NONE, groupId, groupState: 'Dead', protocolType: '', protocolData: '', members: [], authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
+    return {
+      errorCode: ErrorCode.NONE,
+      groupId,
+      groupState: 'Dead',
+      protocolType: '',
+      protocolData: '',
+      members: [],
+      authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+    };
   }
   const stable = g.is('Stable');
   return {

@@ -15,11 +15,17 @@ export default defineHandler({
   handle({ groups, clusterMember, apiVersion }, req): ListGroupsResponse {
     const states = apiVersion >= 4 ? req.statesFilter.map((s) => s.toLowerCase()) : [];
     const types = apiVersion >= 5 ? req.typesFilter.map((s) => s.toLowerCase()) : [];
-    const listed = groups.allGroups()
+    const listed = groups
+      .allGroups()
       .filter((g) => !g.is('Dead') && (!clusterMember || clusterMember.coordinatesGroup(g.groupId)))
       .filter((g) => states.length === 0 || states.includes(g.state.toLowerCase()))
       .filter(() => types.length === 0 || types.includes('classic'))
-      .map((g): ListGroupsResponse['groups'][number] => ({ groupId: g.groupId, protocolType: g.protocolType ?? '', groupState: g.state, groupType: 'classic' }));
+      .map((g): ListGroupsResponse['groups'][number] => ({
+        groupId: g.groupId,
+        protocolType: g.protocolType ?? '',
+        groupState: g.state,
+        groupType: 'classic',
+      }));
     return { throttleTimeMs: 0, errorCode: groups.isLoadingAny() ? ErrorCode.COORDINATOR_LOAD_IN_PROGRESS : ErrorCode.NONE, groups: listed };
   },
   errorResponse(_req, code): ListGroupsResponse {

@@ -35,8 +35,9 @@ function checkAssignments(t: CreateTopicsRequest['topics'][number]): number[][] 
 
 /** The new topic's configs as DescribeConfigs would list them (the same sources), without synonyms. */
 function describeConfigs(config: BrokerConfig, overrides: Record<string, string>): TopicResult['configs'] {
-  return describeTopicConfigs({ configs: { ...config.topicDefaults(), ...overrides }, overrides }, config)
-    .map(({ name, value, readOnly, configSource, isSensitive }): TopicConfig => ({ name, value, readOnly, configSource, isSensitive }));
+  return describeTopicConfigs({ configs: { ...config.topicDefaults(), ...overrides }, overrides }, config).map(
+    ({ name, value, readOnly, configSource, isSensitive }): TopicConfig => ({ name, value, readOnly, configSource, isSensitive }),
+  );
 }
 
 export default defineHandler({
@@ -46,34 +47,47 @@ export default defineHandler({
   async handle({ topics: admin, config, log }, req): Promise<CreateTopicsResponse> {
     const counts = new Map<string, number>();
     for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
-    const topics = await Promise.all(req.topics.map(async (t) => {
-      const result: TopicResult = {
-        name: t.name, topicId: ZERO_UUID, errorCode: ErrorCode.NONE, errorMessage: null,
-        numPartitions: -1, replicationFactor: -1, configs: null,
-      };
-      try {
-        if (counts.get(t.name)! > 1) throw new KafkaError('INVALID_REQUEST', `Create topics request from client contains a duplicate topic: ${t.name}`);
-        const assigned = checkAssignments(t);
-        const configs: Record<string, string | null> = {};
-        for (const c of t.configs) configs[c.name] = c.value;
-        const checked = admin.checkNewTopic({
+    const topics = await Promise.all(
+      req.topics.map(async (t) => {
+        const result: TopicResult = {
           name: t.name,
-          numPartitions: assigned?.length ?? t.numPartitions,
-          replicationFactor: assigned !== null ? assigned[0].length : t.replicationFactor,
-          configs,
-        }, assigned);
-        if (!req.validateOnly) {
-          result.topicId = await admin.createTopic(t.name, checked, req.timeoutMs);
-          log.info({ topic: t.name, partitions: checked.partitions, replicationFactor: checked.replicationFactor, configs: checked.configs }, 'created topic');
+          topicId: ZERO_UUID,
+          errorCode: ErrorCode.NONE,
+          errorMessage: null,
+          numPartitions: -1,
+          replicationFactor: -1,
+          configs: null,
+        };
+        try {
+          if (counts.get(t.name)! > 1) throw new KafkaError('INVALID_REQUEST', `Create topics request from client contains a duplicate topic: ${t.name}`);
+          const assigned = checkAssignments(t);
+          const configs: Record<string, string | null> = {};
+          for (const c of t.configs) configs[c.name] = c.value;
+          const checked = admin.checkNewTopic(
+            {
+              name: t.name,
+              numPartitions: assigned?.length ?? t.numPartitions,
+              replicationFactor: assigned !== null ? assigned[0].length : t.replicationFactor,
+              configs,
+            },
+            assigned,
+          );
+          if (!req.validateOnly) {
+            result.topicId = await admin.createTopic(t.name, checked, req.timeoutMs);
+            log.info(
+              { topic: t.name, partitions: checked.partitions, replicationFactor: checked.replicationFactor, configs: checked.configs },
+              'created topic',
+            );
+          }
+          result.numPartitions = checked.partitions;
+          result.replicationFactor = checked.replicationFactor;
+          result.configs = describeConfigs(config, checked.configs);
+        } catch (err) {
+          Object.assign(result, errorResult(err));
         }
-        result.numPartitions = checked.partitions;
-        result.replicationFactor = checked.replicationFactor;
-        result.configs = describeConfigs(config, checked.configs);
-      } catch (err) {
-        Object.assign(result, errorResult(err));
-      }
-      return result;
-    }));
+        return result;
+      }),
+    );
     return { throttleTimeMs: 0, topics };
   },
 });

@@ -17,21 +17,27 @@ export default defineHandler({
   minVersion: 1,
   maxVersion: 6,
   async handle({ topics: admin, apiVersion, log }, req): Promise<DeleteTopicsResponse> {
-    const wanted: { name: string | null; topicId: Buffer }[] =
-      apiVersion >= 6 ? req.topics : req.topicNames.map((name) => ({ name, topicId: ZERO_UUID }));
-    const responses = await Promise.all(wanted.map(async (w) => {
-      const byId = w.name === null || w.name === undefined;
-      const topic = byId ? admin.getTopicById(w.topicId) : admin.getTopic(w.name!);
-      const result: DeleteTopicsResponse['responses'][number] = { name: topic?.name ?? w.name, topicId: topic?.topicId ?? w.topicId, errorCode: ErrorCode.NONE, errorMessage: null };
-      try {
-        if (!topic) throw byId ? new KafkaError('UNKNOWN_TOPIC_ID') : new KafkaError('UNKNOWN_TOPIC_OR_PARTITION');
-        await admin.deleteTopic(topic, req.timeoutMs);
-        log.info({ topic: topic.name }, 'deleted topic');
-      } catch (err) {
-        Object.assign(result, errorResult(err));
-      }
-      return result;
-    }));
+    const wanted: { name: string | null; topicId: Buffer }[] = apiVersion >= 6 ? req.topics : req.topicNames.map((name) => ({ name, topicId: ZERO_UUID }));
+    const responses = await Promise.all(
+      wanted.map(async (w) => {
+        const byId = w.name === null || w.name === undefined;
+        const topic = byId ? admin.getTopicById(w.topicId) : admin.getTopic(w.name!);
+        const result: DeleteTopicsResponse['responses'][number] = {
+          name: topic?.name ?? w.name,
+          topicId: topic?.topicId ?? w.topicId,
+          errorCode: ErrorCode.NONE,
+          errorMessage: null,
+        };
+        try {
+          if (!topic) throw byId ? new KafkaError('UNKNOWN_TOPIC_ID') : new KafkaError('UNKNOWN_TOPIC_OR_PARTITION');
+          await admin.deleteTopic(topic, req.timeoutMs);
+          log.info({ topic: topic.name }, 'deleted topic');
+        } catch (err) {
+          Object.assign(result, errorResult(err));
+        }
+        return result;
+      }),
+    );
     return { throttleTimeMs: 0, responses };
   },
 });

@@ -34,24 +34,44 @@ export default defineHandler({
   handle({ transactions, transactionState, apiVersion }, req): AddPartitionsToTxnResponse | Promise<AddPartitionsToTxnResponse> {
     if (apiVersion >= 4) {
       const results = req.transactions.map((t) => {
-        const result = { transactionalId: t.transactionalId, topicResults: topicResults(t.verifyOnly
-          ? transactions.verifyPartitions(t.transactionalId, t.producerId, t.producerEpoch, t.topics)
-          : transactions.addPartitions(t.transactionalId, t.producerId, t.producerEpoch, t.topics)) };
-        return t.verifyOnly ? result : transactionState.answerWhenReplicated(t.transactionalId, result, (code) => ({ ...result, topicResults: topicResults(everyPartition(t.topics, code)) }));
+        const result = {
+          transactionalId: t.transactionalId,
+          topicResults: topicResults(
+            t.verifyOnly
+              ? transactions.verifyPartitions(t.transactionalId, t.producerId, t.producerEpoch, t.topics)
+              : transactions.addPartitions(t.transactionalId, t.producerId, t.producerEpoch, t.topics),
+          ),
+        };
+        return t.verifyOnly
+          ? result
+          : transactionState.answerWhenReplicated(t.transactionalId, result, (code) => ({
+              ...result,
+              topicResults: topicResults(everyPartition(t.topics, code)),
+            }));
       });
-      const answer = (resultsByTransaction: Awaited<(typeof results)[number]>[]): AddPartitionsToTxnResponse => ({ throttleTimeMs: 0, errorCode: ErrorCode.NONE, resultsByTransaction });
+      const answer = (resultsByTransaction: Awaited<(typeof results)[number]>[]): AddPartitionsToTxnResponse => ({
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.NONE,
+        resultsByTransaction,
+      });
       return results.some((r) => r instanceof Promise) ? Promise.all(results).then(answer) : answer(results as Awaited<(typeof results)[number]>[]);
     }
     const result = transactions.addPartitions(req.v3AndBelowTransactionalId, req.v3AndBelowProducerId, req.v3AndBelowProducerEpoch, req.v3AndBelowTopics);
     const fenced = apiVersion < 2 ? ErrorCode.INVALID_PRODUCER_EPOCH : ErrorCode.PRODUCER_FENCED;
-    const answer = (codes: Map<string, Map<number, number>>): AddPartitionsToTxnResponse => ({ throttleTimeMs: 0, resultsByTopicV3AndBelow: topicResults(codes, (code) => (code === ErrorCode.PRODUCER_FENCED ? fenced : code)) });
+    const answer = (codes: Map<string, Map<number, number>>): AddPartitionsToTxnResponse => ({
+      throttleTimeMs: 0,
+      resultsByTopicV3AndBelow: topicResults(codes, (code) => (code === ErrorCode.PRODUCER_FENCED ? fenced : code)),
+    });
     return transactionState.answerWhenReplicated(req.v3AndBelowTransactionalId, answer(result), (code) => answer(everyPartition(req.v3AndBelowTopics, code)));
   },
   errorResponse(req, code, version): AddPartitionsToTxnResponse {
     if (version >= 4) return { throttleTimeMs: 0, errorCode: code, resultsByTransaction: [] };
     return {
       throttleTimeMs: 0,
-      resultsByTopicV3AndBelow: req.v3AndBelowTopics.map((t) => ({ name: t.name, resultsByPartition: t.partitions.map((p) => ({ partitionIndex: p, partitionErrorCode: code })) })),
+      resultsByTopicV3AndBelow: req.v3AndBelowTopics.map((t) => ({
+        name: t.name,
+        resultsByPartition: t.partitions.map((p) => ({ partitionIndex: p, partitionErrorCode: code })),
+      })),
     };
   },
 });

@@ -19,10 +19,18 @@ export default defineHandler({
     const failed = (errorCode: number): EndTxnResponse => ({ throttleTimeMs: 0, errorCode });
     if (apiVersion >= 5) {
       const r = transactions.endTxnV2(req.transactionalId, req.producerId, req.producerEpoch, req.committed);
-      return transactionState.answerWhenReplicated(req.transactionalId, { throttleTimeMs: 0, errorCode: r.errorCode, producerId: r.producerId, producerEpoch: r.producerEpoch }, failed);
+      return transactionState.answerWhenReplicated(
+        req.transactionalId,
+        { throttleTimeMs: 0, errorCode: r.errorCode, producerId: r.producerId, producerEpoch: r.producerEpoch },
+        failed,
+      );
     }
     const code = transactions.endTxn(req.transactionalId, req.producerId, req.producerEpoch, req.committed);
-    return transactionState.answerWhenReplicated(req.transactionalId, failed(code === ErrorCode.PRODUCER_FENCED && apiVersion < 2 ? ErrorCode.INVALID_PRODUCER_EPOCH : code), failed);
+    return transactionState.answerWhenReplicated(
+      req.transactionalId,
+      failed(code === ErrorCode.PRODUCER_FENCED && apiVersion < 2 ? ErrorCode.INVALID_PRODUCER_EPOCH : code),
+      failed,
+    );
   },
   errorResponse(_req, code): EndTxnResponse {
     return { throttleTimeMs: 0, errorCode: code };

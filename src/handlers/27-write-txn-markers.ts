@@ -25,15 +25,22 @@ export default defineHandler({
             if (typeof partition === 'number') return { partitionIndex: index, errorCode: partition };
             const result = { partitionIndex: index, errorCode: ErrorCode.NONE as number };
             try {
-              writeTxnMarker(replicas, groups, partition, { producerId: Number(m.producerId), producerEpoch: m.producerEpoch, commit: m.transactionResult, coordinatorEpoch: m.coordinatorEpoch });
+              writeTxnMarker(replicas, groups, partition, {
+                producerId: Number(m.producerId),
+                producerEpoch: m.producerEpoch,
+                commit: m.transactionResult,
+                coordinatorEpoch: m.coordinatorEpoch,
+              });
             } catch (err) {
               result.errorCode = asKafkaError(err).code;
               return result;
             }
             if (partition.replicas.length > 1) {
-              waits.push(replicas.awaitReplicated(partition, partition.logEndOffset, 1, MARKER_REPLICATION_TIMEOUT_MS, signal).then((code) => {
-                result.errorCode = code;
-              }));
+              waits.push(
+                replicas.awaitReplicated(partition, partition.logEndOffset, 1, MARKER_REPLICATION_TIMEOUT_MS, signal).then((code) => {
+                  result.errorCode = code;
+                }),
+              );
             }
             return result;
           }),

@@ -14,7 +14,10 @@ import { whenWritten } from '../group/replicated-write.js';
 import { transactionCoordinatorError } from '../cluster/coordinator-guard.js';
 
 function all(req: TxnOffsetCommitRequest, code: number): TxnOffsetCommitResponse {
-  return { throttleTimeMs: 0, topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })) })) };
+  return {
+    throttleTimeMs: 0,
+    topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })) })),
+  };
 }
 
 export default defineHandler({
@@ -28,15 +31,31 @@ export default defineHandler({
     // KIP-890's verification, as Produce does (the marker still commits or drops them).
     const here = transactionCoordinatorError(clusterMember, req.transactionalId);
     if (here === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) return all(req, here);
-    const verified = here === ErrorCode.NONE ? transactions.verifyPartition(req.transactionalId, req.producerId, req.producerEpoch, OFFSETS_TOPIC, groups.offsetsPartitionFor(req.groupId)) : null;
+    const verified =
+      here === ErrorCode.NONE
+        ? transactions.verifyPartition(req.transactionalId, req.producerId, req.producerEpoch, OFFSETS_TOPIC, groups.offsetsPartitionFor(req.groupId))
+        : null;
     if (verified !== null) {
       if (verified === ErrorCode.INVALID_TXN_STATE) return all(req, apiVersion >= 4 ? ErrorCode.TRANSACTION_ABORTABLE : ErrorCode.INVALID_TXN_STATE);
       return all(req, verified === ErrorCode.PRODUCER_FENCED ? ErrorCode.INVALID_PRODUCER_EPOCH : verified);
     }
-    const topics = groups.commitTxnOffsets(req.groupId, req.producerId, req.producerEpoch, req.generationId, req.memberId, req.groupInstanceId, req.topics.map((t) => ({
-      name: t.name,
-      partitions: t.partitions.map((p) => ({ partition: p.partitionIndex, offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata })),
-    })));
+    const topics = groups.commitTxnOffsets(
+      req.groupId,
+      req.producerId,
+      req.producerEpoch,
+      req.generationId,
+      req.memberId,
+      req.groupInstanceId,
+      req.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({
+          partition: p.partitionIndex,
+          offset: p.committedOffset,
+          leaderEpoch: p.committedLeaderEpoch,
+          metadata: p.committedMetadata,
+        })),
+      })),
+    );
     return whenWritten(topics, (written): TxnOffsetCommitResponse => ({ throttleTimeMs: 0, topics: written }));
   },
   errorResponse(req, code): TxnOffsetCommitResponse {

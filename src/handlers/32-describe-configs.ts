@@ -22,7 +22,10 @@ export default defineHandler({
       try {
         const entries = configs.describe({ resourceType, resourceName }, { ...options, keys: configurationKeys });
         return {
-          errorCode: ErrorCode.NONE, errorMessage: null, resourceType, resourceName,
+          errorCode: ErrorCode.NONE,
+          errorMessage: null,
+          resourceType,
+          resourceName,
           configs: entries.map((e) => ({ ...e, isDefault: e.configSource === ConfigSource.DEFAULT_CONFIG })),
         };
       } catch (err) {

@@ -46,7 +46,11 @@ export default defineHandler({
       volume = fs.statfsSync(logDir);
     } catch (err) {
       log.warn({ logDir, err: (err as Error).message }, 'cannot read the volume of the log directory');
-      return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, results: [{ errorCode: ErrorCode.KAFKA_STORAGE_ERROR, logDir, topics: [], totalBytes: -1, usableBytes: -1 }] };
+      return {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.NONE,
+        results: [{ errorCode: ErrorCode.KAFKA_STORAGE_ERROR, logDir, topics: [], totalBytes: -1, usableBytes: -1 }],
+      };
     }
     const topics: TopicResult[] = [];
     for (const [name, indexes] of wantedPartitions(admin, req.topics)) {
@@ -64,13 +68,15 @@ export default defineHandler({
     return {
       throttleTimeMs: 0,
       errorCode: ErrorCode.NONE,
-      results: [{
-        errorCode: ErrorCode.NONE,
-        logDir,
-        topics,
-        totalBytes: volume.blocks * volume.bsize,
-        usableBytes: volume.bavail * volume.bsize,
-      }],
+      results: [
+        {
+          errorCode: ErrorCode.NONE,
+          logDir,
+          topics,
+          totalBytes: volume.blocks * volume.bsize,
+          usableBytes: volume.bavail * volume.bsize,
+        },
+      ],
     };
   },
 });

@@ -41,9 +41,11 @@ function requestedPartitions(req: ElectLeadersRequest): TopicPartition[] | null 
 /** A single broker's answer: nothing ever needs electing. */
 function singleBrokerResults(admin: TopicAdmin, replicas: ReplicaManager, requested: TopicPartition[] | null): PartitionResult[] {
   const partitions = requested ?? admin.topics().flatMap((t) => Array.from({ length: t.partitions }, (_, partition) => ({ topic: t.name, partition })));
-  return partitions.map((tp) => replicas.partition(tp.topic, tp.partition)
-    ? { ...tp, errorCode: ErrorCode.ELECTION_NOT_NEEDED, errorMessage: null }
-    : { ...tp, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: 'The partition does not exist.' });
+  return partitions.map((tp) =>
+    replicas.partition(tp.topic, tp.partition)
+      ? { ...tp, errorCode: ErrorCode.ELECTION_NOT_NEEDED, errorMessage: null }
+      : { ...tp, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: 'The partition does not exist.' },
+  );
 }
 
 function byTopic(results: readonly PartitionResult[]): ElectLeadersResponse['replicaElectionResults'] {

@@ -30,7 +30,8 @@ export default defineHandler({
       const results = await clusterMember.alterPartitionReassignments(requests);
       const byTopic = new Map<string, PartitionResponse[]>();
       for (const r of results) {
-        if (r.errorCode !== ErrorCode.NONE) log.info({ topic: r.topic, partition: r.partition, errorCode: r.errorCode }, `unable to alter the partition reassignment: ${r.errorMessage}`);
+        if (r.errorCode !== ErrorCode.NONE)
+          log.info({ topic: r.topic, partition: r.partition, errorCode: r.errorCode }, `unable to alter the partition reassignment: ${r.errorMessage}`);
         const list = byTopic.get(r.topic) ?? [];
         list.push({ partitionIndex: r.partition, errorCode: r.errorCode, errorMessage: r.errorMessage });
         byTopic.set(r.topic, list);

@@ -10,7 +10,10 @@ export default defineHandler({
   minVersion: 0,
   maxVersion: 0,
   handle({ groups }, req): OffsetDeleteResponse {
-    const r = groups.deleteOffsets(req.groupId, req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => p.partitionIndex) })));
+    const r = groups.deleteOffsets(
+      req.groupId,
+      req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => p.partitionIndex) })),
+    );
     return { throttleTimeMs: 0, errorCode: r.errorCode, topics: r.topics };
   },
   errorResponse(_req, code): OffsetDeleteResponse {

@@ -26,7 +26,10 @@ export default defineHandler({
           partitionIndex: p.partitionIndex,
           leaderEpoch: p.leaderEpoch,
           partitionEpoch: p.partitionEpoch,
-          newIsr: apiVersion >= 3 ? p.newIsrWithEpochs.map((b) => ({ brokerId: b.brokerId, brokerEpoch: Number(b.brokerEpoch) })) : p.newIsr.map((id) => ({ brokerId: id, brokerEpoch: -1 })),
+          newIsr:
+            apiVersion >= 3
+              ? p.newIsrWithEpochs.map((b) => ({ brokerId: b.brokerId, brokerEpoch: Number(b.brokerEpoch) }))
+              : p.newIsr.map((id) => ({ brokerId: id, brokerEpoch: -1 })),
         })),
       })),
     });

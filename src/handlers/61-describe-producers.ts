@@ -21,7 +21,10 @@ export default defineHandler({
         partitions: t.partitionIndexes.map((index) => {
           const partition = replicas.leaderPartition(t.name, index);
           if (typeof partition === 'number') {
-            const errorMessage = partition === ErrorCode.NOT_LEADER_OR_FOLLOWER ? 'This server is not the leader of this topic-partition.' : 'This server does not host this topic-partition.';
+            const errorMessage =
+              partition === ErrorCode.NOT_LEADER_OR_FOLLOWER
+                ? 'This server is not the leader of this topic-partition.'
+                : 'This server does not host this topic-partition.';
             return { partitionIndex: index, errorCode: partition, errorMessage, activeProducers: [] };
           }
           return {
@@ -37,7 +40,10 @@ export default defineHandler({
   errorResponse(req, code): DescribeProducersResponse {
     return {
       throttleTimeMs: 0,
-      topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((index) => ({ partitionIndex: index, errorCode: code, errorMessage: null, activeProducers: [] })) })),
+      topics: req.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitionIndexes.map((index) => ({ partitionIndex: index, errorCode: code, errorMessage: null, activeProducers: [] })),
+      })),
     };
   },
 });

@@ -17,7 +17,15 @@ export default defineHandler({
     return {
       throttleTimeMs: 0,
       transactionStates: req.transactionalIds.map((transactionalId): State => {
-        const none = { transactionalId, transactionState: '', transactionTimeoutMs: 0, transactionStartTimeMs: -1, producerId: -1, producerEpoch: -1, topics: [] };
+        const none = {
+          transactionalId,
+          transactionState: '',
+          transactionTimeoutMs: 0,
+          transactionStartTimeMs: -1,
+          producerId: -1,
+          producerEpoch: -1,
+          topics: [],
+        };
         if (!transactionalId) return { ...none, errorCode: ErrorCode.INVALID_REQUEST };
         const notHere = transactionCoordinatorError(clusterMember, transactionalId);
         if (notHere !== ErrorCode.NONE) return { ...none, errorCode: notHere };

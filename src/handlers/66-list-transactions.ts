@@ -17,13 +17,15 @@ export default defineHandler({
     const known = req.stateFilters.filter((s) => s in TXN_STATE_IDS);
     const unknownStateFilters = req.stateFilters.filter((s) => !(s in TXN_STATE_IDS));
     const now = Date.now();
-    const transactionStates = transactions.all()
+    const transactionStates = transactions
+      .all()
       .filter((m) => m.state !== 'Dead' && (!clusterMember || clusterMember.coordinatesTransactionalId(m.transactionalId)))
       .filter((m) => req.stateFilters.length === 0 || known.includes(m.state))
       .filter((m) => req.producerIdFilters.length === 0 || req.producerIdFilters.includes(m.producerId))
       .filter((m) => req.durationFilter < 0 || now - m.startTimestamp > req.durationFilter)
       .map((m) => ({ transactionalId: m.transactionalId, producerId: m.producerId, transactionState: m.state }));
-    if (transactions.isLoadingAny()) return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, unknownStateFilters: [], transactionStates: [] };
+    if (transactions.isLoadingAny())
+      return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, unknownStateFilters: [], transactionStates: [] };
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, unknownStateFilters, transactionStates };
   },
   errorResponse(_req, code): ListTransactionsResponse {

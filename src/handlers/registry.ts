@@ -73,8 +73,6 @@ export class HandlerRegistry {
   }
 
   apiVersions(): { apiKey: number; minVersion: number; maxVersion: number }[] {
-    return [...this.byKey.values()]
-      .sort((a, b) => a.apiKey - b.apiKey)
-      .map((h) => ({ apiKey: h.apiKey, minVersion: h.minVersion, maxVersion: h.maxVersion }));
+    return [...this.byKey.values()].sort((a, b) => a.apiKey - b.apiKey).map((h) => ({ apiKey: h.apiKey, minVersion: h.minVersion, maxVersion: h.maxVersion }));
   }
 }

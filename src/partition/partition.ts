@@ -256,8 +256,8 @@ export class Partition {
     if (!readCommitted) return result;
     const { records, end } = cutAt(read.records, lastStableOffset);
     result.records = records;
-    result.abortedTransactions = end === null ? [] : this.log.abortedTransactions(fetchOffset, end)
-      .map(({ producerId, firstOffset }) => ({ producerId, firstOffset }));
+    result.abortedTransactions =
+      end === null ? [] : this.log.abortedTransactions(fetchOffset, end).map(({ producerId, firstOffset }) => ({ producerId, firstOffset }));
     return result;
   }
 

@@ -61,7 +61,8 @@ export class ReplicaManager {
   ) {
     if (!clustered) return;
     try {
-      for (const e of readCheckpointFile(path.join(logs.dataDir, HIGH_WATERMARK_CHECKPOINT))) this.savedHighWatermarks.set(`${e.topic}/${e.partition}`, e.offset);
+      for (const e of readCheckpointFile(path.join(logs.dataDir, HIGH_WATERMARK_CHECKPOINT)))
+        this.savedHighWatermarks.set(`${e.topic}/${e.partition}`, e.offset);
     } catch {
       // A damaged checkpoint only costs the wait for followers to fetch again: high watermarks start low.
     }
@@ -112,7 +113,8 @@ export class ReplicaManager {
   appendValidated(partition: Partition, buf: Buffer, batches: BatchInfo[], fromCoordinator = false): AppendResult {
     // Every batch a leader writes carries its leader epoch (the leader-epoch-checkpoint is built from them).
     for (const b of batches) {
-      if (buf.readInt32BE(b.position + PARTITION_LEADER_EPOCH_OFFSET) !== partition.leaderEpoch) setPartitionLeaderEpoch(buf, b.position, partition.leaderEpoch);
+      if (buf.readInt32BE(b.position + PARTITION_LEADER_EPOCH_OFFSET) !== partition.leaderEpoch)
+        setPartitionLeaderEpoch(buf, b.position, partition.leaderEpoch);
     }
     const { baseOffset, lastOffset } = partition.log.append(buf, batches, fromCoordinator);
     if (partition.maybeIncrementHighWatermark()) this.producePurgatory.checkAndComplete(partition);
@@ -139,8 +141,13 @@ export class ReplicaManager {
   awaitReplicated(partition: Partition, requiredOffset: number, minInsyncReplicas: number, timeoutMs: number, signal?: AbortSignal): Promise<number> {
     const now = this.replicationResult(partition, requiredOffset, minInsyncReplicas);
     if (now !== null) return Promise.resolve(now);
-    return awaitDelayed(this.producePurgatory, [partition], timeoutMs, signal, () => this.replicationResult(partition, requiredOffset, minInsyncReplicas) !== null)
-      .then((done) => (done ? this.replicationResult(partition, requiredOffset, minInsyncReplicas)! : ErrorCode.REQUEST_TIMED_OUT));
+    return awaitDelayed(
+      this.producePurgatory,
+      [partition],
+      timeoutMs,
+      signal,
+      () => this.replicationResult(partition, requiredOffset, minInsyncReplicas) !== null,
+    ).then((done) => (done ? this.replicationResult(partition, requiredOffset, minInsyncReplicas)! : ErrorCode.REQUEST_TIMED_OUT));
   }
 
   /**

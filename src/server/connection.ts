@@ -15,7 +15,15 @@ import { ReceiveBuffer } from './receive-buffer.js';
 import { normaliseAddress, type TrackedConnection } from './connection-registry.js';
 import type { Logger } from '../logger.js';
 import { ProtocolError, Reader, Writer } from '../../protocol/primitives.js';
-import { decodeMessage, decodeRequestHeaderStart, encodeMessage, isFlexible, skipTaggedFields, type Message, type RequestHeader } from '../../protocol/codec.js';
+import {
+  decodeMessage,
+  decodeRequestHeaderStart,
+  encodeMessage,
+  isFlexible,
+  skipTaggedFields,
+  type Message,
+  type RequestHeader,
+} from '../../protocol/codec.js';
 import { ErrorCode, KafkaError, errorName } from '../../protocol/errors.js';
 import type { Handler, HandlerRegistry } from '../handlers/registry.js';
 import type { BrokerServices, RequestContext } from './request-context.js';
@@ -98,7 +106,11 @@ export class Connection implements TrackedConnection {
   private readonly requestLog: boolean;
 
   /** `accepted`: a socket the server accepted with pauseOnConnect; `address`: its peer, normalised. */
-  constructor(accepted: Socket, private readonly host: ConnectionHost, address?: string) {
+  constructor(
+    accepted: Socket,
+    private readonly host: ConnectionHost,
+    address?: string,
+  ) {
     this.rx = new ReceiveBuffer(host.maxRequestBytes);
     const socket = adoptReadingInto(accepted, this.rx, () => this.onReceived());
     if (socket) this.socket = socket;
@@ -242,8 +254,21 @@ export class Connection implements TrackedConnection {
     const slot = this.enqueue(header.correlationId);
     const { cluster, replicas, groups, topics, configs, producerIds, transactions, transactionState, config, clusterMember, apiVersions } = this.host.services;
     const ctx: RequestContext = {
-      cluster, replicas, groups, topics, configs, producerIds, transactions, transactionState, config, clusterMember, apiVersions,
-      header, apiVersion: version, log: this.log, signal: this.abort.signal,
+      cluster,
+      replicas,
+      groups,
+      topics,
+      configs,
+      producerIds,
+      transactions,
+      transactionState,
+      config,
+      clusterMember,
+      apiVersions,
+      header,
+      apiVersion: version,
+      log: this.log,
+      signal: this.abort.signal,
       clientAddress: this.socket.remoteAddress ?? '',
       closeConnection: (reason: string) => {
         slot.closeReason = reason;
@@ -258,10 +283,12 @@ export class Connection implements TrackedConnection {
       return false;
     }
     if (result instanceof Promise) {
-      result.then(
-        (body) => this.complete(slot, handler, version, header, body),
-        (err) => this.onHandlerError(slot, handler, version, header, request, err),
-      ).finally(() => this.served());
+      result
+        .then(
+          (body) => this.complete(slot, handler, version, header, body),
+          (err) => this.onHandlerError(slot, handler, version, header, request, err),
+        )
+        .finally(() => this.served());
       return true;
     }
     this.complete(slot, handler, version, header, result);
@@ -292,10 +319,16 @@ export class Connection implements TrackedConnection {
   private complete(slot: Slot, handler: Handler, version: number, header: RequestHeader, body: Message | null): void {
     if (this.closed) return;
     if (this.requestLog) {
-      this.log.debug({
-        api: handler.def.name, apiVersion: version, clientId: header.clientId, correlationId: header.correlationId,
-        durationMs: Math.round((performance.now() - slot.startedAt) * 1000) / 1000,
-      }, 'request');
+      this.log.debug(
+        {
+          api: handler.def.name,
+          apiVersion: version,
+          clientId: header.clientId,
+          correlationId: header.correlationId,
+          durationMs: Math.round((performance.now() - slot.startedAt) * 1000) / 1000,
+        },
+        'request',
+      );
     }
     if (body === null) slot.chunks = null;
     else {
@@ -342,9 +375,10 @@ export class Connection implements TrackedConnection {
       for (const c of slot.chunks!) {
         // Log bytes read for this response go back to their pool once the socket is done with them.
         if (lent?.willSend(c)) {
-          ok = this.socket.write(c, (err) => {
-            if (!err) lent.sent(c);
-          }) && ok;
+          ok =
+            this.socket.write(c, (err) => {
+              if (!err) lent.sent(c);
+            }) && ok;
         } else ok = this.socket.write(c) && ok;
       }
     }

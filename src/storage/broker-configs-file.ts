@@ -30,7 +30,9 @@ export function readBrokerConfigsFile(dataDir: string): PersistedBrokerConfigs {
   const text = readTextIfExists(file);
   if (text === null) return { cluster: {}, brokers: {} };
   const unusable = (why: string) =>
-    new DataDirError(`${file} is unusable (${why}). krill will not start on it: fix or restore it, or move it away to start without the dynamic broker configs it holds.`);
+    new DataDirError(
+      `${file} is unusable (${why}). krill will not start on it: fix or restore it, or move it away to start without the dynamic broker configs it holds.`,
+    );
   let doc: { cluster?: unknown; brokers?: unknown };
   try {
     doc = JSON.parse(text) as typeof doc;

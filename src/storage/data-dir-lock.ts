@@ -242,7 +242,9 @@ export class DataDirLock {
       if (sameFile(fd, lockFile)) return new DataDirLock(dataDir, fd, created);
       fs.closeSync(fd);
     }
-    throw new DataDirLockedError(lockedMessage(dataDir, readHolder(lockFile), ` (${LOCK_FILE} was removed and recreated ${REOPEN_ATTEMPTS} times while this start tried to lock it)`));
+    throw new DataDirLockedError(
+      lockedMessage(dataDir, readHolder(lockFile), ` (${LOCK_FILE} was removed and recreated ${REOPEN_ATTEMPTS} times while this start tried to lock it)`),
+    );
   }
 
   /**
@@ -252,7 +254,7 @@ export class DataDirLock {
   private static async outlastExitingHolder(fd: number, lockFile: string, tryLock: TryLock): Promise<boolean> {
     const holder = readHolder(lockFile);
     if (holder === null || readHost(lockFile) !== os.hostname() || !isExiting(holder)) return false;
-    for (const deadline = Date.now() + EXITING_HOLDER_WAIT_MS; Date.now() < deadline; ) {
+    for (const deadline = Date.now() + EXITING_HOLDER_WAIT_MS; Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 5));
       if (tryLock(fd)) return true;
     }

@@ -29,12 +29,15 @@ export class FileDeleter {
   /** Removes `paths` (files or directories, recursively) after `delayMs`; missing ones are fine. */
   schedule(paths: readonly string[], delayMs: number, tries = 1): void {
     if (this.closed || paths.length === 0) return;
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      const run = this.remove(paths, delayMs, tries);
-      this.running.add(run);
-      void run.finally(() => this.running.delete(run));
-    }, Math.min(Math.max(0, delayMs), 2_147_483_647));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        const run = this.remove(paths, delayMs, tries);
+        this.running.add(run);
+        void run.finally(() => this.running.delete(run));
+      },
+      Math.min(Math.max(0, delayMs), 2_147_483_647),
+    );
     timer.unref();
     this.timers.add(timer);
   }
@@ -59,7 +62,10 @@ export class FileDeleter {
         await fs.promises.rm(p, { recursive: true, force: true });
       } catch (err) {
         failed.push(p);
-        this.log?.warn({ path: p, err: (err as Error).message, tries }, `removing ${p} failed; ${tries < MAX_TRIES ? 'trying again later' : 'leaving it to the next restart'}`);
+        this.log?.warn(
+          { path: p, err: (err as Error).message, tries },
+          `removing ${p} failed; ${tries < MAX_TRIES ? 'trying again later' : 'leaving it to the next restart'}`,
+        );
       }
     }
     if (failed.length > 0 && tries < MAX_TRIES) this.schedule(failed, Math.max(delayMs, 1_000), tries + 1);

@@ -76,7 +76,10 @@ export class LeaderEpochCache {
       const text = readTextIfExists(file);
       if (text !== null) entries = parseLeaderEpochCheckpoint(text);
     } catch (err) {
-      log?.warn({ dir, file, err: (err as Error).message }, `ignoring malformed ${LEADER_EPOCH_CHECKPOINT} of ${path.basename(dir)}: ${(err as Error).message}`);
+      log?.warn(
+        { dir, file, err: (err as Error).message },
+        `ignoring malformed ${LEADER_EPOCH_CHECKPOINT} of ${path.basename(dir)}: ${(err as Error).message}`,
+      );
     }
     const cache = new LeaderEpochCache(file, entries !== null, log);
     // As Kafka: the entries go through assign(), which drops any that break monotonicity.

@@ -142,7 +142,10 @@ function recoverSegments(dir: string, segments: Segment[], options: LogLoadOptio
       result = recoverSegment(seg);
     }
     if (result.truncatedBytes > 0) {
-      log?.warn({ dir, segment: seg.baseOffset, truncatedBytes: result.truncatedBytes, reason: result.problem }, 'truncated invalid bytes at the end of the log');
+      log?.warn(
+        { dir, segment: seg.baseOffset, truncatedBytes: result.truncatedBytes, reason: result.problem },
+        'truncated invalid bytes at the end of the log',
+      );
     }
     if (i < last && (result.truncatedBytes > 0 || seg.nextOffset > segments[i + 1].baseOffset)) {
       // Everything after a cut is suspect (Kafka deletes it too).
@@ -301,7 +304,12 @@ function scanFrom(seg: Segment, win: Window, fileSize: number, start: number, ve
  * the end of the file).
  */
 function walkBatches(
-  seg: Segment, win: Window, fileSize: number, position: number, nextOffset: number, verifyCrc: boolean,
+  seg: Segment,
+  win: Window,
+  fileSize: number,
+  position: number,
+  nextOffset: number,
+  verifyCrc: boolean,
   visit: (h: BatchInfo, position: number) => void,
 ): { position: number; nextOffset: number; problem: string | null } {
   let pos = position;

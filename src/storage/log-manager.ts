@@ -24,8 +24,13 @@ import path from 'node:path';
 import { KafkaError } from '../../protocol/errors.js';
 import { writeFileAtomic } from './atomic-file.js';
 import {
-  CLEAN_SHUTDOWN_FILE, LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, readCheckpointFile, writeCheckpointFile,
-  writeCheckpointFileInBackground, type CheckpointEntry,
+  CLEAN_SHUTDOWN_FILE,
+  LOG_START_OFFSET_CHECKPOINT,
+  RECOVERY_POINT_CHECKPOINT,
+  readCheckpointFile,
+  writeCheckpointFile,
+  writeCheckpointFileInBackground,
+  type CheckpointEntry,
 } from './checkpoints.js';
 import { randomKafkaUuid } from './meta-properties.js';
 import { DEFAULT_MAX_OPEN_FILES, OpenFiles } from './open-files.js';
@@ -35,7 +40,14 @@ import { FileDeleter } from './file-deleter.js';
 import { buildLogConfig, type LogConfig } from '../log-config.js';
 import { randomBytes } from './random.js';
 import {
-  TOPICS_FILE, TOPIC_COPY_FILE, readPartitionMetadata, readTopicsFile, rebuildTopics, writeTopicCopy, writeTopicsFile, type PersistedTopic,
+  TOPICS_FILE,
+  TOPIC_COPY_FILE,
+  readPartitionMetadata,
+  readTopicsFile,
+  rebuildTopics,
+  writeTopicCopy,
+  writeTopicsFile,
+  type PersistedTopic,
 } from './topics-file.js';
 
 export { DataDirError, TOPICS_FILE } from './topics-file.js';
@@ -118,11 +130,17 @@ export class LogManager {
     const listed = readTopicsFile(dataDir);
     const persisted = listed ?? rebuildTopics(dataDir);
     if (!listed && persisted.length > 0) {
-      log?.warn({ topics: persisted.map((t) => `${t.name} (${t.partitions})`) }, `${TOPICS_FILE} is missing; rebuilt the topic list from the partition directories`);
+      log?.warn(
+        { topics: persisted.map((t) => `${t.name} (${t.partitions})`) },
+        `${TOPICS_FILE} is missing; rebuilt the topic list from the partition directories`,
+      );
       // Directories written before krill kept a copy of each topic's entry: their overrides are unknown.
       const unknown = persisted.filter((t) => !fs.existsSync(path.join(dataDir, partitionDirName(t.name, 0), TOPIC_COPY_FILE)));
       if (unknown.length > 0) {
-        log?.warn({ topics: unknown.map((t) => t.name) }, `these topics had no ${TOPIC_COPY_FILE}: their configs are back to the broker defaults; set their overrides again (cleanup.policy, retention, compression.type, ...)`);
+        log?.warn(
+          { topics: unknown.map((t) => t.name) },
+          `these topics had no ${TOPIC_COPY_FILE}: their configs are back to the broker defaults; set their overrides again (cleanup.policy, retention, compression.type, ...)`,
+        );
       }
     }
     const cleanFile = path.join(dataDir, CLEAN_SHUTDOWN_FILE);
@@ -157,11 +175,13 @@ export class LogManager {
             clean = false;
           }
           const k = key(t.name, p);
-          state.logs.push(mgr.openLog(dir, info, {
-            recoveryPoint: recoveryPoints.get(k),
-            logStartOffset: startOffsets.get(k),
-            cleanShutdown: clean && recoveryPoints.has(k),
-          }));
+          state.logs.push(
+            mgr.openLog(dir, info, {
+              recoveryPoint: recoveryPoints.get(k),
+              logStartOffset: startOffsets.get(k),
+              cleanShutdown: clean && recoveryPoints.has(k),
+            }),
+          );
         }
       }
       if (!listed && persisted.length > 0) mgr.writeTopicsFile();
@@ -213,7 +233,9 @@ export class LogManager {
   /** A topic's info with its LogConfig, built here and only here: at open, at creation and when its configs change. */
   private topicInfo(name: string, topicId: Buffer<ArrayBuffer>, partitions: number, overrides: Record<string, string>): TopicInfo {
     return {
-      name, topicId, partitions,
+      name,
+      topicId,
+      partitions,
       configs: { ...this.defaults, ...overrides },
       overrides: { ...overrides },
       logConfig: buildLogConfig(overrides, this.defaults),
@@ -224,7 +246,10 @@ export class LogManager {
     const fresh = !fs.existsSync(dir);
     const { segmentBytes, segmentMs, indexIntervalBytes, fileDeleteDelayMs } = info.logConfig;
     const log = PartitionLog.open(dir, {
-      segmentBytes, segmentMs, indexIntervalBytes, fileDeleteDelayMs,
+      segmentBytes,
+      segmentMs,
+      indexIntervalBytes,
+      fileDeleteDelayMs,
       ...extra,
       now: this.options.now,
       log: this.options.log,

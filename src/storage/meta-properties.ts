@@ -34,7 +34,6 @@ export function randomKafkaUuid(): { bytes: Buffer; text: string } {
   }
 }
 
-
 export function readMetaProperties(dataDir: string): MetaProperties | null {
   const text = readTextIfExists(path.join(dataDir, META_PROPERTIES));
   if (text === null) return null;
@@ -54,7 +53,7 @@ export function writeMetaProperties(
 ): void {
   const props: Record<string, string> = {
     ...(meta.raw ?? {}),
-    'version': String(meta.version ?? 1),
+    version: String(meta.version ?? 1),
     'cluster.id': meta.clusterId,
     'node.id': String(meta.nodeId),
   };
@@ -85,7 +84,7 @@ export function readOrCreateMetaProperties(dataDir: string, nodeId: number, clus
   writeMetaProperties(dataDir, meta, false);
   return {
     ...meta,
-    raw: { 'version': '1', 'cluster.id': meta.clusterId, 'node.id': String(nodeId) },
+    raw: { version: '1', 'cluster.id': meta.clusterId, 'node.id': String(nodeId) },
     created: path.join(dataDir, META_PROPERTIES),
   };
 }

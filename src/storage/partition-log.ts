@@ -17,7 +17,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from './random.js';
 import { KafkaError } from '../../protocol/errors.js';
-import { LOG_OVERHEAD, PARTITION_LEADER_EPOCH_OFFSET, RECORD_BATCH_OVERHEAD as HEADER_SIZE, readBatchHeader, scanBatches, setBaseOffset } from '../../protocol/record-batch.js';
+import {
+  LOG_OVERHEAD,
+  PARTITION_LEADER_EPOCH_OFFSET,
+  RECORD_BATCH_OVERHEAD as HEADER_SIZE,
+  readBatchHeader,
+  scanBatches,
+  setBaseOffset,
+} from '../../protocol/record-batch.js';
 import { DELETED_SUFFIX, deletedDirName, offsetToName, parsePartitionDirName } from './file-names.js';
 import { lastIndexWhere } from './binary-search.js';
 import { loadLog, rescanAfterTruncation, type StorageLogger } from './log-loader.js';
@@ -265,7 +272,8 @@ export class PartitionLog {
       } catch (err) {
         damage = (err as Error).message;
       }
-      if (damage) this.options.log?.warn({ dir: this.dir, reason: damage }, `reading leader epochs from the log of ${path.basename(this.dir)} stopped early: ${damage}`);
+      if (damage)
+        this.options.log?.warn({ dir: this.dir, reason: damage }, `reading leader epochs from the log of ${path.basename(this.dir)} stopped early: ${damage}`);
       if (!epochs.fromFile) this.options.log?.info({ dir: this.dir, entries: epochs.entries().length }, 'rebuilt the leader epoch cache from the log');
     }
     epochs.truncateFromEnd(end);
@@ -437,7 +445,10 @@ export class PartitionLog {
           }
         }
         if (kept.length === 0) {
-          throw new KafkaError('UNKNOWN_SERVER_ERROR', `unexpected append offset: fetched batch [${b.baseOffset}, ${last}] overlaps the log end offset ${logEnd} of ${path.basename(this.dir)}`);
+          throw new KafkaError(
+            'UNKNOWN_SERVER_ERROR',
+            `unexpected append offset: fetched batch [${b.baseOffset}, ${last}] overlaps the log end offset ${logEnd} of ${path.basename(this.dir)}`,
+          );
         }
         throw new KafkaError('CORRUPT_MESSAGE', `fetched batches out of order: ${b.baseOffset} follows ${next - 1}`);
       }
@@ -457,7 +468,12 @@ export class PartitionLog {
       const last = run[run.length - 1];
       const bytes = data.subarray(start, last.position + last.size);
       const runLast = last.baseOffset + last.lastOffsetDelta;
-      const segBatches = run.map((b) => ({ position: b.position - start, size: b.size, lastOffset: b.baseOffset + b.lastOffsetDelta, maxTimestamp: b.maxTimestamp }));
+      const segBatches = run.map((b) => ({
+        position: b.position - start,
+        size: b.size,
+        lastOffset: b.baseOffset + b.lastOffsetDelta,
+        maxTimestamp: b.maxTimestamp,
+      }));
       if (runLast - this.active.baseOffset > INT32_MAX) this.rollAt(runLast - this.logEndOffset > INT32_MAX ? run[0].baseOffset : this.logEndOffset);
       else if (this.shouldRoll(bytes.length, runLast)) this.roll();
       this.active.append(bytes, segBatches);
@@ -482,7 +498,8 @@ export class PartitionLog {
    */
   truncateTo(offset: number): boolean {
     this.ensureOpen();
-    if (!Number.isSafeInteger(offset) || offset < 0) throw new KafkaError('OFFSET_OUT_OF_RANGE', `cannot truncate ${path.basename(this.dir)} to offset ${offset}`);
+    if (!Number.isSafeInteger(offset) || offset < 0)
+      throw new KafkaError('OFFSET_OUT_OF_RANGE', `cannot truncate ${path.basename(this.dir)} to offset ${offset}`);
     if (offset >= this.logEndOffset) return false;
     if (offset < this._logStartOffset) {
       this.truncateFullyAndStartAt(offset);
@@ -510,7 +527,10 @@ export class PartitionLog {
     this.loadProducerState(false);
     this.leaderEpochs.truncateFromEnd(end);
     this.options.onTruncated?.(this, this.active.baseOffset);
-    this.options.log?.info({ dir: this.dir, offset, logEndOffset: end, deletedSegments: doomed.map((d) => d.baseOffset) }, `truncated ${path.basename(this.dir)} to offset ${end}`);
+    this.options.log?.info(
+      { dir: this.dir, offset, logEndOffset: end, deletedSegments: doomed.map((d) => d.baseOffset) },
+      `truncated ${path.basename(this.dir)} to offset ${end}`,
+    );
     return true;
   }
 
@@ -532,7 +552,10 @@ export class PartitionLog {
     this.producers.clear();
     this.leaderEpochs.clearAndFlush();
     this.options.onTruncated?.(this, offset);
-    this.options.log?.info({ dir: this.dir, offset, deletedSegments: doomed.map((d) => d.baseOffset) }, `truncated ${path.basename(this.dir)} fully; it starts again at ${offset}`);
+    this.options.log?.info(
+      { dir: this.dir, offset, deletedSegments: doomed.map((d) => d.baseOffset) },
+      `truncated ${path.basename(this.dir)} fully; it starts again at ${offset}`,
+    );
   }
 
   /** Renames the files of segments taken out of the log for deletion, removed file.delete.delay.ms later. */
@@ -619,7 +642,10 @@ export class PartitionLog {
 
   /** The segment holding `offset`: the last one whose base offset is <= offset (the first one below all). */
   private segmentIndexFor(offset: number): number {
-    return Math.max(0, lastIndexWhere(0, this.segments.length - 1, (i) => this.segments[i].baseOffset <= offset));
+    return Math.max(
+      0,
+      lastIndexWhere(0, this.segments.length - 1, (i) => this.segments[i].baseOffset <= offset),
+    );
   }
 
   /**
@@ -807,7 +833,9 @@ export class PartitionLog {
     this.segments.splice(first, old.length, cleaned);
     this.readHint = null;
     // The renames, for a power loss (a crash of the process keeps them); the files were fsynced before.
-    fsyncDirInBackground(this.dir).catch((err) => this.options.log?.warn({ dir: this.dir, err: (err as Error).message }, 'fsync of a partition directory after a swap failed'));
+    fsyncDirInBackground(this.dir).catch((err) =>
+      this.options.log?.warn({ dir: this.dir, err: (err as Error).message }, 'fsync of a partition directory after a swap failed'),
+    );
     return true;
   }
 
@@ -843,7 +871,10 @@ export class PartitionLog {
     try {
       return this.swapIn(old, baseOffset, nextBase, progress);
     } catch (retryErr) {
-      log?.warn({ ...context, retryErr: (retryErr as Error).message }, `cannot finish swapping in cleaned segment ${baseOffset}; putting the old segments back`);
+      log?.warn(
+        { ...context, retryErr: (retryErr as Error).message },
+        `cannot finish swapping in cleaned segment ${baseOffset}; putting the old segments back`,
+      );
     }
     try {
       for (let i = 0; i < old.length; i++) {
@@ -858,7 +889,10 @@ export class PartitionLog {
       discardSwap(this.dir, baseOffset);
       this.readHint = null;
     } catch (restoreErr) {
-      log?.warn({ ...context, restoreErr: (restoreErr as Error).message }, `cannot put back the segments cleaned segment ${baseOffset} was to replace; closing ${path.basename(this.dir)} until the next open`);
+      log?.warn(
+        { ...context, restoreErr: (restoreErr as Error).message },
+        `cannot put back the segments cleaned segment ${baseOffset} was to replace; closing ${path.basename(this.dir)} until the next open`,
+      );
       try {
         this.close();
       } catch {
@@ -960,9 +994,7 @@ export class PartitionLog {
     }
     const parsed = parsePartitionDirName(path.basename(this.dir));
     const unique = randomBytes(8).toString('hex');
-    const doomed = parsed
-      ? path.join(path.dirname(this.dir), deletedDirName(parsed.topic, parsed.partition, unique))
-      : `${this.dir}.${unique}-delete`;
+    const doomed = parsed ? path.join(path.dirname(this.dir), deletedDirName(parsed.topic, parsed.partition, unique)) : `${this.dir}.${unique}-delete`;
     try {
       fs.renameSync(this.dir, doomed);
     } catch (err) {

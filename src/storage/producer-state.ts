@@ -144,14 +144,26 @@ export class ProducerStateManager {
   update(b: ProducerBatch, firstOffset: number, transactional = false): void {
     let entry = this.producers.get(b.producerId);
     if (!entry || b.producerEpoch !== entry.epoch) {
-      entry = { epoch: b.producerEpoch, currentTxnFirstOffset: entry?.currentTxnFirstOffset ?? -1, coordinatorEpoch: entry?.coordinatorEpoch ?? -1, batches: [], lastTimestamp: -1 };
+      entry = {
+        epoch: b.producerEpoch,
+        currentTxnFirstOffset: entry?.currentTxnFirstOffset ?? -1,
+        coordinatorEpoch: entry?.coordinatorEpoch ?? -1,
+        batches: [],
+        lastTimestamp: -1,
+      };
       this.producers.set(b.producerId, entry);
     }
     if (transactional && entry.currentTxnFirstOffset < 0) {
       entry.currentTxnFirstOffset = firstOffset;
       this.ongoing.set(b.producerId, firstOffset);
     }
-    entry.batches.push({ firstSeq: b.baseSequence, lastSeq: lastSeqOf(b), firstOffset, lastOffset: firstOffset + b.lastOffsetDelta, timestamp: b.maxTimestamp });
+    entry.batches.push({
+      firstSeq: b.baseSequence,
+      lastSeq: lastSeqOf(b),
+      firstOffset,
+      lastOffset: firstOffset + b.lastOffsetDelta,
+      timestamp: b.maxTimestamp,
+    });
     if (entry.batches.length > BATCHES_TO_RETAIN) entry.batches.shift();
     entry.lastTimestamp = b.maxTimestamp;
     if (!this.snapshotting) this.snapshotting = true;
@@ -161,7 +173,13 @@ export class ProducerStateManager {
   activeProducers(): ActiveProducer[] {
     return [...this.producers].map(([producerId, e]) => {
       const last = e.batches[e.batches.length - 1];
-      return { producerId, producerEpoch: e.epoch, lastSequence: last ? last.lastSeq : -1, lastTimestamp: e.lastTimestamp, lastDataOffset: last ? last.lastOffset : -1 };
+      return {
+        producerId,
+        producerEpoch: e.epoch,
+        lastSequence: last ? last.lastSeq : -1,
+        lastTimestamp: e.lastTimestamp,
+        lastDataOffset: last ? last.lastOffset : -1,
+      };
     });
   }
 
@@ -173,10 +191,16 @@ export class ProducerStateManager {
     const entry = this.producers.get(producerId);
     if (!entry) return;
     if (producerEpoch < entry.epoch) {
-      throw new KafkaError('INVALID_PRODUCER_EPOCH', `Transaction marker of producer ${producerId} in partition ${partition} has epoch ${producerEpoch}, older than the last seen epoch ${entry.epoch}`);
+      throw new KafkaError(
+        'INVALID_PRODUCER_EPOCH',
+        `Transaction marker of producer ${producerId} in partition ${partition} has epoch ${producerEpoch}, older than the last seen epoch ${entry.epoch}`,
+      );
     }
     if (coordinatorEpoch < entry.coordinatorEpoch) {
-      throw new KafkaError('TRANSACTION_COORDINATOR_FENCED', `Transaction marker of producer ${producerId} in partition ${partition} comes from coordinator epoch ${coordinatorEpoch}, older than ${entry.coordinatorEpoch}`);
+      throw new KafkaError(
+        'TRANSACTION_COORDINATOR_FENCED',
+        `Transaction marker of producer ${producerId} in partition ${partition} comes from coordinator epoch ${coordinatorEpoch}, older than ${entry.coordinatorEpoch}`,
+      );
     }
   }
 
@@ -307,7 +331,7 @@ export class ProducerStateManager {
   private readSnapshot(buf: Buffer): string | null {
     if (buf.length < HEADER_SIZE) return 'shorter than its header';
     if (buf.readInt16BE(0) !== SNAPSHOT_VERSION) return `unknown version ${buf.readInt16BE(0)}`;
-    if ((crc32c(buf, 6) >>> 0) !== buf.readUInt32BE(2)) return 'CRC mismatch';
+    if (crc32c(buf, 6) >>> 0 !== buf.readUInt32BE(2)) return 'CRC mismatch';
     const count = buf.readInt32BE(6);
     if (count < 0 || buf.length !== HEADER_SIZE + count * ENTRY_SIZE) return `size does not match ${count} entries`;
     for (let i = 0, at = HEADER_SIZE; i < count; i++, at += ENTRY_SIZE) {
@@ -320,7 +344,13 @@ export class ProducerStateManager {
       const batches = lastSeq < 0 ? [] : [{ firstSeq, lastSeq, firstOffset: lastOffset - delta, lastOffset, timestamp }];
       const producerId = readInt64At(buf, at);
       const currentTxnFirstOffset = readInt64At(buf, at + 38);
-      this.producers.set(producerId, { epoch: buf.readInt16BE(at + 8), currentTxnFirstOffset, coordinatorEpoch: buf.readInt32BE(at + 34), batches, lastTimestamp: timestamp });
+      this.producers.set(producerId, {
+        epoch: buf.readInt16BE(at + 8),
+        currentTxnFirstOffset,
+        coordinatorEpoch: buf.readInt32BE(at + 34),
+        batches,
+        lastTimestamp: timestamp,
+      });
       if (currentTxnFirstOffset >= 0) this.ongoing.set(producerId, currentTxnFirstOffset);
     }
     return null;

@@ -46,11 +46,13 @@ function deleteBySize(log: PartitionLog, retentionBytes: number): number {
   if (retentionBytes < 0) return 0;
   let excess = log.size - retentionBytes;
   if (excess <= 0) return 0;
-  return log.deleteOldestSegments(log.countDeletableSegments((segment) => {
-    if (excess - segment.size < 0) return false;
-    excess -= segment.size;
-    return true;
-  }));
+  return log.deleteOldestSegments(
+    log.countDeletableSegments((segment) => {
+      if (excess - segment.size < 0) return false;
+      excess -= segment.size;
+      return true;
+    }),
+  );
 }
 
 function deleteByTime(log: PartitionLog, retentionMs: number, now: number): number {

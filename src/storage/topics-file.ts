@@ -57,7 +57,9 @@ export function readTopicsFile(dataDir: string): PersistedTopic[] | null {
   const text = readTextIfExists(file);
   if (text === null) return null;
   const unusable = (why: string) =>
-    new DataDirError(`${file} is unusable (${why}). krill will not start on it: restore it, or move it away to have the topic list rebuilt from the partition directories.`);
+    new DataDirError(
+      `${file} is unusable (${why}). krill will not start on it: restore it, or move it away to have the topic list rebuilt from the partition directories.`,
+    );
   let doc: { topics?: unknown };
   try {
     doc = JSON.parse(text) as { topics?: unknown };

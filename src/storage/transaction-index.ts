@@ -43,7 +43,12 @@ export class TransactionIndex {
     }
     const out: AbortedTxn[] = [];
     for (let at = 0; at + ABORTED_TXN_SIZE <= buf.length; at += ABORTED_TXN_SIZE) {
-      out.push({ producerId: readInt64At(buf, at + 2), firstOffset: readInt64At(buf, at + 10), lastOffset: readInt64At(buf, at + 18), lastStableOffset: readInt64At(buf, at + 26) });
+      out.push({
+        producerId: readInt64At(buf, at + 2),
+        firstOffset: readInt64At(buf, at + 10),
+        lastOffset: readInt64At(buf, at + 18),
+        lastStableOffset: readInt64At(buf, at + 26),
+      });
     }
     this.cached = out;
     return out;

@@ -20,7 +20,14 @@ export type TxnState = 'Empty' | 'Ongoing' | 'PrepareCommit' | 'PrepareAbort' | 
 
 /** Kafka's TransactionState ids, as stored in TransactionLogValue.transactionStatus. */
 export const TXN_STATE_IDS: Readonly<Record<TxnState, number>> = {
-  Empty: 0, Ongoing: 1, PrepareCommit: 2, PrepareAbort: 3, CompleteCommit: 4, CompleteAbort: 5, Dead: 6, PrepareEpochFence: 7,
+  Empty: 0,
+  Ongoing: 1,
+  PrepareCommit: 2,
+  PrepareAbort: 3,
+  CompleteCommit: 4,
+  CompleteAbort: 5,
+  Dead: 6,
+  PrepareEpochFence: 7,
 };
 export const TXN_STATES_BY_ID = Object.fromEntries(Object.entries(TXN_STATE_IDS).map(([k, v]) => [v, k])) as Record<number, TxnState>;
 
@@ -139,7 +146,6 @@ export class TransactionCoordinator {
     this.retryPrepared();
   }
 
-
   initProducerId(transactionalId: string, timeoutMs: number, producerId: number, producerEpoch: number): InitResult {
     const fail = (errorCode: number): InitResult => ({ errorCode, producerId: -1, producerEpoch: -1 });
     if (timeoutMs <= 0 || timeoutMs > this.options.maxTimeoutMs) return fail(ErrorCode.INVALID_TRANSACTION_TIMEOUT);
@@ -147,8 +153,14 @@ export class TransactionCoordinator {
     let meta = this.txns.get(transactionalId);
     if (!meta) {
       meta = {
-        transactionalId, producerId: this.host.generateProducerId(), producerEpoch: 0, timeoutMs, state: 'Empty',
-        partitions: new Map(), startTimestamp: -1, lastUpdateTimestamp: now,
+        transactionalId,
+        producerId: this.host.generateProducerId(),
+        producerEpoch: 0,
+        timeoutMs,
+        state: 'Empty',
+        partitions: new Map(),
+        startTimestamp: -1,
+        lastUpdateTimestamp: now,
       };
       this.host.persist(meta);
       this.txns.set(transactionalId, meta);
@@ -199,7 +211,12 @@ export class TransactionCoordinator {
   }
 
   /** Adds partitions to the producer's transaction (starting it). Returns an error code per partition. */
-  addPartitions(transactionalId: string, producerId: number, producerEpoch: number, topics: { name: string; partitions: number[] }[]): Map<string, Map<number, number>> {
+  addPartitions(
+    transactionalId: string,
+    producerId: number,
+    producerEpoch: number,
+    topics: { name: string; partitions: number[] }[],
+  ): Map<string, Map<number, number>> {
     const meta = this.txns.get(transactionalId);
     const result = new Map<string, Map<number, number>>();
     const all = (code: number) => {
@@ -211,7 +228,12 @@ export class TransactionCoordinator {
     const unknown = topics.some((t) => t.partitions.some((p) => !this.host.partitionExists(t.name, p)));
     if (unknown) {
       for (const t of topics) {
-        result.set(t.name, new Map(t.partitions.map((p) => [p, this.host.partitionExists(t.name, p) ? ErrorCode.OPERATION_NOT_ATTEMPTED : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION])));
+        result.set(
+          t.name,
+          new Map(
+            t.partitions.map((p) => [p, this.host.partitionExists(t.name, p) ? ErrorCode.OPERATION_NOT_ATTEMPTED : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]),
+          ),
+        );
       }
       return result;
     }
@@ -251,13 +273,25 @@ export class TransactionCoordinator {
    * AddPartitionsToTxn v4+ verifyOnly (KIP-890): whether each partition is in the producer's open
    * transaction (NONE) or not (TRANSACTION_ABORTABLE); a producer check failing answers every partition.
    */
-  verifyPartitions(transactionalId: string, producerId: number, producerEpoch: number, topics: { name: string; partitions: number[] }[]): Map<string, Map<number, number>> {
+  verifyPartitions(
+    transactionalId: string,
+    producerId: number,
+    producerEpoch: number,
+    topics: { name: string; partitions: number[] }[],
+  ): Map<string, Map<number, number>> {
     const meta = this.txns.get(transactionalId);
     const error = this.check(meta, producerId, producerEpoch);
-    return new Map(topics.map((t) => [t.name, new Map(t.partitions.map((p) => {
-      if (error !== null) return [p, error];
-      return [p, meta!.state === 'Ongoing' && meta!.partitions.get(t.name)?.has(p) ? ErrorCode.NONE : ErrorCode.TRANSACTION_ABORTABLE];
-    }))]));
+    return new Map(
+      topics.map((t) => [
+        t.name,
+        new Map(
+          t.partitions.map((p) => {
+            if (error !== null) return [p, error];
+            return [p, meta!.state === 'Ongoing' && meta!.partitions.get(t.name)?.has(p) ? ErrorCode.NONE : ErrorCode.TRANSACTION_ABORTABLE];
+          }),
+        ),
+      ]),
+    );
   }
 
   /** Commits or aborts the producer's transaction: prepare record, markers, complete record. */
@@ -384,7 +418,8 @@ export class TransactionCoordinator {
         // A partition deleted meanwhile has nothing left to mark.
         if (!this.host.partitionExists(topic, p)) continue;
         try {
-          if (this.host.writeMarker(topic, p, meta.producerId, meta.producerEpoch, commit, this.coordinatorEpoch(meta.transactionalId)) === false) leave(topic, p);
+          if (this.host.writeMarker(topic, p, meta.producerId, meta.producerEpoch, commit, this.coordinatorEpoch(meta.transactionalId)) === false)
+            leave(topic, p);
         } catch (err) {
           failure ??= err;
           leave(topic, p);

@@ -59,16 +59,21 @@ export class TransactionStateTopic {
   }
 
   persist(meta: TransactionMetadata): void {
-    this.write(meta.transactionalId, writeVersioned(TransactionLogValue, 0, {
-      producerId: meta.producerId,
-      producerEpoch: meta.producerEpoch,
-      transactionTimeoutMs: meta.timeoutMs,
-      transactionStatus: TXN_STATE_IDS[meta.state],
-      transactionPartitions: meta.state === 'Empty' || meta.state.startsWith('Complete') ? null
-        : [...meta.partitions].map(([topic, ps]) => ({ topic, partitionIds: [...ps].sort((a, b) => a - b) })),
-      transactionLastUpdateTimestampMs: meta.lastUpdateTimestamp,
-      transactionStartTimestampMs: meta.startTimestamp,
-    }));
+    this.write(
+      meta.transactionalId,
+      writeVersioned(TransactionLogValue, 0, {
+        producerId: meta.producerId,
+        producerEpoch: meta.producerEpoch,
+        transactionTimeoutMs: meta.timeoutMs,
+        transactionStatus: TXN_STATE_IDS[meta.state],
+        transactionPartitions:
+          meta.state === 'Empty' || meta.state.startsWith('Complete')
+            ? null
+            : [...meta.partitions].map(([topic, ps]) => ({ topic, partitionIds: [...ps].sort((a, b) => a - b) })),
+        transactionLastUpdateTimestampMs: meta.lastUpdateTimestamp,
+        transactionStartTimestampMs: meta.startTimestamp,
+      }),
+    );
   }
 
   /** A tombstone: the id expired (transactional.id.expiration.ms). */
@@ -130,16 +135,19 @@ export class TransactionStateTopic {
           return;
         }
         const v = readVersioned(TransactionLogValue, r.value);
-        coordinator.load({
+        coordinator.load(
+          {
+            transactionalId,
+            producerId: v.producerId,
+            producerEpoch: v.producerEpoch,
+            timeoutMs: v.transactionTimeoutMs,
+            state: TXN_STATES_BY_ID[v.transactionStatus] ?? 'Empty',
+            partitions: new Map((v.transactionPartitions ?? []).map((t) => [t.topic, new Set(t.partitionIds)])),
+            startTimestamp: v.transactionStartTimestampMs,
+            lastUpdateTimestamp: v.transactionLastUpdateTimestampMs,
+          },
           transactionalId,
-          producerId: v.producerId,
-          producerEpoch: v.producerEpoch,
-          timeoutMs: v.transactionTimeoutMs,
-          state: TXN_STATES_BY_ID[v.transactionStatus] ?? 'Empty',
-          partitions: new Map((v.transactionPartitions ?? []).map((t) => [t.topic, new Set(t.partitionIds)])),
-          startTimestamp: v.transactionStartTimestampMs,
-          lastUpdateTimestamp: v.transactionLastUpdateTimestampMs,
-        }, transactionalId);
+        );
       },
     });
   }

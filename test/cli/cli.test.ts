@@ -78,13 +78,7 @@ describe('krill CLI', () => {
   it('honours a --config properties file (num.partitions=4), with --set applied after it', async () => {
     const d = dir();
     const file = path.join(d, 'server.properties');
-    fs.writeFileSync(file, [
-      '# a Kafka server.properties',
-      'num.partitions=4',
-      'node.id: 9',
-      'auto.create.topics.enable = true',
-      '',
-    ].join('\n'));
+    fs.writeFileSync(file, ['# a Kafka server.properties', 'num.partitions=4', 'node.id: 9', 'auto.create.topics.enable = true', ''].join('\n'));
     const b = await spawnCli(['--port', '0', '--data-dir', d, '--config', file, '--set', 'node.id=11']);
     try {
       expect(b.readyLine).toMatch(/node: 11\)$/);
@@ -231,7 +225,16 @@ console.log(JSON.stringify({
     });
     const r = JSON.parse(out.trim());
     expect(r.entry.endsWith('/dist/krill.mjs')).toBe(true);
-    expect(r.exports).toEqual(['BrokerConfig', 'ConfigError', 'DataDirError', 'DataDirLockedError', 'startBroker', 'startCluster', 'startZooKeeper', 'zookeeperInstalled']);
+    expect(r.exports).toEqual([
+      'BrokerConfig',
+      'ConfigError',
+      'DataDirError',
+      'DataDirLockedError',
+      'startBroker',
+      'startCluster',
+      'startZooKeeper',
+      'zookeeperInstalled',
+    ]);
     expect(r).toMatchObject({ existed: true, removed: true, correlationId: 7 });
     expect(r.bootstrap).toMatch(/^127\.0\.0\.1:\d+$/);
   });

@@ -13,7 +13,10 @@ const dir = useTempDirs('krill-config-');
 
 /** The JSON log records among `stderr`'s lines. */
 function records(stderr: string): Record<string, unknown>[] {
-  return stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  return stderr
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 function problemsOf(overrides: Record<string, string | number | boolean>): readonly string[] {
@@ -46,7 +49,7 @@ describe('listeners are checked at start', () => {
     const d = dir();
     const r = await runCli(['--host', '0.0.0.0', '--port', '0', '--data-dir', d]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('advertised.listeners: not set, and the listener\'s 0.0.0.0 (every interface) is not an address clients can connect to');
+    expect(r.stderr).toContain("advertised.listeners: not set, and the listener's 0.0.0.0 (every interface) is not an address clients can connect to");
     expect(fs.readdirSync(d)).toEqual([]);
     // what the Docker image runs
     const broker = await spawnCli(['--host', '0.0.0.0', '--port', '0', '--data-dir', d, '--set', 'advertised.listeners=PLAINTEXT://localhost:9092']);
@@ -55,15 +58,17 @@ describe('listeners are checked at start', () => {
   });
 
   it('refuses what krill cannot honour, naming why', () => {
-    expect(problemsOf({ listeners: 'PLAINTEXT://:9092,EXTERNAL://:9093', 'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,EXTERNAL:PLAINTEXT' }))
-      .toEqual(['listeners: krill serves clients on one listener, PLAINTEXT and EXTERNAL given']);
-    expect(problemsOf({ listeners: 'PLAINTEXT://:9092,CONTROLLER://:9093' }))
-      .toEqual(['listeners: listener CONTROLLER has no security protocol in listener.security.protocol.map']);
-    expect(problemsOf({ listeners: 'PLAINTEXT://:9092', 'advertised.listeners': 'OTHER://h:1' }))
-      .toEqual(['advertised.listeners: OTHER is not a listener named in listeners']);
+    expect(problemsOf({ listeners: 'PLAINTEXT://:9092,EXTERNAL://:9093', 'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,EXTERNAL:PLAINTEXT' })).toEqual(
+      ['listeners: krill serves clients on one listener, PLAINTEXT and EXTERNAL given'],
+    );
+    expect(problemsOf({ listeners: 'PLAINTEXT://:9092,CONTROLLER://:9093' })).toEqual([
+      'listeners: listener CONTROLLER has no security protocol in listener.security.protocol.map',
+    ]);
+    expect(problemsOf({ listeners: 'PLAINTEXT://:9092', 'advertised.listeners': 'OTHER://h:1' })).toEqual([
+      'advertised.listeners: OTHER is not a listener named in listeners',
+    ]);
     expect(problemsOf({ 'process.roles': 'controller' })[0]).toMatch(/^process\.roles: .*no broker role/);
-    expect(problemsOf({ 'node.id': 1, 'controller.quorum.voters': '1@a:9093,2@b:9093,3@c:9093' })[0])
-      .toMatch(/^controller\.quorum\.voters: names node 2, 3/);
+    expect(problemsOf({ 'node.id': 1, 'controller.quorum.voters': '1@a:9093,2@b:9093,3@c:9093' })[0]).toMatch(/^controller\.quorum\.voters: names node 2, 3/);
     expect(problemsOf({ 'max.connections.per.ip': 0 })[0]).toMatch(/^max\.connections\.per\.ip: /);
     expect(problemsOf({ 'max.connections.per.ip.overrides': 'somehost:3' })[0]).toMatch(/^max\.connections\.per\.ip\.overrides: 'somehost'/);
   });
@@ -138,12 +143,21 @@ zookeeper.connection.timeout.ms=18000
 group.initial.rebalance.delay.ms=0
 `;
   const IGNORED = [
-    'process.roles', 'controller.quorum.bootstrap.servers', 'controller.quorum.voters', 'inter.broker.listener.name',
-    'num.network.threads', 'num.io.threads', 'socket.send.buffer.bytes', 'socket.receive.buffer.bytes',
+    'process.roles',
+    'controller.quorum.bootstrap.servers',
+    'controller.quorum.voters',
+    'inter.broker.listener.name',
+    'num.network.threads',
+    'num.io.threads',
+    'socket.send.buffer.bytes',
+    'socket.receive.buffer.bytes',
     'num.recovery.threads.per.data.dir',
-    'share.coordinator.state.topic.replication.factor', 'share.coordinator.state.topic.min.isr',
+    'share.coordinator.state.topic.replication.factor',
+    'share.coordinator.state.topic.min.isr',
     // Leftovers of a ZooKeeper setup in a file that declares KRaft (process.roles) mean nothing, as in Kafka.
-    'transaction.state.log.min.isr', 'zookeeper.connect', 'zookeeper.connection.timeout.ms',
+    'transaction.state.log.min.isr',
+    'zookeeper.connect',
+    'zookeeper.connection.timeout.ms',
   ];
 
   it('starts as it is, with one warning listing every ignored name, and honours the rest', async () => {
@@ -172,19 +186,30 @@ group.initial.rebalance.delay.ms=0
   it('reports every malformed value and unknown name in one message, exit 2', async () => {
     const d = dir();
     const file = path.join(d, 'server.properties');
-    fs.writeFileSync(file, [
-      'num.io.threads=eight',
-      'log.retention.hours=a week',
-      'num.partitions=0',
-      'advertised.listeners=garbage',
-      'auto.create.topic.enable=true',
-      'process.roles=broker,observer',
-    ].join('\n'));
+    fs.writeFileSync(
+      file,
+      [
+        'num.io.threads=eight',
+        'log.retention.hours=a week',
+        'num.partitions=0',
+        'advertised.listeners=garbage',
+        'auto.create.topic.enable=true',
+        'process.roles=broker,observer',
+      ].join('\n'),
+    );
     const r = await runCli(['--port', '0', '--data-dir', d, '--config', file, '--set', 'message.max.bytes=big']);
     expect(r.code).toBe(2);
     expect(r.stdout).not.toContain('krill ready');
     expect(r.stderr).toContain('7 config problems');
-    for (const name of ['num.io.threads', 'log.retention.hours', 'num.partitions', 'advertised.listeners', "'auto.create.topic.enable'", 'process.roles', 'message.max.bytes']) {
+    for (const name of [
+      'num.io.threads',
+      'log.retention.hours',
+      'num.partitions',
+      'advertised.listeners',
+      "'auto.create.topic.enable'",
+      'process.roles',
+      'message.max.bytes',
+    ]) {
       expect(r.stderr).toContain(name);
     }
   });
@@ -199,7 +224,9 @@ describe('the embedded config', () => {
       const md = await c.request(API.Metadata, 12, metadataBody([name], true));
       expect(md.topics[0].errorCode).toBe(3); // UNKNOWN_TOPIC_OR_PARTITION: not auto-created
       const created = await c.request(API.CreateTopics, 7, {
-        topics: [{ name, numPartitions: -1, replicationFactor: -1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false,
+        topics: [{ name, numPartitions: -1, replicationFactor: -1, assignments: [], configs: [] }],
+        timeoutMs: 5000,
+        validateOnly: false,
       });
       expect(created.topics[0]).toMatchObject({ errorCode: 0, numPartitions: 3 });
     } finally {
@@ -215,7 +242,7 @@ describe('the embedded config', () => {
   });
 
   it('rejects a value that is no string, number or boolean, naming the config', () => {
-    expect(problemsOf({ 'num.partitions': { n: 3 } as unknown as string })).toEqual(["num.partitions: object is not a value (a string, number or boolean)"]);
+    expect(problemsOf({ 'num.partitions': { n: 3 } as unknown as string })).toEqual(['num.partitions: object is not a value (a string, number or boolean)']);
     expect(problemsOf({ 'num.partitions': 2.5 })).toEqual(["num.partitions: '2.5' is not an integer"]);
   });
 });

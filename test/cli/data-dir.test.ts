@@ -151,7 +151,13 @@ describe('the topic list (krill-topics.json)', () => {
     await produceSome(c, 'auto', 0, 3, 'auto');
     const ids = await topicsOf(c, ['multi', 'auto']);
     const records: Record<string, FetchedRecord[]> = {};
-    for (const [t, p] of [['multi', 0], ['multi', 1], ['multi', 2], ['auto', 0]] as const) records[`${t}-${p}`] = await readAll(c, t, p);
+    for (const [t, p] of [
+      ['multi', 0],
+      ['multi', 1],
+      ['multi', 2],
+      ['auto', 0],
+    ] as const)
+      records[`${t}-${p}`] = await readAll(c, t, p);
     c.close();
     await stop(b);
     expect(fs.readdirSync(path.join(d, 'multi-2')).filter((f) => f.endsWith('.log')).length).toBeGreaterThan(1);
@@ -161,7 +167,12 @@ describe('the topic list (krill-topics.json)', () => {
     c = await TestClient.connect(b.port);
     try {
       expect(await topicsOf(c, ['multi', 'auto'])).toEqual(ids);
-      for (const [t, p] of [['multi', 0], ['multi', 1], ['multi', 2], ['auto', 0]] as const) {
+      for (const [t, p] of [
+        ['multi', 0],
+        ['multi', 1],
+        ['multi', 2],
+        ['auto', 0],
+      ] as const) {
         expect(await readAll(c, t, p)).toEqual(records[`${t}-${p}`]);
       }
       expect(await readAll(c, Buffer.from(ids.multi[0], 'hex'), 2)).toEqual(records['multi-2']);

@@ -21,7 +21,11 @@ async function kill(b: CliBroker, signal: NodeJS.Signals): Promise<void> {
 }
 
 /** Everything in the partition, fetched in rounds from offset 0. */
-async function readAll(client: TestClient, topic: string, partition: number): Promise<{ records: FetchedRecord[]; highWatermark: number; lastBatchEnd: number }> {
+async function readAll(
+  client: TestClient,
+  topic: string,
+  partition: number,
+): Promise<{ records: FetchedRecord[]; highWatermark: number; lastBatchEnd: number }> {
   const records: FetchedRecord[] = [];
   let offset = 0;
   let hwm = 0;
@@ -41,9 +45,18 @@ async function readAll(client: TestClient, topic: string, partition: number): Pr
   return { records, highWatermark: hwm, lastBatchEnd };
 }
 
-interface Acked { partition: number; baseOffset: number; count: number }
+interface Acked {
+  partition: number;
+  baseOffset: number;
+  count: number;
+}
 
-async function produceMany(client: TestClient, topic: string, partitions: number, batches: number): Promise<{ acked: Map<number, FetchedRecord[]>; log: Acked[] }> {
+async function produceMany(
+  client: TestClient,
+  topic: string,
+  partitions: number,
+  batches: number,
+): Promise<{ acked: Map<number, FetchedRecord[]>; log: Acked[] }> {
   const acked = new Map<number, FetchedRecord[]>();
   const log: Acked[] = [];
   for (let i = 0; i < batches; i++) {
@@ -64,7 +77,10 @@ async function produceMany(client: TestClient, topic: string, partitions: number
 
 function segmentLog(dataDir: string, topic: string, partition: number): string {
   const dir = path.join(dataDir, `${topic}-${partition}`);
-  const logs = fs.readdirSync(dir).filter((f) => f.endsWith('.log')).sort();
+  const logs = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.log'))
+    .sort();
   return path.join(dir, logs[logs.length - 1]);
 }
 
@@ -107,7 +123,11 @@ async function tornTailRoundTrip(stopBeforeTruncate: NodeJS.Signals) {
     expect(torn.records).toEqual(survivors);
     expect(torn.highWatermark).toBe(lastP0.baseOffset);
     expect(torn.lastBatchEnd).toBe(lastP0.baseOffset);
-    const lo = await c.request(API.ListOffsets, 7, { replicaId: -1, isolationLevel: 0, topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1 }] }] });
+    const lo = await c.request(API.ListOffsets, 7, {
+      replicaId: -1,
+      isolationLevel: 0,
+      topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1 }] }],
+    });
     expect(lo.topics[0].partitions[0].offset).toBe(lastP0.baseOffset);
     // partition 1 is untouched
     const p1 = await readAll(c, topic, 1);

@@ -99,7 +99,7 @@ describe.skipIf(process.platform === 'win32')('krill under a small open-file lim
 
     // Connections take the broker's remaining descriptors, until it accepts and drops them (libuv's EMFILE answer).
     const hogs: net.Socket[] = [];
-    for (let answered = true; answered && hogs.length < 200; ) {
+    for (let answered = true; answered && hogs.length < 200;) {
       const hog = net.connect(b.port, '127.0.0.1');
       hogs.push(hog);
       answered = await answersApiVersions(hog);

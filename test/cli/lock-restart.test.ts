@@ -133,29 +133,33 @@ describe('one winner for one directory', () => {
 
   // Two containers sharing a volume, each with a network of its own: the same kernel, so the same lock.
   const netns = process.platform === 'linux' && process.getuid?.() === 0 && spawnSync('ip', ['netns', 'list']).status === 0;
-  it.runIf(netns || process.env.CI === 'true')('two network namespaces sharing one directory: the second is refused until the first dies', async () => {
-    const names = [`krill-a-${process.pid}`, `krill-b-${process.pid}`];
-    for (const n of names) {
-      expect(spawnSync('ip', ['netns', 'add', n]).status).toBe(0);
-      expect(spawnSync('ip', ['-n', n, 'link', 'set', 'lo', 'up']).status).toBe(0);
-    }
-    const data = path.join(dir(), 'data');
-    const inNs = (n: string) => start('ip', ['netns', 'exec', n, process.execPath, CLI, '--port', '0', '--data-dir', data]);
-    const started: Started[] = [];
-    try {
-      const first = inNs(names[0]);
-      started.push(first);
-      await first.ready;
-      const second = inNs(names[1]);
-      started.push(second);
-      await expect(second.ready).rejects.toThrow(`cannot lock the data directory ${data} (.lock): another krill`);
-      await killGroup(first);
-      const third = inNs(names[1]);
-      started.push(third);
-      expect(await third.ready).toBeGreaterThan(0);
-    } finally {
-      for (const b of started) if (b.proc.exitCode === null && b.proc.signalCode === null) await killGroup(b);
-      for (const n of names) spawnSync('ip', ['netns', 'del', n]);
-    }
-  }, 30_000);
+  it.runIf(netns || process.env.CI === 'true')(
+    'two network namespaces sharing one directory: the second is refused until the first dies',
+    async () => {
+      const names = [`krill-a-${process.pid}`, `krill-b-${process.pid}`];
+      for (const n of names) {
+        expect(spawnSync('ip', ['netns', 'add', n]).status).toBe(0);
+        expect(spawnSync('ip', ['-n', n, 'link', 'set', 'lo', 'up']).status).toBe(0);
+      }
+      const data = path.join(dir(), 'data');
+      const inNs = (n: string) => start('ip', ['netns', 'exec', n, process.execPath, CLI, '--port', '0', '--data-dir', data]);
+      const started: Started[] = [];
+      try {
+        const first = inNs(names[0]);
+        started.push(first);
+        await first.ready;
+        const second = inNs(names[1]);
+        started.push(second);
+        await expect(second.ready).rejects.toThrow(`cannot lock the data directory ${data} (.lock): another krill`);
+        await killGroup(first);
+        const third = inNs(names[1]);
+        started.push(third);
+        expect(await third.ready).toBeGreaterThan(0);
+      } finally {
+        for (const b of started) if (b.proc.exitCode === null && b.proc.signalCode === null) await killGroup(b);
+        for (const n of names) spawnSync('ip', ['netns', 'del', n]);
+      }
+    },
+    30_000,
+  );
 });

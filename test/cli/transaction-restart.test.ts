@@ -33,7 +33,12 @@ async function stop(b: { broker: CliBroker; client: TestClient }, signal: NodeJS
   running.delete(b.broker);
 }
 
-interface TxnProducer { transactionalId: string; producerId: number; producerEpoch: number; nextSequence: number }
+interface TxnProducer {
+  transactionalId: string;
+  producerId: number;
+  producerEpoch: number;
+  nextSequence: number;
+}
 
 /** InitProducerId v4 with a transactional id, retried while the coordinator answers CONCURRENT_TRANSACTIONS (as clients do). */
 async function initTransactions(client: TestClient, transactionalId: string): Promise<TxnProducer> {
@@ -50,7 +55,9 @@ async function initTransactions(client: TestClient, transactionalId: string): Pr
 
 async function addPartition(client: TestClient, p: TxnProducer, topic: string, partition: number): Promise<void> {
   const res = await client.request(TXN_API.AddPartitionsToTxn, 3, {
-    v3AndBelowTransactionalId: p.transactionalId, v3AndBelowProducerId: p.producerId, v3AndBelowProducerEpoch: p.producerEpoch,
+    v3AndBelowTransactionalId: p.transactionalId,
+    v3AndBelowProducerId: p.producerId,
+    v3AndBelowProducerEpoch: p.producerEpoch,
     v3AndBelowTopics: [{ name: topic, partitions: [partition] }],
   });
   expect(res.resultsByTopicV3AndBelow[0].resultsByPartition[0].partitionErrorCode).toBe(0);
@@ -67,7 +74,12 @@ async function produceTxn(client: TestClient, p: TxnProducer, topic: string, par
 }
 
 async function endTxn(client: TestClient, p: TxnProducer, committed: boolean): Promise<void> {
-  const res = await client.request(TXN_API.EndTxn, 3, { transactionalId: p.transactionalId, producerId: p.producerId, producerEpoch: p.producerEpoch, committed });
+  const res = await client.request(TXN_API.EndTxn, 3, {
+    transactionalId: p.transactionalId,
+    producerId: p.producerId,
+    producerEpoch: p.producerEpoch,
+    committed,
+  });
   expect(res.errorCode).toBe(0);
 }
 
@@ -141,7 +153,10 @@ describe('transactions across a restart of the CLI', () => {
       expect(p.abortedTransactions.map((a: Message) => [Number(a.producerId), Number(a.firstOffset)])).toEqual([[producer.producerId, 3]]);
       expect(committedValues(p)).toEqual(['committed-0', 'committed-1', 'plain']);
       const markers = batchesOf(p.records).filter((b) => b.isControl);
-      expect(markers.map((b) => [b.baseOffset, b.producerEpoch])).toEqual([[2, 0], [6, 1]]); // the abort carries the fence epoch
+      expect(markers.map((b) => [b.baseOffset, b.producerEpoch])).toEqual([
+        [2, 0],
+        [6, 1],
+      ]); // the abort carries the fence epoch
 
       // the new incarnation commits normally (a new epoch starts at sequence 0)
       await addPartition(run.client, next, topic, 0);

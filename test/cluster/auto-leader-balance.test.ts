@@ -17,7 +17,15 @@ describe.skipIf(skip)('automatic leader balance', () => {
   let cluster: RunningCluster;
   let zk: KafkaZk;
   beforeAll(async () => {
-    ({ cluster, zk } = await startWithTopics({ 'leader.imbalance.check.interval.seconds': 1 }, { balance: [[1, 2], [2, 3]] }));
+    ({ cluster, zk } = await startWithTopics(
+      { 'leader.imbalance.check.interval.seconds': 1 },
+      {
+        balance: [
+          [1, 2],
+          [2, 3],
+        ],
+      },
+    ));
   }, 120_000);
   afterAll(async () => {
     await zk?.zk.close();

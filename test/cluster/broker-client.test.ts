@@ -18,7 +18,10 @@ const METADATA = 3;
 
 /** A rejection's BrokerRequestError, for asserting its reason and message. */
 async function failure(p: Promise<unknown>): Promise<BrokerRequestError> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(BrokerRequestError);
   return err as BrokerRequestError;
 }
@@ -148,22 +151,47 @@ describe('BrokerClient with the inter-broker requests', () => {
     try {
       const c = client(fake.port);
       const partitionState = {
-        partitionIndex: 0, controllerEpoch: 3, leader: 1, leaderEpoch: 5, isr: [1, 2], partitionEpoch: 9, replicas: [1, 2],
-        addingReplicas: [], removingReplicas: [], isNew: true, leaderRecoveryState: 0,
+        partitionIndex: 0,
+        controllerEpoch: 3,
+        leader: 1,
+        leaderEpoch: 5,
+        isr: [1, 2],
+        partitionEpoch: 9,
+        replicas: [1, 2],
+        addingReplicas: [],
+        removingReplicas: [],
+        isNew: true,
+        leaderRecoveryState: 0,
       };
       const [lai, um, sr, cs] = await Promise.all([
         c.send(4, INTER_BROKER_VERSIONS.leaderAndIsr, {
-          controllerId: 1, controllerEpoch: 3, brokerEpoch: 77n, type: 0,
+          controllerId: 1,
+          controllerEpoch: 3,
+          brokerEpoch: 77n,
+          type: 0,
           topicStates: [{ topicName: 't', topicId, partitionStates: [partitionState] }],
           liveLeaders: [{ brokerId: 1, hostName: 'localhost', port: 9092 }],
         }),
         c.send(6, INTER_BROKER_VERSIONS.updateMetadata, {
-          controllerId: 1, controllerEpoch: 3, brokerEpoch: 77n, type: 2,
-          topicStates: [{ topicName: 't', topicId, partitionStates: [{ partitionIndex: 0, controllerEpoch: 3, leader: 1, leaderEpoch: 5, isr: [1], zkVersion: 9, replicas: [1], offlineReplicas: [] }] }],
+          controllerId: 1,
+          controllerEpoch: 3,
+          brokerEpoch: 77n,
+          type: 2,
+          topicStates: [
+            {
+              topicName: 't',
+              topicId,
+              partitionStates: [
+                { partitionIndex: 0, controllerEpoch: 3, leader: 1, leaderEpoch: 5, isr: [1], zkVersion: 9, replicas: [1], offlineReplicas: [] },
+              ],
+            },
+          ],
           liveBrokers: [{ id: 1, endpoints: [{ port: 9092, host: 'localhost', listener: 'PLAINTEXT', securityProtocol: 0 }], rack: null }],
         }),
         c.send(5, INTER_BROKER_VERSIONS.stopReplica, {
-          controllerId: 1, controllerEpoch: 3, brokerEpoch: 77n,
+          controllerId: 1,
+          controllerEpoch: 3,
+          brokerEpoch: 77n,
           topicStates: [{ topicName: 't', partitionStates: [{ partitionIndex: 1, leaderEpoch: 4, deletePartition: true }] }],
         }),
         c.send(7, INTER_BROKER_VERSIONS.controlledShutdown, { brokerId: 2, brokerEpoch: 78n }),
@@ -282,8 +310,12 @@ describe('BrokerClient failures', () => {
     const fake = await fakeBroker((req) => {
       const w = new Writer();
       const size = w.reserveInt32();
-      if (req.connection === 1) w.int32(req.header.correlationId).int16(0).int32(5); // 5 api keys announced, none there
-      else w.int32(req.header.correlationId + 1000).int16(0).int32(0);
+      if (req.connection === 1)
+        w.int32(req.header.correlationId).int16(0).int32(5); // 5 api keys announced, none there
+      else
+        w.int32(req.header.correlationId + 1000)
+          .int16(0)
+          .int32(0);
       size.buf.writeInt32BE(w.length - 4, size.at);
       req.socket.write(w.toBuffer());
     });

@@ -19,7 +19,8 @@ async function retentionOf(port: number, brokerId: number): Promise<{ value: str
   try {
     const res = await client.request(DESCRIBE_CONFIGS, 4, {
       resources: [{ resourceType: BROKER, resourceName: String(brokerId), configurationKeys: ['log.retention.ms'] }],
-      includeSynonyms: false, includeDocumentation: false,
+      includeSynonyms: false,
+      includeDocumentation: false,
     });
     const { value, configSource } = res.results[0].configs[0];
     return { value, configSource };

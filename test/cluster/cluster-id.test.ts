@@ -19,7 +19,7 @@ function start(dataDir: string, chroot: string, id = 1) {
 const storedClusterId = (dataDir: string): string | undefined => /cluster\.id=(\S+)/.exec(fs.readFileSync(path.join(dataDir, 'meta.properties'), 'utf8'))?.[1];
 
 describe('the cluster id', () => {
-  it('is the first data dir\'s, taken by new data dirs, and refused to a data dir of another cluster', async () => {
+  it("is the first data dir's, taken by new data dirs, and refused to a data dir of another cluster", async () => {
     const first = tempDir();
     const a = await start(first, '/id-a');
     const clusterA = a.clusterId;

@@ -33,16 +33,25 @@ export async function leaderOf(client: TestClient, topic: string, partition: num
 /** The coordinator of a group, once FindCoordinator names one (the first lookups create __consumer_offsets). */
 export async function coordinatorOf(client: TestClient, groupId: string): Promise<number> {
   let nodeId = -1;
-  await waitFor(async () => {
-    const res = await client.request(FIND_COORDINATOR, 4, { keyType: 0, coordinatorKeys: [groupId] });
-    const c = res.coordinators[0];
-    nodeId = c.errorCode === 0 ? c.nodeId : -1;
-    return nodeId >= 0;
-  }, `a coordinator for group ${groupId}`, 60_000);
+  await waitFor(
+    async () => {
+      const res = await client.request(FIND_COORDINATOR, 4, { keyType: 0, coordinatorKeys: [groupId] });
+      const c = res.coordinators[0];
+      nodeId = c.errorCode === 0 ? c.nodeId : -1;
+      return nodeId >= 0;
+    },
+    `a coordinator for group ${groupId}`,
+    60_000,
+  );
   return nodeId;
 }
 
-export async function createTopicOk(client: TestClient, name: string, numPartitions: number, assignments: { partitionIndex: number; brokerIds: number[] }[] = []): Promise<void> {
+export async function createTopicOk(
+  client: TestClient,
+  name: string,
+  numPartitions: number,
+  assignments: { partitionIndex: number; brokerIds: number[] }[] = [],
+): Promise<void> {
   const res = await client.request(API.CreateTopics, 7, {
     topics: [{ name, numPartitions: assignments.length ? -1 : numPartitions, replicationFactor: assignments.length ? -1 : 1, assignments, configs: [] }],
     timeoutMs: 30_000,

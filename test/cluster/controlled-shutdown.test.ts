@@ -26,7 +26,7 @@ describe.skipIf(skip)('controlled shutdown', () => {
     await cluster?.close();
   }, 60_000);
 
-  it('moves the stopping broker\'s leadership to another live in-sync replica first', async () => {
+  it("moves the stopping broker's leadership to another live in-sync replica first", async () => {
     const { Kafka, logLevel } = await import('kafkajs');
     const kafka = new Kafka({ brokers: cluster.bootstrap.split(','), logLevel: logLevel.NOTHING });
     const admin = kafka.admin();

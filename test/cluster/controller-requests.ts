@@ -16,13 +16,21 @@ import { quietLog, waitFor } from './zk-helpers.js';
  * Three brokers with `config`, a ZooKeeper session on their chroot, and `topics` (name → each partition's
  * replicas) created and led on every broker.
  */
-export async function startWithTopics(config: Record<string, ConfigValue>, topics: Record<string, number[][]>): Promise<{ cluster: RunningCluster; zk: KafkaZk }> {
+export async function startWithTopics(
+  config: Record<string, ConfigValue>,
+  topics: Record<string, number[][]>,
+): Promise<{ cluster: RunningCluster; zk: KafkaZk }> {
   const cluster = await startCluster({ brokers: 3, logLevel: 'silent', config });
   const zk = await openZk(cluster);
   const client = await TestClient.connect(cluster.brokers[0].port);
   try {
     for (const [name, replicas] of Object.entries(topics)) {
-      await createTopicOk(client, name, -1, replicas.map((brokerIds, partitionIndex) => ({ partitionIndex, brokerIds })));
+      await createTopicOk(
+        client,
+        name,
+        -1,
+        replicas.map((brokerIds, partitionIndex) => ({ partitionIndex, brokerIds })),
+      );
     }
   } finally {
     client.close();
@@ -53,7 +61,12 @@ export async function requestTo(port: number, apiKey: number, version: number, b
 }
 
 /** Rewrites a partition's state znode (fenced by the current controller epoch as the controller's writes are), retrying when it moved on meanwhile. */
-export async function rewriteState(zk: KafkaZk, topic: string, partition: number, change: (s: PartitionLeadership) => Partial<PartitionLeadership>): Promise<PartitionLeadership> {
+export async function rewriteState(
+  zk: KafkaZk,
+  topic: string,
+  partition: number,
+  change: (s: PartitionLeadership) => Partial<PartitionLeadership>,
+): Promise<PartitionLeadership> {
   for (let attempt = 0; ; attempt++) {
     const current = (await zk.getPartitionStates(topic)).get(partition)!;
     const epoch = (await zk.getControllerEpoch())!;

@@ -25,11 +25,15 @@ const TXN_TOPIC = 'failover-txn-output';
 /** The coordinator FindCoordinator names for a transactional id, once one is named (the first lookup creates __transaction_state). */
 async function transactionCoordinatorOf(client: TestClient, transactionalId: string): Promise<number> {
   let nodeId = -1;
-  await waitFor(async () => {
-    const c = (await client.request(FIND_COORDINATOR, 4, { keyType: 1, coordinatorKeys: [transactionalId] })).coordinators[0];
-    nodeId = c.errorCode === 0 ? c.nodeId : -1;
-    return nodeId >= 0;
-  }, `a coordinator for ${transactionalId}`, 60_000);
+  await waitFor(
+    async () => {
+      const c = (await client.request(FIND_COORDINATOR, 4, { keyType: 1, coordinatorKeys: [transactionalId] })).coordinators[0];
+      nodeId = c.errorCode === 0 ? c.nodeId : -1;
+      return nodeId >= 0;
+    },
+    `a coordinator for ${transactionalId}`,
+    60_000,
+  );
   return nodeId;
 }
 
@@ -53,10 +57,14 @@ describe.skipIf(skip)('group coordinator failover', () => {
       expect((await metadata(probe, ['__consumer_offsets'])).topics[0].errorCode).not.toBe(ErrorCode.NONE);
       await cluster.brokers[2].start();
       await coordinatorOf(probe, GROUP);
-      await waitFor(async () => {
-        const partitions: Message[] = (await metadata(probe, ['__consumer_offsets'])).topics[0].partitions;
-        return partitions.length === 50 && partitions.every((p) => p.replicaNodes.length === 3 && p.isrNodes.length === 3);
-      }, 'every __consumer_offsets partition with its 3 replicas in sync', 60_000);
+      await waitFor(
+        async () => {
+          const partitions: Message[] = (await metadata(probe, ['__consumer_offsets'])).topics[0].partitions;
+          return partitions.length === 50 && partitions.every((p) => p.replicaNodes.length === 3 && p.isrNodes.length === 3);
+        },
+        'every __consumer_offsets partition with its 3 replicas in sync',
+        60_000,
+      );
     } finally {
       probe.close();
     }
@@ -80,10 +88,11 @@ describe.skipIf(skip)('group coordinator failover', () => {
     });
     const producer = kafka.producer();
     await producer.connect();
-    const send = (from: number, count: number) => producer.send({
-      topic: TOPIC,
-      messages: Array.from({ length: count }, (_, i) => ({ partition: (from + i) % 2, value: `m${from + i}` })),
-    });
+    const send = (from: number, count: number) =>
+      producer.send({
+        topic: TOPIC,
+        messages: Array.from({ length: count }, (_, i) => ({ partition: (from + i) % 2, value: `m${from + i}` })),
+      });
 
     const seen: string[] = [];
     const consume = async () => {
@@ -111,13 +120,17 @@ describe.skipIf(skip)('group coordinator failover', () => {
       probe2.close();
     }
     // The new coordinator has the committed offsets, read from its copy of the partition.
-    await waitFor(async () => {
-      try {
-        return (await committedTotal()) === 10;
-      } catch {
-        return false; // the coordinator still loading, or being looked up again
-      }
-    }, 'the committed offsets on the new coordinator', 60_000);
+    await waitFor(
+      async () => {
+        try {
+          return (await committedTotal()) === 10;
+        } catch {
+          return false; // the coordinator still loading, or being looked up again
+        }
+      },
+      'the committed offsets on the new coordinator',
+      60_000,
+    );
 
     await send(10, 4);
     const second = await consume();
@@ -130,7 +143,7 @@ describe.skipIf(skip)('group coordinator failover', () => {
     await admin.disconnect();
   }, 180_000);
 
-  it('a running consumer follows its group\'s coordinator to another broker and goes on from where it was', async () => {
+  it("a running consumer follows its group's coordinator to another broker and goes on from where it was", async () => {
     for (const b of cluster.brokers) if (!b.running) await b.start();
     const groupId = 'failover-live-group';
     const topic = 'failover-live-input';
@@ -148,10 +161,11 @@ describe.skipIf(skip)('group coordinator failover', () => {
     await admin.createTopics({ topics: [{ topic, replicaAssignment: others.map((b, p) => ({ partition: p, replicas: [b.id] })) }], waitForLeaders: true });
     const producer = kafka.producer();
     await producer.connect();
-    const send = (from: number, count: number) => producer.send({
-      topic,
-      messages: Array.from({ length: count }, (_, i) => ({ partition: (from + i) % 2, value: `m${from + i}` })),
-    });
+    const send = (from: number, count: number) =>
+      producer.send({
+        topic,
+        messages: Array.from({ length: count }, (_, i) => ({ partition: (from + i) % 2, value: `m${from + i}` })),
+      });
     const committedTotal = async () => {
       try {
         const offsets = await admin.fetchOffsets({ groupId, topics: [topic] });
@@ -240,7 +254,7 @@ describe.skipIf(skip)('group coordinator failover', () => {
     await admin.disconnect();
   }, 180_000);
 
-  it('offsets sent to a transaction whose coordinator is another broker than the group\'s are committed with it', async () => {
+  it("offsets sent to a transaction whose coordinator is another broker than the group's are committed with it", async () => {
     for (const b of cluster.brokers) if (!b.running) await b.start(); // the earlier tests' topics led again
     const live = cluster.brokers;
     const probe = await TestClient.connect(live[0].port);
@@ -265,7 +279,11 @@ describe.skipIf(skip)('group coordinator failover', () => {
     await txn.send({ topic: 'split-output', messages: [{ value: 'out' }] });
     await txn.sendOffsets({ consumerGroupId: groupId, topics: [{ topic: 'split-output', partitions: [{ partition: 0, offset: '5' }] }] });
     await txn.commit();
-    await waitFor(async () => (await admin.fetchOffsets({ groupId, topics: ['split-output'] }))[0].partitions[0].offset === '5', 'the offsets committed by the marker', 30_000);
+    await waitFor(
+      async () => (await admin.fetchOffsets({ groupId, topics: ['split-output'] }))[0].partitions[0].offset === '5',
+      'the offsets committed by the marker',
+      30_000,
+    );
     await producer.disconnect();
     await admin.disconnect();
   }, 120_000);

@@ -28,15 +28,25 @@ function twoKeys(prefix: string, partitionOf: (key: string) => number): [string,
   }
 }
 
-const join = (coord: GroupCoordinator, groupId: string, memberId = '') => coord.joinGroup({
-  groupId, memberId, groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: Buffer.from('m') }],
-  sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, clientId: 'c', clientHost: '', requireKnownMemberId: false,
-});
+const join = (coord: GroupCoordinator, groupId: string, memberId = '') =>
+  coord.joinGroup({
+    groupId,
+    memberId,
+    groupInstanceId: null,
+    protocolType: 'consumer',
+    protocols: [{ name: 'range', metadata: Buffer.from('m') }],
+    sessionTimeoutMs: 10_000,
+    rebalanceTimeoutMs: 10_000,
+    clientId: 'c',
+    clientHost: '',
+    requireKnownMemberId: false,
+  });
 
 const commit = (coord: GroupCoordinator, groupId: string, offset: number) =>
   coord.commitOffsets(groupId, -1, '', null, [{ name: 't', partitions: [{ partition: 0, offset, leaderEpoch: -1, metadata: '' }] }]);
 
-const committed = (coord: GroupCoordinator, groupId: string) => coord.fetchOffsets(groupId, [{ name: 't', partitionIndexes: [0] }])[0].partitions[0].committedOffset;
+const committed = (coord: GroupCoordinator, groupId: string) =>
+  coord.fetchOffsets(groupId, [{ name: 't', partitionIndexes: [0] }])[0].partitions[0].committedOffset;
 
 describe('group coordinator, per __consumer_offsets partition', () => {
   it('loads an elected partition only, answers load in progress meanwhile, and unloads it on resignation', async () => {
@@ -150,7 +160,16 @@ describe('replicated coordinator writes', () => {
     try {
       const member = await join(coord, 'g'); // the Empty group's generation record: not waited for
       waits.length = 0;
-      const sync = () => coord.syncGroup({ groupId: 'g', generationId: member.generationId, memberId: member.memberId, groupInstanceId: null, protocolType: null, protocolName: null, assignments: [{ memberId: member.memberId, assignment: Buffer.from('a') }] });
+      const sync = () =>
+        coord.syncGroup({
+          groupId: 'g',
+          generationId: member.generationId,
+          memberId: member.memberId,
+          groupInstanceId: null,
+          protocolType: null,
+          protocolName: null,
+          assignments: [{ memberId: member.memberId, assignment: Buffer.from('a') }],
+        });
       let settled = false;
       const first = sync().then((r) => ((settled = true), r));
       await new Promise((r) => setImmediate(r));
@@ -162,7 +181,15 @@ describe('replicated coordinator writes', () => {
 
       const again = await join(coord, 'g', member.memberId);
       waits.length = 0;
-      const second = coord.syncGroup({ groupId: 'g', generationId: again.generationId, memberId: member.memberId, groupInstanceId: null, protocolType: null, protocolName: null, assignments: [{ memberId: member.memberId, assignment: Buffer.from('b') }] });
+      const second = coord.syncGroup({
+        groupId: 'g',
+        generationId: again.generationId,
+        memberId: member.memberId,
+        groupInstanceId: null,
+        protocolType: null,
+        protocolName: null,
+        assignments: [{ memberId: member.memberId, assignment: Buffer.from('b') }],
+      });
       waits.shift()!(ErrorCode.NONE);
       const r = await second;
       expect(r.errorCode).toBe(ErrorCode.NONE);
@@ -175,7 +202,7 @@ describe('replicated coordinator writes', () => {
 });
 
 describe('transaction coordinator, per __transaction_state partition', () => {
-  it('loads an elected partition, completes what it left prepared under the partition\'s leader epoch, and unloads it', async () => {
+  it("loads an elected partition, completes what it left prepared under the partition's leader epoch, and unloads it", async () => {
     const logs = LogManager.open({ dataDir: tempDir() });
     const state = TransactionStateTopic.open(logs, new ReplicaManager(logs, 1), PARTITIONS, 100 * 1024 * 1024);
     const [a, b] = twoKeys('txn', (id) => state.partitionFor(id));
@@ -196,7 +223,12 @@ describe('transaction coordinator, per __transaction_state partition', () => {
     // An earlier coordinator prepared a's commit, whose marker never arrived, and left b idle.
     const writer = new TransactionCoordinator(host(false), { maxTimeoutMs: 60_000, partitionOf: (id) => state.partitionFor(id) });
     const pid = writer.initProducerId(a, 30_000, -1, -1).producerId;
-    expect(writer.addPartitions(a, pid, 0, [{ name: 't', partitions: [0] }]).get('t')!.get(0)).toBe(ErrorCode.NONE);
+    expect(
+      writer
+        .addPartitions(a, pid, 0, [{ name: 't', partitions: [0] }])
+        .get('t')!
+        .get(0),
+    ).toBe(ErrorCode.NONE);
     expect(writer.endTxn(a, pid, 0, true)).toBe(ErrorCode.NONE);
     expect(writer.get(a)!.state).toBe('PrepareCommit');
     writer.initProducerId(b, 30_000, -1, -1);
@@ -220,7 +252,9 @@ describe('transaction coordinator, per __transaction_state partition', () => {
       await coord.onElection(pb, 2, () => state.loadPartition(coord, pb));
       expect(coord.get(b)!.state).toBe('Empty');
       // Leader again in a newer epoch: the markers take it, nothing is reloaded.
-      await coord.onElection(pa, 9, () => { throw new Error('not reloaded'); });
+      await coord.onElection(pa, 9, () => {
+        throw new Error('not reloaded');
+      });
       expect(coord.coordinatorEpoch(a)).toBe(9);
       expect(coord.coordinatorEpoch(b)).toBe(2);
 
@@ -281,7 +315,12 @@ describe('coordinator writes on a replicated __consumer_offsets partition', () =
 });
 
 describe('the coordinator guard', () => {
-  const owner = { coordinatesGroup: (g: string) => g !== 'elsewhere', coordinatesTransactionalId: () => true, groupLoading: (g: string) => g === 'loading', transactionalIdLoading: (t: string) => t === 'loading' };
+  const owner = {
+    coordinatesGroup: (g: string) => g !== 'elsewhere',
+    coordinatesTransactionalId: () => true,
+    groupLoading: (g: string) => g === 'loading',
+    transactionalIdLoading: (t: string) => t === 'loading',
+  };
   const codeOf = (apiKey: number, request: Record<string, unknown>) => {
     try {
       checkCoordinator(apiKey, request, owner);

@@ -17,26 +17,37 @@ describe('ElectLeaders on a single broker', () => {
     for (const electionType of [0, 1]) {
       const res = await live.client.request(ELECT_LEADERS, 2, {
         electionType,
-        topicPartitions: [{ topic: 'single', partitions: [0, 1, 7] }, { topic: 'nope', partitions: [0] }],
+        topicPartitions: [
+          { topic: 'single', partitions: [0, 1, 7] },
+          { topic: 'nope', partitions: [0] },
+        ],
         timeoutMs: 1000,
       });
       expect(res).toEqual({
         throttleTimeMs: 0,
         errorCode: ErrorCode.NONE,
         replicaElectionResults: [
-          { topic: 'single', partitionResult: [
-            { partitionId: 0, errorCode: ErrorCode.ELECTION_NOT_NEEDED, errorMessage: null },
-            { partitionId: 1, errorCode: ErrorCode.ELECTION_NOT_NEEDED, errorMessage: null },
-            { partitionId: 7, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: 'The partition does not exist.' },
-          ] },
-          { topic: 'nope', partitionResult: [{ partitionId: 0, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: 'The partition does not exist.' }] },
+          {
+            topic: 'single',
+            partitionResult: [
+              { partitionId: 0, errorCode: ErrorCode.ELECTION_NOT_NEEDED, errorMessage: null },
+              { partitionId: 1, errorCode: ErrorCode.ELECTION_NOT_NEEDED, errorMessage: null },
+              { partitionId: 7, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: 'The partition does not exist.' },
+            ],
+          },
+          {
+            topic: 'nope',
+            partitionResult: [{ partitionId: 0, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: 'The partition does not exist.' }],
+          },
         ],
       });
     }
     const all = await live.client.request(ELECT_LEADERS, 1, { electionType: 0, topicPartitions: null, timeoutMs: 1000 });
     expect(all).toEqual({ throttleTimeMs: 0, errorCode: ErrorCode.NONE, replicaElectionResults: [] });
     const v0 = await live.client.request(ELECT_LEADERS, 0, { topicPartitions: [{ topic: 'single', partitions: [1] }], timeoutMs: 1000 });
-    expect(v0.replicaElectionResults).toEqual([{ topic: 'single', partitionResult: [{ partitionId: 1, errorCode: ErrorCode.ELECTION_NOT_NEEDED, errorMessage: null }] }]);
+    expect(v0.replicaElectionResults).toEqual([
+      { topic: 'single', partitionResult: [{ partitionId: 1, errorCode: ErrorCode.ELECTION_NOT_NEEDED, errorMessage: null }] },
+    ]);
     const odd = await live.client.request(ELECT_LEADERS, 2, { electionType: 5, topicPartitions: [{ topic: 'single', partitions: [0] }], timeoutMs: 1000 });
     expect(odd.replicaElectionResults[0].partitionResult[0].errorCode).toBe(ErrorCode.INVALID_REQUEST);
   });

@@ -33,7 +33,18 @@ describe.skipIf(skip)('ElectLeaders', () => {
   let cluster: RunningCluster;
   let zk: KafkaZk;
   beforeAll(async () => {
-    ({ cluster, zk } = await startWithTopics({ 'auto.leader.rebalance.enable': false }, { electing: [[1, 2], [2, 3], [3, 1]], unclean: [[3, 1]], lonely: [[3]] }));
+    ({ cluster, zk } = await startWithTopics(
+      { 'auto.leader.rebalance.enable': false },
+      {
+        electing: [
+          [1, 2],
+          [2, 3],
+          [3, 1],
+        ],
+        unclean: [[3, 1]],
+        lonely: [[3]],
+      },
+    ));
   }, 120_000);
   afterAll(async () => {
     await zk?.zk.close();
@@ -43,7 +54,11 @@ describe.skipIf(skip)('ElectLeaders', () => {
   it('is answered by the controller only: NOT_CONTROLLER for each partition elsewhere', async () => {
     const { id } = await controllerOf(cluster, zk);
     const other = cluster.brokers.find((b) => b.id !== id)!;
-    const res = await requestTo(other.port, ELECT_LEADERS, 2, { electionType: PREFERRED, topicPartitions: [{ topic: 'electing', partitions: [0] }], timeoutMs: 10_000 });
+    const res = await requestTo(other.port, ELECT_LEADERS, 2, {
+      electionType: PREFERRED,
+      topicPartitions: [{ topic: 'electing', partitions: [0] }],
+      timeoutMs: 10_000,
+    });
     expect(res.errorCode).toBe(ErrorCode.NONE);
     expect(codes(res)).toEqual({ electing: { 0: ErrorCode.NOT_CONTROLLER } });
   }, 30_000);
@@ -56,12 +71,15 @@ describe.skipIf(skip)('ElectLeaders', () => {
 
     const res = await requestTo(port, ELECT_LEADERS, 2, {
       electionType: PREFERRED,
-      topicPartitions: [{ topic: 'electing', partitions: [0, 1, 2, 2] }, { topic: 'no-such-topic', partitions: [0] }],
+      topicPartitions: [
+        { topic: 'electing', partitions: [0, 1, 2, 2] },
+        { topic: 'no-such-topic', partitions: [0] },
+      ],
       timeoutMs: 20_000,
     });
     expect(res.errorCode).toBe(ErrorCode.NONE);
     expect(codes(res)).toEqual({
-      'electing': { 0: ErrorCode.NONE, 1: ErrorCode.ELECTION_NOT_NEEDED, 2: ErrorCode.ELECTION_NOT_NEEDED },
+      electing: { 0: ErrorCode.NONE, 1: ErrorCode.ELECTION_NOT_NEEDED, 2: ErrorCode.ELECTION_NOT_NEEDED },
       'no-such-topic': { 0: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION },
     });
     const states = await zk.getPartitionStates('electing');
@@ -97,7 +115,11 @@ describe.skipIf(skip)('ElectLeaders', () => {
     const before = (await zk.getPartitionStates('unclean')).get(0)!;
     const res = await requestTo(port, ELECT_LEADERS, 2, {
       electionType: UNCLEAN,
-      topicPartitions: [{ topic: 'unclean', partitions: [0] }, { topic: 'lonely', partitions: [0] }, { topic: 'electing', partitions: [0] }],
+      topicPartitions: [
+        { topic: 'unclean', partitions: [0] },
+        { topic: 'lonely', partitions: [0] },
+        { topic: 'electing', partitions: [0] },
+      ],
       timeoutMs: 20_000,
     });
     expect(codes(res)).toEqual({
@@ -112,8 +134,14 @@ describe.skipIf(skip)('ElectLeaders', () => {
     await waitFor(async () => (await partitionsFrom(cluster.brokers[1].port, 'unclean'))[0]?.leaderId === 1, 'broker 2 to see broker 1 lead unclean-0');
 
     // electing-2 prefers broker 3, which is gone (whoever leads it now).
-    const preferred = await requestTo(port, ELECT_LEADERS, 2, { electionType: PREFERRED, topicPartitions: [{ topic: 'electing', partitions: [2] }], timeoutMs: 20_000 });
+    const preferred = await requestTo(port, ELECT_LEADERS, 2, {
+      electionType: PREFERRED,
+      topicPartitions: [{ topic: 'electing', partitions: [2] }],
+      timeoutMs: 20_000,
+    });
     expect(codes(preferred)).toEqual({ electing: { 2: ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE } });
-    expect(preferred.replicaElectionResults[0].partitionResult[0].errorMessage).toBe('Failed to elect leader for partition electing-2 under strategy PreferredReplicaPartitionLeaderElectionStrategy');
+    expect(preferred.replicaElectionResults[0].partitionResult[0].errorMessage).toBe(
+      'Failed to elect leader for partition electing-2 under strategy PreferredReplicaPartitionLeaderElectionStrategy',
+    );
   }, 90_000);
 });

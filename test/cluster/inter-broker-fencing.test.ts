@@ -101,18 +101,24 @@ describe('controller requests with stale epochs', () => {
       isKRaftController: false,
       controllerEpoch: epoch,
       brokerEpoch,
-      topicStates: [{
-        topicName: 'ghost',
-        topicId: Buffer.alloc(16, 7),
-        partitionStates: [{ partitionIndex: 0, controllerEpoch: epoch, leader: target, leaderEpoch: 0, isr: [target], zkVersion: 0, replicas: [target], offlineReplicas: [] }],
-      }],
+      topicStates: [
+        {
+          topicName: 'ghost',
+          topicId: Buffer.alloc(16, 7),
+          partitionStates: [
+            { partitionIndex: 0, controllerEpoch: epoch, leader: target, leaderEpoch: 0, isr: [target], zkVersion: 0, replicas: [target], offlineReplicas: [] },
+          ],
+        },
+      ],
       liveBrokers: [{ id: target, endpoints: [{ port: broker(target).port, host: '127.0.0.1', listener: 'PLAINTEXT', securityProtocol: 0 }], rack: null }],
     });
     const c = asController(target);
-    expect((await c.send(UPDATE_METADATA, INTER_BROKER_VERSIONS.updateMetadata, body(controllerEpoch - 1, brokerEpochs.get(target)!))).errorCode)
-      .toBe(ErrorCode.STALE_CONTROLLER_EPOCH);
-    expect((await c.send(UPDATE_METADATA, INTER_BROKER_VERSIONS.updateMetadata, body(controllerEpoch, brokerEpochs.get(target)! - 1))).errorCode)
-      .toBe(ErrorCode.STALE_BROKER_EPOCH);
+    expect((await c.send(UPDATE_METADATA, INTER_BROKER_VERSIONS.updateMetadata, body(controllerEpoch - 1, brokerEpochs.get(target)!))).errorCode).toBe(
+      ErrorCode.STALE_CONTROLLER_EPOCH,
+    );
+    expect((await c.send(UPDATE_METADATA, INTER_BROKER_VERSIONS.updateMetadata, body(controllerEpoch, brokerEpochs.get(target)! - 1))).errorCode).toBe(
+      ErrorCode.STALE_BROKER_EPOCH,
+    );
     // Still every broker, and no topic 'ghost', in its metadata or on its disk.
     const md = await metadata(client(target), ['ghost']);
     expect(md.brokers.map((b: { nodeId: number }) => b.nodeId).sort()).toEqual([1, 2, 3]);
@@ -131,21 +137,36 @@ describe('controller requests with stale epochs', () => {
       controllerEpoch: epoch,
       brokerEpoch,
       type: 0,
-      topicStates: [{
-        topicName: 'fenced-lai',
-        topicId,
-        partitionStates: [{
-          partitionIndex: 0, controllerEpoch: epoch, leader: target, leaderEpoch: 100, isr: [target], partitionEpoch: 100,
-          replicas: [target], addingReplicas: [], removingReplicas: [], isNew: false, leaderRecoveryState: 0,
-        }],
-      }],
+      topicStates: [
+        {
+          topicName: 'fenced-lai',
+          topicId,
+          partitionStates: [
+            {
+              partitionIndex: 0,
+              controllerEpoch: epoch,
+              leader: target,
+              leaderEpoch: 100,
+              isr: [target],
+              partitionEpoch: 100,
+              replicas: [target],
+              addingReplicas: [],
+              removingReplicas: [],
+              isNew: false,
+              leaderRecoveryState: 0,
+            },
+          ],
+        },
+      ],
       liveLeaders: [{ brokerId: target, hostName: '127.0.0.1', port: broker(target).port }],
     });
     const c = asController(target);
-    expect((await c.send(LEADER_AND_ISR, INTER_BROKER_VERSIONS.leaderAndIsr, body(controllerEpoch - 1, brokerEpochs.get(target)!))).errorCode)
-      .toBe(ErrorCode.STALE_CONTROLLER_EPOCH);
-    expect((await c.send(LEADER_AND_ISR, INTER_BROKER_VERSIONS.leaderAndIsr, body(controllerEpoch, brokerEpochs.get(target)! - 1))).errorCode)
-      .toBe(ErrorCode.STALE_BROKER_EPOCH);
+    expect((await c.send(LEADER_AND_ISR, INTER_BROKER_VERSIONS.leaderAndIsr, body(controllerEpoch - 1, brokerEpochs.get(target)!))).errorCode).toBe(
+      ErrorCode.STALE_CONTROLLER_EPOCH,
+    );
+    expect((await c.send(LEADER_AND_ISR, INTER_BROKER_VERSIONS.leaderAndIsr, body(controllerEpoch, brokerEpochs.get(target)! - 1))).errorCode).toBe(
+      ErrorCode.STALE_BROKER_EPOCH,
+    );
     expect((await produce(client(target), 'fenced-lai', 0, buildBatch(values(1)))).errorCode).toBe(ErrorCode.NOT_LEADER_OR_FOLLOWER);
     expect(await leaderOf(client(target), 'fenced-lai', 0)).toBe(leader);
     expect((await produce(client(leader), 'fenced-lai', 0, buildBatch(values(1)))).errorCode).toBe(0);
@@ -163,10 +184,12 @@ describe('controller requests with stale epochs', () => {
       topicStates: [{ topicName: 'fenced-stop', partitionStates: [{ partitionIndex: 0, leaderEpoch: -2, deletePartition: true }] }],
     });
     const c = asController(leader);
-    expect((await c.send(STOP_REPLICA, INTER_BROKER_VERSIONS.stopReplica, body(controllerEpoch - 1, brokerEpochs.get(leader)!))).errorCode)
-      .toBe(ErrorCode.STALE_CONTROLLER_EPOCH);
-    expect((await c.send(STOP_REPLICA, INTER_BROKER_VERSIONS.stopReplica, body(controllerEpoch, brokerEpochs.get(leader)! - 1))).errorCode)
-      .toBe(ErrorCode.STALE_BROKER_EPOCH);
+    expect((await c.send(STOP_REPLICA, INTER_BROKER_VERSIONS.stopReplica, body(controllerEpoch - 1, brokerEpochs.get(leader)!))).errorCode).toBe(
+      ErrorCode.STALE_CONTROLLER_EPOCH,
+    );
+    expect((await c.send(STOP_REPLICA, INTER_BROKER_VERSIONS.stopReplica, body(controllerEpoch, brokerEpochs.get(leader)! - 1))).errorCode).toBe(
+      ErrorCode.STALE_BROKER_EPOCH,
+    );
     expect(fs.existsSync(path.join(broker(leader).dataDir, 'fenced-stop-0'))).toBe(true);
     const fetched = await fetchOne(client(leader), 'fenced-stop', 0, 0);
     expect(fetched.errorCode).toBe(0);
@@ -177,7 +200,10 @@ describe('controller requests with stale epochs', () => {
     const { controllerId, brokerEpochs } = await zkState(cluster.zookeeperConnect);
     const target = otherThan(controllerId);
     const other = otherThan(controllerId, target);
-    const res = await asController(target).send(CONTROLLED_SHUTDOWN, INTER_BROKER_VERSIONS.controlledShutdown, { brokerId: other, brokerEpoch: brokerEpochs.get(other)! });
+    const res = await asController(target).send(CONTROLLED_SHUTDOWN, INTER_BROKER_VERSIONS.controlledShutdown, {
+      brokerId: other,
+      brokerEpoch: brokerEpochs.get(other)!,
+    });
     expect(res.errorCode).toBe(ErrorCode.NOT_CONTROLLER);
     expect(res.remainingPartitions).toEqual([]);
     // And nothing stopped: the broker still leads what it led.
@@ -199,17 +225,26 @@ describe('requests sent to the wrong broker', () => {
     expect(recordsOf(fetched.records).map((r) => r.value)).toEqual(['v0', 'v1', 'v2']);
   });
 
-  it('JoinGroup and OffsetCommit to a broker that does not lead the group\'s __consumer_offsets partition are NOT_COORDINATOR', async () => {
+  it("JoinGroup and OffsetCommit to a broker that does not lead the group's __consumer_offsets partition are NOT_COORDINATOR", async () => {
     await createTopicOk(client(1), 'grouped', 1);
     const coordinator = await coordinatorOf(client(1), 'the-group');
     // Every broker names the same coordinator.
     for (const id of cluster.brokers.map((b) => b.id)) expect(await coordinatorOf(client(id), 'the-group')).toBe(coordinator);
     const join = {
-      groupId: 'the-group', sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, memberId: '', groupInstanceId: null,
-      protocolType: 'consumer', protocols: [{ name: 'range', metadata: Buffer.alloc(0) }], reason: null,
+      groupId: 'the-group',
+      sessionTimeoutMs: 10_000,
+      rebalanceTimeoutMs: 10_000,
+      memberId: '',
+      groupInstanceId: null,
+      protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: Buffer.alloc(0) }],
+      reason: null,
     };
     const commit = {
-      groupId: 'the-group', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null,
+      groupId: 'the-group',
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      groupInstanceId: null,
       topics: [{ name: 'grouped', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: null }] }],
     };
     for (const id of cluster.brokers.map((b) => b.id).filter((id) => id !== coordinator)) {
@@ -219,7 +254,10 @@ describe('requests sent to the wrong broker', () => {
     }
     // The coordinator takes them.
     expect((await client(coordinator).request(JOIN_GROUP, 5, join)).errorCode).toBe(ErrorCode.MEMBER_ID_REQUIRED);
-    await waitFor(async () => (await client(coordinator).request(OFFSET_COMMIT, 8, commit)).topics[0].partitions[0].errorCode === 0, 'a commit at the coordinator');
+    await waitFor(
+      async () => (await client(coordinator).request(OFFSET_COMMIT, 8, commit)).topics[0].partitions[0].errorCode === 0,
+      'a commit at the coordinator',
+    );
   });
 
   it('DescribeGroups, DeleteGroups and OffsetFetch v8 naming groups of two coordinators answer each group on its own', async () => {
@@ -230,9 +268,21 @@ describe('requests sent to the wrong broker', () => {
     for (let i = 0; !elsewhere; i++) if ((await coordinatorOf(client(1), `other-${i}`)) !== coordinator) elsewhere = `other-${i}`;
     const c = client(coordinator);
     const described = await c.request(DESCRIBE_GROUPS, 5, { groups: [here, elsewhere], includeAuthorizedOperations: false });
-    expect(described.groups.map((g: { groupId: string; errorCode: number }) => [g.groupId, g.errorCode])).toEqual([[here, 0], [elsewhere, ErrorCode.NOT_COORDINATOR]]);
-    const fetched = await c.request(OFFSET_FETCH, 8, { groups: [{ groupId: here, topics: null }, { groupId: elsewhere, topics: null }], requireStable: false });
-    expect(fetched.groups.map((g: { groupId: string; errorCode: number }) => [g.groupId, g.errorCode])).toEqual([[here, 0], [elsewhere, ErrorCode.NOT_COORDINATOR]]);
+    expect(described.groups.map((g: { groupId: string; errorCode: number }) => [g.groupId, g.errorCode])).toEqual([
+      [here, 0],
+      [elsewhere, ErrorCode.NOT_COORDINATOR],
+    ]);
+    const fetched = await c.request(OFFSET_FETCH, 8, {
+      groups: [
+        { groupId: here, topics: null },
+        { groupId: elsewhere, topics: null },
+      ],
+      requireStable: false,
+    });
+    expect(fetched.groups.map((g: { groupId: string; errorCode: number }) => [g.groupId, g.errorCode])).toEqual([
+      [here, 0],
+      [elsewhere, ErrorCode.NOT_COORDINATOR],
+    ]);
     expect(fetched.groups[0].topics.map((t: { name: string }) => t.name)).toEqual(['grouped']);
     const deleted = await c.request(DELETE_GROUPS, 2, { groupsNames: [elsewhere] });
     expect(deleted.results).toEqual([{ groupId: elsewhere, errorCode: ErrorCode.NOT_COORDINATOR }]);
@@ -240,20 +290,38 @@ describe('requests sent to the wrong broker', () => {
 });
 
 describe('Metadata of all topics in a cluster', () => {
-  it('lists the topics of the controller\'s metadata, not a local log the controller never described', async () => {
+  it("lists the topics of the controller's metadata, not a local log the controller never described", async () => {
     const target = 1;
     const { controllerEpoch, controllerId, brokerEpochs } = await zkState(cluster.zookeeperConnect);
     // A LeaderAndIsr that passes the epoch checks but names a topic the controller does not have: the broker
     // makes its log, and its metadata still does not name it.
     const res = await asController(target).send(LEADER_AND_ISR, INTER_BROKER_VERSIONS.leaderAndIsr, {
-      controllerId, isKRaftController: false, controllerEpoch, brokerEpoch: brokerEpochs.get(target)!, type: 0,
-      topicStates: [{
-        topicName: 'phantom', topicId: Buffer.alloc(16, 9),
-        partitionStates: [{
-          partitionIndex: 0, controllerEpoch, leader: target, leaderEpoch: 0, isr: [target], partitionEpoch: 0,
-          replicas: [target], addingReplicas: [], removingReplicas: [], isNew: true, leaderRecoveryState: 0,
-        }],
-      }],
+      controllerId,
+      isKRaftController: false,
+      controllerEpoch,
+      brokerEpoch: brokerEpochs.get(target)!,
+      type: 0,
+      topicStates: [
+        {
+          topicName: 'phantom',
+          topicId: Buffer.alloc(16, 9),
+          partitionStates: [
+            {
+              partitionIndex: 0,
+              controllerEpoch,
+              leader: target,
+              leaderEpoch: 0,
+              isr: [target],
+              partitionEpoch: 0,
+              replicas: [target],
+              addingReplicas: [],
+              removingReplicas: [],
+              isNew: true,
+              leaderRecoveryState: 0,
+            },
+          ],
+        },
+      ],
       liveLeaders: [],
     });
     expect(res.errorCode).toBe(0);
@@ -266,16 +334,27 @@ describe('Metadata of all topics in a cluster', () => {
 
 // Last: it leaves broker 3 fenced against the real controller.
 describe('a newer controller epoch seen in any controller request', () => {
-  it('fences the older controller\'s UpdateMetadata, even when it came in a LeaderAndIsr', async () => {
+  it("fences the older controller's UpdateMetadata, even when it came in a LeaderAndIsr", async () => {
     const target = 3;
     const { controllerEpoch, controllerId, brokerEpochs } = await zkState(cluster.zookeeperConnect);
     const c = asController(target);
     const newer = await c.send(LEADER_AND_ISR, INTER_BROKER_VERSIONS.leaderAndIsr, {
-      controllerId, isKRaftController: false, controllerEpoch: controllerEpoch + 1, brokerEpoch: brokerEpochs.get(target)!, type: 0, topicStates: [], liveLeaders: [],
+      controllerId,
+      isKRaftController: false,
+      controllerEpoch: controllerEpoch + 1,
+      brokerEpoch: brokerEpochs.get(target)!,
+      type: 0,
+      topicStates: [],
+      liveLeaders: [],
     });
     expect(newer.errorCode).toBe(0);
     const older = await c.send(UPDATE_METADATA, INTER_BROKER_VERSIONS.updateMetadata, {
-      controllerId, isKRaftController: false, controllerEpoch, brokerEpoch: brokerEpochs.get(target)!, topicStates: [], liveBrokers: [],
+      controllerId,
+      isKRaftController: false,
+      controllerEpoch,
+      brokerEpoch: brokerEpochs.get(target)!,
+      topicStates: [],
+      liveBrokers: [],
     });
     expect(older.errorCode).toBe(ErrorCode.STALE_CONTROLLER_EPOCH);
     expect((await metadata(client(target), null)).brokers).toHaveLength(3);

@@ -25,7 +25,16 @@ describe.skipIf(!zookeeperInstalled())('KafkaZk', () => {
 
   it("creates Kafka's persistent paths and keeps the first cluster id", async () => {
     const kz = await kafkaZk('/paths');
-    for (const path of ['/brokers/ids', '/brokers/topics', '/brokers/seqid', '/config/topics', '/config/changes', '/config/brokers', '/admin/delete_topics', '/isr_change_notification']) {
+    for (const path of [
+      '/brokers/ids',
+      '/brokers/topics',
+      '/brokers/seqid',
+      '/config/topics',
+      '/config/changes',
+      '/config/brokers',
+      '/admin/delete_topics',
+      '/isr_change_notification',
+    ]) {
       expect(await kz.zk.getData(path), path).not.toBeNull();
     }
     expect(await kz.getOrCreateClusterId('first-id')).toBe('first-id');
@@ -90,7 +99,15 @@ describe.skipIf(!zookeeperInstalled())('KafkaZk', () => {
       [0, { leader: 1, leaderEpoch: 0, isr: [1, 2], controllerEpoch: elected.epoch }],
       [1, { leader: 2, leaderEpoch: 0, isr: [2, 1], controllerEpoch: elected.epoch }],
     ]);
-    await old.createTopic('t', TOPIC_ID, new Map([[0, [1, 2]], [1, [2, 1]]]), {});
+    await old.createTopic(
+      't',
+      TOPIC_ID,
+      new Map([
+        [0, [1, 2]],
+        [1, [2, 1]],
+      ]),
+      {},
+    );
     await old.createPartitionStates('t', states, elected.epochZkVersion);
     expect((await rawJson(old, '/brokers/topics/t/partitions/0/state')).text).toBe(
       '{"controller_epoch":1,"leader":1,"version":1,"leader_epoch":0,"isr":[1,2]}',
@@ -180,9 +197,7 @@ describe.skipIf(!zookeeperInstalled())('KafkaZk', () => {
 
   it('hands out producer id blocks that never overlap, across brokers', async () => {
     const brokers = await Promise.all([1, 2].map(() => kafkaZk('/pids')));
-    const blocks = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => brokers[i % 2].allocateProducerIdBlock(i % 2, 1000)),
-    );
+    const blocks = await Promise.all(Array.from({ length: 20 }, (_, i) => brokers[i % 2].allocateProducerIdBlock(i % 2, 1000)));
     const sorted = blocks.sort((x, y) => x.start - y.start);
     sorted.forEach((b, i) => expect(b).toEqual({ start: i * 1000, end: i * 1000 + 999 }));
     const { parsed, text } = await rawJson(brokers[0], '/latest_producer_id_block');

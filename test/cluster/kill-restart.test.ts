@@ -24,7 +24,10 @@ describe('kill and start a broker of the cluster', () => {
   it('its partitions are offline while it is gone and back with their records after start()', async () => {
     const one = await TestClient.connect(cluster.brokers[0].port);
     try {
-      await createTopicOk(one, 'survivor', -1, [{ partitionIndex: 0, brokerIds: [1] }, { partitionIndex: 1, brokerIds: [2] }]);
+      await createTopicOk(one, 'survivor', -1, [
+        { partitionIndex: 0, brokerIds: [1] },
+        { partitionIndex: 1, brokerIds: [2] },
+      ]);
       expect(await leaderOf(one, 'survivor', 1)).toBe(2);
       let two = await TestClient.connect(cluster.brokers[1].port);
       await produceOk(two, 'survivor', 1, values(4));
@@ -32,10 +35,14 @@ describe('kill and start a broker of the cluster', () => {
       const epochBefore = (await zkState(cluster.zookeeperConnect)).brokerEpochs.get(2);
 
       await cluster.brokers[1].kill();
-      await waitFor(async () => {
-        const p = (await metadata(one, ['survivor'])).topics[0].partitions.find((x: { partitionIndex: number }) => x.partitionIndex === 1);
-        return p.errorCode === ErrorCode.LEADER_NOT_AVAILABLE && p.leaderId === -1;
-      }, 'partition 1 offline', 60_000);
+      await waitFor(
+        async () => {
+          const p = (await metadata(one, ['survivor'])).topics[0].partitions.find((x: { partitionIndex: number }) => x.partitionIndex === 1);
+          return p.errorCode === ErrorCode.LEADER_NOT_AVAILABLE && p.leaderId === -1;
+        },
+        'partition 1 offline',
+        60_000,
+      );
       await produceOk(one, 'survivor', 0, values(1));
 
       await cluster.brokers[1].start();

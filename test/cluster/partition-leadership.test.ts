@@ -21,7 +21,7 @@ function clustered() {
   return new ReplicaManager(logs, 2, true);
 }
 
-it('leads only once LeaderAndIsr names this broker, and follows the controller\'s epochs', () => {
+it("leads only once LeaderAndIsr names this broker, and follows the controller's epochs", () => {
   const replicas = clustered();
   expect(replicas.leaderPartition('t', 0)).toBe(ErrorCode.NOT_LEADER_OR_FOLLOWER);
   expect(replicas.leaderPartition('t', 1)).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
@@ -35,7 +35,7 @@ it('leads only once LeaderAndIsr names this broker, and follows the controller\'
   expect([p.leaderId, p.leaderEpoch, p.isr]).toEqual([2, 3, [2]]);
 });
 
-it('answers where a leader epoch ends from the epochs the log recorded (Kafka\'s endOffsetFor)', () => {
+it("answers where a leader epoch ends from the epochs the log recorded (Kafka's endOffsetFor)", () => {
   const replicas = clustered();
   const p = replicas.partition('t', 0)!;
   p.setLeaderState({ leaderId: 2, leaderEpoch: 4, replicas: [2], isr: [2] });

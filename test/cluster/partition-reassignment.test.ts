@@ -48,7 +48,16 @@ describe.skipIf(skip)('partition reassignments', () => {
   let zk: KafkaZk;
   let admin: Admin;
   beforeAll(async () => {
-    ({ cluster, zk } = await startWithTopics({ 'auto.leader.rebalance.enable': false }, { moving: [[1, 2], [3, 1]], stranded: [[3], [3]] }));
+    ({ cluster, zk } = await startWithTopics(
+      { 'auto.leader.rebalance.enable': false },
+      {
+        moving: [
+          [1, 2],
+          [3, 1],
+        ],
+        stranded: [[3], [3]],
+      },
+    ));
     admin = await adminOf(cluster.bootstrap);
   }, 120_000);
   afterAll(async () => {
@@ -62,13 +71,19 @@ describe.skipIf(skip)('partition reassignments', () => {
     const first = await requestTo(port, ALTER_PARTITION_REASSIGNMENTS, 0, {
       timeoutMs: 10_000,
       topics: [
-        { name: 'moving', partitions: [{ partitionIndex: 0, replicas: [2, 9] }, { partitionIndex: 1, replicas: [] }] },
+        {
+          name: 'moving',
+          partitions: [
+            { partitionIndex: 0, replicas: [2, 9] },
+            { partitionIndex: 1, replicas: [] },
+          ],
+        },
         { name: 'no-such-topic', partitions: [{ partitionIndex: 0, replicas: [1] }] },
       ],
     });
     expect(first.errorCode).toBe(ErrorCode.NONE);
     expect(results(first)).toEqual({
-      'moving': {
+      moving: {
         0: [ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'Replica assignment has brokers that are not alive. Replica list: [9], live broker list: [1, 2, 3]'],
         1: [ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'Empty replica list specified in partition reassignment.'],
       },
@@ -76,7 +91,15 @@ describe.skipIf(skip)('partition reassignments', () => {
     });
     const second = await requestTo(port, ALTER_PARTITION_REASSIGNMENTS, 0, {
       timeoutMs: 10_000,
-      topics: [{ name: 'moving', partitions: [{ partitionIndex: 0, replicas: [3, 3] }, { partitionIndex: 1, replicas: null }] }],
+      topics: [
+        {
+          name: 'moving',
+          partitions: [
+            { partitionIndex: 0, replicas: [3, 3] },
+            { partitionIndex: 1, replicas: null },
+          ],
+        },
+      ],
     });
     expect(results(second)).toEqual({
       moving: {
@@ -85,10 +108,18 @@ describe.skipIf(skip)('partition reassignments', () => {
       },
     });
     const other = cluster.brokers.find((b) => b.id !== id)!;
-    const elsewhere = await requestTo(other.port, ALTER_PARTITION_REASSIGNMENTS, 0, { timeoutMs: 10_000, topics: [{ name: 'moving', partitions: [{ partitionIndex: 0, replicas: [2, 3] }] }] });
+    const elsewhere = await requestTo(other.port, ALTER_PARTITION_REASSIGNMENTS, 0, {
+      timeoutMs: 10_000,
+      topics: [{ name: 'moving', partitions: [{ partitionIndex: 0, replicas: [2, 3] }] }],
+    });
     expect([elsewhere.errorCode, elsewhere.responses]).toEqual([ErrorCode.NOT_CONTROLLER, []]);
     const assignment = (await zk.getTopicAssignment('moving'))!;
-    expect(assignment.partitions).toEqual(new Map([[0, [1, 2]], [1, [3, 1]]]));
+    expect(assignment.partitions).toEqual(
+      new Map([
+        [0, [1, 2]],
+        [1, [3, 1]],
+      ]),
+    );
     expect(assignment.reassigning).toEqual({ adding: new Map(), removing: new Map() });
   }, 30_000);
 
@@ -127,7 +158,11 @@ describe.skipIf(skip)('partition reassignments', () => {
       await earliest.disconnect();
     }
     const dir = path.join(cluster.brokers[0].dataDir, 'moving-0');
-    const logBytes = () => fs.readdirSync(dir).filter((f) => f.endsWith('.log')).reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0);
+    const logBytes = () =>
+      fs
+        .readdirSync(dir)
+        .filter((f) => f.endsWith('.log'))
+        .reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0);
     await waitFor(() => logBytes() === 0, 'broker 1 to empty its log of moving-0 (StopReplica is queued behind the metadata)');
     expect(fs.existsSync(dir)).toBe(true);
   }, 60_000);
@@ -139,15 +174,40 @@ describe.skipIf(skip)('partition reassignments', () => {
     const { port: first } = await controllerOf(cluster, zk);
     const move = await requestTo(first, ALTER_PARTITION_REASSIGNMENTS, 0, {
       timeoutMs: 10_000,
-      topics: [{ name: 'stranded', partitions: [{ partitionIndex: 0, replicas: [1, 2] }, { partitionIndex: 1, replicas: [2] }] }],
+      topics: [
+        {
+          name: 'stranded',
+          partitions: [
+            { partitionIndex: 0, replicas: [1, 2] },
+            { partitionIndex: 1, replicas: [2] },
+          ],
+        },
+      ],
     });
     expect(results(move)).toEqual({ stranded: { 0: [ErrorCode.NONE, null], 1: [ErrorCode.NONE, null] } });
     const moving = (await zk.getTopicAssignment('stranded'))!;
-    expect(moving.partitions).toEqual(new Map([[0, [1, 2, 3]], [1, [2, 3]]]));
-    expect(moving.reassigning).toEqual({ adding: new Map([[0, [1, 2]], [1, [2]]]), removing: new Map([[0, [3]], [1, [3]]]) });
+    expect(moving.partitions).toEqual(
+      new Map([
+        [0, [1, 2, 3]],
+        [1, [2, 3]],
+      ]),
+    );
+    expect(moving.reassigning).toEqual({
+      adding: new Map([
+        [0, [1, 2]],
+        [1, [2]],
+      ]),
+      removing: new Map([
+        [0, [3]],
+        [1, [3]],
+      ]),
+    });
     const raw = JSON.parse((await zk.zk.getData('/brokers/topics/stranded'))!.data!.toString('utf8'));
     expect(raw).toMatchObject({ partitions: { 0: [1, 2, 3], 1: [2, 3] }, adding_replicas: { 0: [1, 2], 1: [2] }, removing_replicas: { 0: [3], 1: [3] } });
-    await waitFor(async () => (await partitionsFrom(cluster.brokers[0].port, 'stranded'))[0]?.replicaNodes.join() === '1,2,3', 'broker 1 to see the replicas being moved');
+    await waitFor(
+      async () => (await partitionsFrom(cluster.brokers[0].port, 'stranded'))[0]?.replicaNodes.join() === '1,2,3',
+      'broker 1 to see the replicas being moved',
+    );
     expect(await logDirPartitions(cluster.brokers[0].port, 'stranded', [0])).toEqual([0]);
 
     await newControllerTerm(zk);
@@ -155,26 +215,53 @@ describe.skipIf(skip)('partition reassignments', () => {
     const listed = await requestTo(port, LIST_PARTITION_REASSIGNMENTS, 0, { timeoutMs: 10_000, topics: null });
     expect(listed).toMatchObject({
       errorCode: ErrorCode.NONE,
-      topics: [{ name: 'stranded', partitions: [
-        { partitionIndex: 0, replicas: [1, 2, 3], addingReplicas: [1, 2], removingReplicas: [3] },
-        { partitionIndex: 1, replicas: [2, 3], addingReplicas: [2], removingReplicas: [3] },
-      ] }],
+      topics: [
+        {
+          name: 'stranded',
+          partitions: [
+            { partitionIndex: 0, replicas: [1, 2, 3], addingReplicas: [1, 2], removingReplicas: [3] },
+            { partitionIndex: 1, replicas: [2, 3], addingReplicas: [2], removingReplicas: [3] },
+          ],
+        },
+      ],
     });
-    const named = await requestTo(port, LIST_PARTITION_REASSIGNMENTS, 0, { timeoutMs: 10_000, topics: [{ name: 'moving', partitionIndexes: [0] }, { name: 'stranded', partitionIndexes: [0] }] });
-    expect(named.topics).toEqual([{ name: 'stranded', partitions: [{ partitionIndex: 0, replicas: [1, 2, 3], addingReplicas: [1, 2], removingReplicas: [3] }] }]);
+    const named = await requestTo(port, LIST_PARTITION_REASSIGNMENTS, 0, {
+      timeoutMs: 10_000,
+      topics: [
+        { name: 'moving', partitionIndexes: [0] },
+        { name: 'stranded', partitionIndexes: [0] },
+      ],
+    });
+    expect(named.topics).toEqual([
+      { name: 'stranded', partitions: [{ partitionIndex: 0, replicas: [1, 2, 3], addingReplicas: [1, 2], removingReplicas: [3] }] },
+    ]);
 
     // A tool writes stranded-1's state with its target in the ISR (and leading): the controller, watching it, completes the move.
     await rewriteState(zk, 'stranded', 1, (s) => ({ leader: 2, isr: [3, 2], leaderEpoch: s.leaderEpoch + 1 }));
-    await waitFor(async () => (await zk.getTopicAssignment('stranded'))!.partitions.get(1)?.join() === '2', 'the controller to complete the move of stranded-1');
+    await waitFor(
+      async () => (await zk.getTopicAssignment('stranded'))!.partitions.get(1)?.join() === '2',
+      'the controller to complete the move of stranded-1',
+    );
     expect((await zk.getPartitionStates('stranded')).get(1)).toMatchObject({ leader: 2, isr: [2] });
 
-    const cancel = await requestTo(port, ALTER_PARTITION_REASSIGNMENTS, 0, { timeoutMs: 10_000, topics: [{ name: 'stranded', partitions: [{ partitionIndex: 0, replicas: null }] }] });
+    const cancel = await requestTo(port, ALTER_PARTITION_REASSIGNMENTS, 0, {
+      timeoutMs: 10_000,
+      topics: [{ name: 'stranded', partitions: [{ partitionIndex: 0, replicas: null }] }],
+    });
     expect(results(cancel)).toEqual({ stranded: { 0: [ErrorCode.NONE, null] } });
     const reverted = (await zk.getTopicAssignment('stranded'))!;
-    expect(reverted.partitions).toEqual(new Map([[0, [3]], [1, [2]]]));
+    expect(reverted.partitions).toEqual(
+      new Map([
+        [0, [3]],
+        [1, [2]],
+      ]),
+    );
     expect(reverted.reassigning).toEqual({ adding: new Map(), removing: new Map() });
     expect((await requestTo(port, LIST_PARTITION_REASSIGNMENTS, 0, { timeoutMs: 10_000, topics: null })).topics).toEqual([]);
-    await waitFor(async () => (await partitionsFrom(cluster.brokers[0].port, 'stranded'))[0]?.replicaNodes.join() === '3', 'broker 1 to see stranded-0 back on broker 3');
+    await waitFor(
+      async () => (await partitionsFrom(cluster.brokers[0].port, 'stranded'))[0]?.replicaNodes.join() === '3',
+      'broker 1 to see stranded-0 back on broker 3',
+    );
     expect(await logDirPartitions(cluster.brokers[0].port, 'stranded', [0])).toEqual([]);
   }, 90_000);
 });

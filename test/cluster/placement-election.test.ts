@@ -8,8 +8,20 @@ describe('assignReplicas', () => {
   it('places as Kafka does with a fixed start and shift: leaders round-robin, followers shifted each round', () => {
     // Kafka's documented example shape: 5 brokers, 10 partitions, RF 3, start index 0, shift 0.
     const a = assignReplicas([0, 1, 2, 3, 4], 10, 3, 0, { start: 0, shift: 0 });
-    expect(a.slice(0, 5)).toEqual([[0, 1, 2], [1, 2, 3], [2, 3, 4], [3, 4, 0], [4, 0, 1]]);
-    expect(a.slice(5)).toEqual([[0, 2, 3], [1, 3, 4], [2, 4, 0], [3, 0, 1], [4, 1, 2]]);
+    expect(a.slice(0, 5)).toEqual([
+      [0, 1, 2],
+      [1, 2, 3],
+      [2, 3, 4],
+      [3, 4, 0],
+      [4, 0, 1],
+    ]);
+    expect(a.slice(5)).toEqual([
+      [0, 2, 3],
+      [1, 3, 4],
+      [2, 4, 0],
+      [3, 0, 1],
+      [4, 1, 2],
+    ]);
   });
 
   it('never puts two replicas of a partition on one broker, and spreads leaders evenly', () => {

@@ -19,7 +19,10 @@ describe('reassignTo', () => {
   it('lists targets first, then the original replicas that go, as Kafka writes RS', () => {
     const moving = reassignTo(settled([1, 2, 3]), [4, 5, 6]);
     expect(moving).toEqual({ replicas: [4, 5, 6, 1, 2, 3], addingReplicas: [4, 5, 6], removingReplicas: [1, 2, 3] });
-    expect([originReplicas(moving), targetReplicas(moving)]).toEqual([[1, 2, 3], [4, 5, 6]]);
+    expect([originReplicas(moving), targetReplicas(moving)]).toEqual([
+      [1, 2, 3],
+      [4, 5, 6],
+    ]);
     // Kafka's own caveat: an overlapping target changes the order for good.
     expect(reassignTo(settled([1, 2, 3]), [3, 4, 2]).replicas).toEqual([3, 4, 2, 1]);
   });
@@ -44,11 +47,13 @@ describe('reassignTo', () => {
 
 describe('checkReassignmentTarget', () => {
   const live = [1, 2, 3];
-  it('refuses empty, duplicate, negative and dead targets with Kafka\'s messages', () => {
+  it("refuses empty, duplicate, negative and dead targets with Kafka's messages", () => {
     expect(() => checkReassignmentTarget(settled([1]), [], live)).toThrow('Empty replica list specified in partition reassignment.');
     expect(() => checkReassignmentTarget(settled([1]), [2, 2], live)).toThrow('Duplicate replica ids in partition reassignment replica list: [2, 2]');
     expect(() => checkReassignmentTarget(settled([1]), [-1], live)).toThrow('Invalid broker id in replica list: [-1]');
-    expect(() => checkReassignmentTarget(settled([1]), [1, 9], live)).toThrow('Replica assignment has brokers that are not alive. Replica list: [9], live broker list: [1, 2, 3]');
+    expect(() => checkReassignmentTarget(settled([1]), [1, 9], live)).toThrow(
+      'Replica assignment has brokers that are not alive. Replica list: [9], live broker list: [1, 2, 3]',
+    );
   });
 
   it('refuses a long list of unknown brokers as any other (the checks are linear: a request may carry many)', () => {

@@ -25,7 +25,10 @@ const skip = !zookeeperInstalled() && process.env.CI !== 'true';
 function logBytes(dataDir: string, topic: string, partition: number): Buffer {
   const dir = path.join(dataDir, `${topic}-${partition}`);
   if (!fs.existsSync(dir)) return Buffer.alloc(0);
-  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.log')).sort();
+  const files = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.log'))
+    .sort();
   return Buffer.concat(files.map((f) => fs.readFileSync(path.join(dir, f))));
 }
 
@@ -45,7 +48,14 @@ describe.skipIf(skip)('replication', () => {
     return c;
   }
 
-  async function produce(c: TestClient, topic: string, partition: number, n: number, prefix: string, acks: number): Promise<{ errorCode: number; baseOffset: number }> {
+  async function produce(
+    c: TestClient,
+    topic: string,
+    partition: number,
+    n: number,
+    prefix: string,
+    acks: number,
+  ): Promise<{ errorCode: number; baseOffset: number }> {
     const res = await c.request(API.Produce, 9, produceBody(topic, partition, buildBatch(values(n, prefix)), acks));
     return res.responses[0].partitionResponses[0];
   }
@@ -58,7 +68,12 @@ describe.skipIf(skip)('replication', () => {
     cluster = await startCluster({
       brokers: 3,
       logLevel: 'silent',
-      config: { 'zookeeper.session.timeout.ms': 6000, 'replica.fetch.wait.max.ms': 100, 'replica.fetch.backoff.ms': 100, 'controlled.shutdown.retry.backoff.ms': 200 },
+      config: {
+        'zookeeper.session.timeout.ms': 6000,
+        'replica.fetch.wait.max.ms': 100,
+        'replica.fetch.backoff.ms': 100,
+        'controlled.shutdown.retry.backoff.ms': 200,
+      },
     });
     zk = new KafkaZk(await ZkClient.connect({ connect: cluster.zookeeperConnect, sessionTimeoutMs: 10_000, connectionTimeoutMs: 10_000, log: quietLog }));
   }, 90_000);
@@ -68,7 +83,7 @@ describe.skipIf(skip)('replication', () => {
     await cluster?.close();
   }, 60_000);
 
-  it('followers copy the leader\'s batches byte for byte, and acks=all is answered once the ISR has them', async () => {
+  it("followers copy the leader's batches byte for byte, and acks=all is answered once the ISR has them", async () => {
     const c1 = await client(1);
     const created = await c1.request(API.CreateTopics, 7, {
       topics: [{ name: 'copied', numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [1, 2, 3] }], configs: [] }],
@@ -99,9 +114,21 @@ describe.skipIf(skip)('replication', () => {
     expect(notLeader.errorCode).toBe(ErrorCode.NOT_LEADER_OR_FOLLOWER);
     const c1 = await client(1);
     const res = await c1.request(API.Fetch, 12, {
-      replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
-      topics: [{ topic: 'copied', partitions: [{ partition: 0, currentLeaderEpoch: 7, fetchOffset: 0, lastFetchedEpoch: -1, logStartOffset: -1, partitionMaxBytes: 1 << 20 }] }],
-      forgottenTopicsData: [], rackId: '',
+      replicaId: -1,
+      maxWaitMs: 0,
+      minBytes: 0,
+      maxBytes: 1 << 20,
+      isolationLevel: 0,
+      sessionId: 0,
+      sessionEpoch: -1,
+      topics: [
+        {
+          topic: 'copied',
+          partitions: [{ partition: 0, currentLeaderEpoch: 7, fetchOffset: 0, lastFetchedEpoch: -1, logStartOffset: -1, partitionMaxBytes: 1 << 20 }],
+        },
+      ],
+      forgottenTopicsData: [],
+      rackId: '',
     });
     expect(res.responses[0].partitions[0].errorCode).toBe(ErrorCode.UNKNOWN_LEADER_EPOCH);
   }, 30_000);
@@ -109,7 +136,15 @@ describe.skipIf(skip)('replication', () => {
   it('with fewer in-sync replicas than min.insync.replicas acks=all is refused and acks=1 works; the ISR grows back', async () => {
     const c1 = await client(1);
     const created = await c1.request(API.CreateTopics, 7, {
-      topics: [{ name: 'guarded', numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [1, 2, 3] }], configs: [{ name: 'min.insync.replicas', value: '3' }] }],
+      topics: [
+        {
+          name: 'guarded',
+          numPartitions: -1,
+          replicationFactor: -1,
+          assignments: [{ partitionIndex: 0, brokerIds: [1, 2, 3] }],
+          configs: [{ name: 'min.insync.replicas', value: '3' }],
+        },
+      ],
       timeoutMs: 30_000,
       validateOnly: false,
     });

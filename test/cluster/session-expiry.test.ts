@@ -27,10 +27,18 @@ describe.skipIf(skip)('ZooKeeper session expiry', () => {
       const chroot = '/expiry';
       const session = { 'zookeeper.session.timeout.ms': 1000, 'offsets.topic.replication.factor': 2 };
       // Broker 1 first, through the proxy: it becomes the controller.
-      const cut = await startBroker({ port: 0, logLevel: 'silent', config: { ...session, 'broker.id': 1, 'zookeeper.connect': `127.0.0.1:${proxy.port}${chroot}` } });
+      const cut = await startBroker({
+        port: 0,
+        logLevel: 'silent',
+        config: { ...session, 'broker.id': 1, 'zookeeper.connect': `127.0.0.1:${proxy.port}${chroot}` },
+      });
       started.push(cut);
       // A longer session for the broker that stays connected, so that a busy machine does not expire it too.
-      const other = await startBroker({ port: 0, logLevel: 'silent', config: { ...session, 'zookeeper.session.timeout.ms': 6000, 'broker.id': 2, 'zookeeper.connect': `${server.connect}${chroot}` } });
+      const other = await startBroker({
+        port: 0,
+        logLevel: 'silent',
+        config: { ...session, 'zookeeper.session.timeout.ms': 6000, 'broker.id': 2, 'zookeeper.connect': `${server.connect}${chroot}` },
+      });
       started.push(other);
       const watcher = new KafkaZk(await zk.connect(chroot));
       expect(await watcher.getControllerId()).toBe(1);
@@ -39,10 +47,27 @@ describe.skipIf(skip)('ZooKeeper session expiry', () => {
       const kafka = new Kafka({ brokers: [cut.bootstrap, other.bootstrap], logLevel: logLevel.NOTHING });
       const admin = kafka.admin();
       await admin.connect();
-      await admin.createTopics({ topics: [{ topic: 'expiry', replicaAssignment: [{ partition: 0, replicas: [1, 2] }, { partition: 1, replicas: [2, 1] }] }], waitForLeaders: true });
+      await admin.createTopics({
+        topics: [
+          {
+            topic: 'expiry',
+            replicaAssignment: [
+              { partition: 0, replicas: [1, 2] },
+              { partition: 1, replicas: [2, 1] },
+            ],
+          },
+        ],
+        waitForLeaders: true,
+      });
       const producer = kafka.producer();
       await producer.connect();
-      await producer.send({ topic: 'expiry', messages: [{ partition: 0, value: 'before' }, { partition: 1, value: 'before' }] });
+      await producer.send({
+        topic: 'expiry',
+        messages: [
+          { partition: 0, value: 'before' },
+          { partition: 1, value: 'before' },
+        ],
+      });
 
       await proxy.cut();
       // ZooKeeper ends broker 1's session: broker 2 becomes the controller, broker 1's registration goes.

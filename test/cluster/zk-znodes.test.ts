@@ -28,7 +28,9 @@ describe('znodes', () => {
       decodeBrokerRegistration(
         '/p',
         2,
-        b('{"listener_security_protocol_map":{"SECURE":"SASL_SSL"},"endpoints":["SECURE://[::1]:9094"],"rack":"r","jmx_port":-1,"host":null,"timestamp":"1","port":-1,"version":4}'),
+        b(
+          '{"listener_security_protocol_map":{"SECURE":"SASL_SSL"},"endpoints":["SECURE://[::1]:9094"],"rack":"r","jmx_port":-1,"host":null,"timestamp":"1","port":-1,"version":4}',
+        ),
       ),
     ).toEqual({ id: 2, host: '::1', port: 9094, rack: 'r' });
     const ours = encodeBrokerRegistration({ id: 3, host: 'h', port: 1, rack: 'east' }, 42);

@@ -26,7 +26,12 @@ beforeAll(async () => {
   // Our own data dir: it must outlive the killed server, so that the restarted one has the sessions.
   zkDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'krill-zk-outage-'));
   zookeeper = await startZooKeeper({ dataDir: zkDataDir });
-  cluster = await startCluster({ brokers: 3, zookeeperConnect: zookeeper.connect, config: { 'zookeeper.session.timeout.ms': 30_000 }, logLevel: process.env.KRILL_TEST_LOG ?? 'warn' });
+  cluster = await startCluster({
+    brokers: 3,
+    zookeeperConnect: zookeeper.connect,
+    config: { 'zookeeper.session.timeout.ms': 30_000 },
+    logLevel: process.env.KRILL_TEST_LOG ?? 'warn',
+  });
   for (const b of cluster.brokers) clients.set(b.id, await TestClient.connect(b.port));
 }, 120_000);
 
@@ -40,7 +45,12 @@ afterAll(async () => {
 describe('ZooKeeper unavailable for a while', () => {
   it('brokers keep serving their partitions, and the cluster works again once ZooKeeper returns, losing nothing', async () => {
     // One partition led by each broker.
-    await createTopicOk(clients.get(1)!, 'steady', -1, [1, 2, 3].map((id, p) => ({ partitionIndex: p, brokerIds: [id] })));
+    await createTopicOk(
+      clients.get(1)!,
+      'steady',
+      -1,
+      [1, 2, 3].map((id, p) => ({ partitionIndex: p, brokerIds: [id] })),
+    );
     const leaders: number[] = [];
     for (let p = 0; p < PARTITIONS; p++) leaders.push(await leaderOf(clients.get(1)!, 'steady', p));
     expect(leaders).toEqual([1, 2, 3]);
@@ -82,7 +92,11 @@ describe('ZooKeeper unavailable for a while', () => {
     // Broker 1's Metadata can name broker 3 before broker 3 has applied its LeaderAndIsr: wait until broker 3
     // itself answers for the partition as its leader (ListOffsets checks leadership as Produce does).
     await waitFor(async () => {
-      const lo = await clients.get(3)!.request(API.ListOffsets, 7, { replicaId: -1, isolationLevel: 0, topics: [{ name: 'after-outage', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1 }] }] });
+      const lo = await clients.get(3)!.request(API.ListOffsets, 7, {
+        replicaId: -1,
+        isolationLevel: 0,
+        topics: [{ name: 'after-outage', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1 }] }],
+      });
       return lo.topics[0].partitions[0].errorCode === 0;
     }, 'broker 3 leading after-outage-0');
     const res = await produce(clients.get(3)!, 'after-outage', 0, buildBatch([{ key: 'k', value: 'new' }]));

@@ -9,7 +9,7 @@ import { KafkaError } from '../../protocol/errors.js';
 const map = (o: Record<string, string>) => new Map(Object.entries(o));
 
 describe('BrokerConfig dynamic layers', () => {
-  it('this broker\'s dynamic value > the cluster-wide default > the static value > the default', () => {
+  it("this broker's dynamic value > the cluster-wide default > the static value > the default", () => {
     const config = new BrokerConfig({ 'message.max.bytes': '900' });
     expect(config.string('message.max.bytes')).toBe('900');
     config.setDynamic('cluster', map({ 'message.max.bytes': '800' }));
@@ -61,15 +61,23 @@ describe('synonyms and sources (ConfigHelper)', () => {
     expect(brokerConfigSynonyms(new BrokerConfig({ 'log.retention.minutes': '30' }), 'log.retention.ms')).toEqual([]);
   });
 
-  it('a topic: its override first, then the broker chain; the source is the first synonym\'s', () => {
+  it("a topic: its override first, then the broker chain; the source is the first synonym's", () => {
     const config = new BrokerConfig({ 'compression.type': 'gzip' });
     const defaults = config.topicDefaults();
     const overrides = { 'segment.bytes': '5000' };
-    const entries = describeTopicConfigs({ configs: { ...defaults, ...overrides }, overrides }, config, { includeSynonyms: true, keys: ['segment.bytes', 'compression.type', 'retention.ms', 'nope'] });
+    const entries = describeTopicConfigs({ configs: { ...defaults, ...overrides }, overrides }, config, {
+      includeSynonyms: true,
+      keys: ['segment.bytes', 'compression.type', 'retention.ms', 'nope'],
+    });
     expect(entries.map((e) => [e.name, e.value, e.configSource, e.synonyms.length])).toEqual([
-      ['compression.type', 'gzip', 4, 2], ['retention.ms', '604800000', 5, 0], ['segment.bytes', '5000', 1, 2],
+      ['compression.type', 'gzip', 4, 2],
+      ['retention.ms', '604800000', 5, 0],
+      ['segment.bytes', '5000', 1, 2],
     ]);
-    expect(entries[2].synonyms).toEqual([{ name: 'segment.bytes', value: '5000', source: 1 }, { name: 'log.segment.bytes', value: '1073741824', source: 5 }]);
+    expect(entries[2].synonyms).toEqual([
+      { name: 'segment.bytes', value: '5000', source: 1 },
+      { name: 'log.segment.bytes', value: '1073741824', source: 5 },
+    ]);
     expect(describeTopicConfigs({ configs: defaults, overrides: {} }, config, { keys: ['compression.type'] })[0].synonyms).toEqual([]);
   });
 
@@ -100,13 +108,15 @@ describe('checkDynamicConfigs', () => {
 
   it('accepts and normalises the dynamic ones', () => {
     expect(checkDynamicConfigs(map({ 'log.cleanup.policy': ' compact ', 'max.connections': '5' }))).toEqual({
-      known: map({ 'log.cleanup.policy': 'compact', 'max.connections': '5' }), unknown: map({}),
+      known: map({ 'log.cleanup.policy': 'compact', 'max.connections': '5' }),
+      unknown: map({}),
     });
   });
 
   it('takes names no broker knows apart, as given (Kafka stores them)', () => {
     expect(checkDynamicConfigs(map({ 'cleanup.policy': 'delete', 'max.connections': '5' }))).toEqual({
-      known: map({ 'max.connections': '5' }), unknown: map({ 'cleanup.policy': 'delete' }),
+      known: map({ 'max.connections': '5' }),
+      unknown: map({ 'cleanup.policy': 'delete' }),
     });
   });
 

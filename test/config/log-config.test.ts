@@ -34,7 +34,9 @@ const KAFKA_DEFAULTS: LogConfig = {
 
 describe('TOPIC_CONFIGS', () => {
   it('gives every LogConfig field exactly one config', () => {
-    const fields = Object.values(TOPIC_CONFIGS).flatMap((d) => (d.field ? [d.field] : [])).sort();
+    const fields = Object.values(TOPIC_CONFIGS)
+      .flatMap((d) => (d.field ? [d.field] : []))
+      .sort();
     expect(fields).toEqual(Object.keys(KAFKA_DEFAULTS).sort());
   });
 
@@ -43,7 +45,12 @@ describe('TOPIC_CONFIGS', () => {
       if (def.broker === null) continue;
       const broker = BROKER_CONFIGS[def.broker];
       expect(broker, `${name} ← ${def.broker}`).toBeDefined();
-      expect({ kind: broker.kind, min: broker.min, max: broker.max, choices: broker.choices }).toEqual({ kind: def.kind, min: def.min, max: def.max, choices: def.choices });
+      expect({ kind: broker.kind, min: broker.min, max: broker.max, choices: broker.choices }).toEqual({
+        kind: def.kind,
+        min: def.min,
+        max: def.max,
+        choices: def.choices,
+      });
       // log.roll.ms is unset by default: log.roll.hours gives segment.ms its default then.
       if (def.broker === 'log.roll.ms') expect(Number(BROKER_CONFIGS['log.roll.hours'].default) * 3_600_000).toBe(Number(def.default));
       else if (def.broker === 'log.retention.ms') expect(Number(BROKER_CONFIGS['log.retention.hours'].default) * 3_600_000).toBe(Number(def.default));
@@ -60,7 +67,10 @@ describe('buildLogConfig', () => {
 
   it("takes the topic's override, else the broker's default, as typed values", () => {
     const broker = new BrokerConfig({ 'log.segment.bytes': 5000, 'log.roll.hours': 2, 'compression.type': 'lz4', 'message.max.bytes': 900 });
-    const config = buildLogConfig({ 'segment.bytes': '700', 'cleanup.policy': 'compact, delete', 'message.timestamp.type': 'LogAppendTime', 'retention.ms': '5' }, broker.topicDefaults());
+    const config = buildLogConfig(
+      { 'segment.bytes': '700', 'cleanup.policy': 'compact, delete', 'message.timestamp.type': 'LogAppendTime', 'retention.ms': '5' },
+      broker.topicDefaults(),
+    );
     expect(config).toEqual({
       ...KAFKA_DEFAULTS,
       segmentBytes: 700,
@@ -76,7 +86,10 @@ describe('buildLogConfig', () => {
     expect(buildLogConfig({}, new BrokerConfig({ 'log.roll.ms': 1234, 'log.roll.hours': 2 }).topicDefaults()).segmentMs).toBe(1234);
     // Booleans: the topic's override, else the broker default; an unreadable value is Kafka's default.
     expect(buildLogConfig({}, new BrokerConfig({ 'unclean.leader.election.enable': true }).topicDefaults()).uncleanLeaderElectionEnable).toBe(true);
-    expect(buildLogConfig({ 'unclean.leader.election.enable': 'false' }, new BrokerConfig({ 'unclean.leader.election.enable': true }).topicDefaults()).uncleanLeaderElectionEnable).toBe(false);
+    expect(
+      buildLogConfig({ 'unclean.leader.election.enable': 'false' }, new BrokerConfig({ 'unclean.leader.election.enable': true }).topicDefaults())
+        .uncleanLeaderElectionEnable,
+    ).toBe(false);
     expect(buildLogConfig({ 'unclean.leader.election.enable': 'maybe' }).uncleanLeaderElectionEnable).toBe(false);
     // Kafka's precedence: log.retention.ms, else .minutes, else .hours.
     expect(buildLogConfig({}, new BrokerConfig({ 'log.retention.hours': 1 }).topicDefaults()).retentionMs).toBe(3_600_000);
@@ -89,15 +102,30 @@ describe('buildLogConfig', () => {
   });
 
   it('gives the KIP-937 timestamp bounds the deprecated message.timestamp.difference.max.ms when they are not set', () => {
-    expect(buildLogConfig({ 'message.timestamp.difference.max.ms': '1000' })).toMatchObject({ messageTimestampBeforeMaxMs: 1000, messageTimestampAfterMaxMs: 1000 });
-    expect(buildLogConfig({ 'message.timestamp.difference.max.ms': '1000', 'message.timestamp.after.max.ms': '50' })).toMatchObject({ messageTimestampBeforeMaxMs: 1000, messageTimestampAfterMaxMs: 50 });
+    expect(buildLogConfig({ 'message.timestamp.difference.max.ms': '1000' })).toMatchObject({
+      messageTimestampBeforeMaxMs: 1000,
+      messageTimestampAfterMaxMs: 1000,
+    });
+    expect(buildLogConfig({ 'message.timestamp.difference.max.ms': '1000', 'message.timestamp.after.max.ms': '50' })).toMatchObject({
+      messageTimestampBeforeMaxMs: 1000,
+      messageTimestampAfterMaxMs: 50,
+    });
     expect(buildLogConfig({ 'min.cleanable.dirty.ratio': '0.25' }).minCleanableDirtyRatio).toBe(0.25);
     expect(buildLogConfig({ 'min.cleanable.dirty.ratio': '1.5' }).minCleanableDirtyRatio).toBe(0.5);
   });
 
   it("reads a value from the data dir that is empty or unreadable as Kafka's default, as storage always did", () => {
-    const config = buildLogConfig({ 'segment.bytes': 'lots', 'segment.ms': '0', 'index.interval.bytes': '', 'compression.type': 'brotli', 'message.timestamp.type': 'Now' }, { 'segment.bytes': '600' });
-    expect(config).toMatchObject({ segmentBytes: 1073741824, segmentMs: 604800000, indexIntervalBytes: 4096, compressionType: 'producer', messageTimestampType: 'CreateTime' });
+    const config = buildLogConfig(
+      { 'segment.bytes': 'lots', 'segment.ms': '0', 'index.interval.bytes': '', 'compression.type': 'brotli', 'message.timestamp.type': 'Now' },
+      { 'segment.bytes': '600' },
+    );
+    expect(config).toMatchObject({
+      segmentBytes: 1073741824,
+      segmentMs: 604800000,
+      indexIntervalBytes: 4096,
+      compressionType: 'producer',
+      messageTimestampType: 'CreateTime',
+    });
     expect(buildLogConfig({ 'segment.bytes': '99999999999', 'segment.ms': '1500.7' })).toMatchObject({ segmentBytes: 2147483647, segmentMs: 1500 });
     expect(buildLogConfig({ 'cleanup.policy': 'compact,bogus' }).cleanupPolicy).toEqual(['compact']);
   });
@@ -130,14 +158,25 @@ describe('checkTopicConfig', () => {
 
 describe('topicAppendConfig', () => {
   it("derives Produce's checks from a LogConfig once", () => {
-    const config = buildLogConfig({ 'compression.type': 'gzip', 'max.message.bytes': '1000', 'cleanup.policy': 'compact', 'message.timestamp.type': 'LogAppendTime' });
+    const config = buildLogConfig({
+      'compression.type': 'gzip',
+      'max.message.bytes': '1000',
+      'cleanup.policy': 'compact',
+      'message.timestamp.type': 'LogAppendTime',
+    });
     const cfg = topicAppendConfig(config);
     expect(cfg).toEqual({
-      maxMessageBytes: 1000, maxInflatedBytes: 1000 * INFLATE_FACTOR, logAppendTime: true, targetCodec: CODEC_GZIP, compacted: true,
-      timestampBounds: null, minInsyncReplicas: 1,
+      maxMessageBytes: 1000,
+      maxInflatedBytes: 1000 * INFLATE_FACTOR,
+      logAppendTime: true,
+      targetCodec: CODEC_GZIP,
+      compacted: true,
+      timestampBounds: null,
+      minInsyncReplicas: 1,
     });
     expect(topicAppendConfig(buildLogConfig({ 'message.timestamp.after.max.ms': '5000', 'min.insync.replicas': '2' }))).toMatchObject({
-      timestampBounds: { beforeMaxMs: LONG_MAX, afterMaxMs: 5000 }, minInsyncReplicas: 2,
+      timestampBounds: { beforeMaxMs: LONG_MAX, afterMaxMs: 5000 },
+      minInsyncReplicas: 2,
     });
     expect(topicAppendConfig(config)).toBe(cfg);
     expect(topicAppendConfig(DEFAULT_LOG_CONFIG)).toMatchObject({ maxMessageBytes: 1048588, logAppendTime: false, targetCodec: null, compacted: false });

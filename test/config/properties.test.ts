@@ -18,7 +18,7 @@ describe('parseProperties', () => {
         'node.id': '3',
         'log.dirs': '/data/kafka',
         'num.partitions': '4',
-        'listeners': 'PLAINTEXT://:9092',
+        listeners: 'PLAINTEXT://:9092',
         'empty.value': '',
       },
       malformed: [],
@@ -27,7 +27,7 @@ describe('parseProperties', () => {
 
   it('joins a line ending in a backslash to the next, and a later key wins', () => {
     const text = 'listeners=PLAINTEXT://a:1,\\\r\n    CONTROLLER://b:2\r\nnode.id=1\nnode.id=2\n';
-    expect(parseProperties(text).values).toEqual({ 'listeners': 'PLAINTEXT://a:1,CONTROLLER://b:2', 'node.id': '2' });
+    expect(parseProperties(text).values).toEqual({ listeners: 'PLAINTEXT://a:1,CONTROLLER://b:2', 'node.id': '2' });
   });
 
   it('lists the lines it cannot read, in order, and keeps the rest', () => {

@@ -20,7 +20,9 @@ describe('README on dynamic broker configs', () => {
   const topicDefaults = new Set(Object.values(TOPIC_CONFIGS).map((d) => d.broker));
 
   it('names every dynamic broker config that is not a topic default', () => {
-    const missing = Object.entries(BROKER_CONFIGS).filter(([n, d]) => d.dynamic && !topicDefaults.has(n) && !named.has(n)).map(([n]) => n);
+    const missing = Object.entries(BROKER_CONFIGS)
+      .filter(([n, d]) => d.dynamic && !topicDefaults.has(n) && !named.has(n))
+      .map(([n]) => n);
     expect(missing).toEqual([]);
   });
 

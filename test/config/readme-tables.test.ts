@@ -27,7 +27,12 @@ function readmeTables(): string[][][] {
       continue;
     }
     if (!current) tables.push((current = []));
-    current.push(line.split('|').slice(1, -1).map((c) => c.trim()));
+    current.push(
+      line
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    );
   }
   return tables.map((t) => t.slice(2));
 }
@@ -62,7 +67,15 @@ describe('README configuration tables', () => {
       const own = names.filter((n) => !BROKER_CONFIGS[n].aliasOf);
       const shown = defaultCell.replace(/\*\*|`/g, '').split(' / ');
       // One default for several names is the default of the one that has one (log.dirs / log.dir).
-      const expected = shown.length === own.length ? own.map(shownDefault) : [own.map(shownDefault).filter((d) => d !== '—').join(' / ')];
+      const expected =
+        shown.length === own.length
+          ? own.map(shownDefault)
+          : [
+              own
+                .map(shownDefault)
+                .filter((d) => d !== '—')
+                .join(' / '),
+            ];
       if (shown.join(' / ') !== expected.join(' / ')) wrong.push(`${own.join(' / ')}: README says ${shown.join(' / ')}, krill ${expected.join(' / ')}`);
     }
     expect(wrong).toEqual([]);

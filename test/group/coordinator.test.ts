@@ -11,9 +11,19 @@ const meta = (s: string) => Buffer.from(s);
 
 function join(over: Partial<JoinRequest> = {}): JoinRequest {
   return {
-    groupId: 'g', memberId: '', groupInstanceId: null, protocolType: 'consumer',
-    protocols: [{ name: 'range', metadata: meta('r') }, { name: 'roundrobin', metadata: meta('rr') }],
-    sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 30_000, clientId: 'c', clientHost: '/127.0.0.1', requireKnownMemberId: true,
+    groupId: 'g',
+    memberId: '',
+    groupInstanceId: null,
+    protocolType: 'consumer',
+    protocols: [
+      { name: 'range', metadata: meta('r') },
+      { name: 'roundrobin', metadata: meta('rr') },
+    ],
+    sessionTimeoutMs: 10_000,
+    rebalanceTimeoutMs: 30_000,
+    clientId: 'c',
+    clientHost: '/127.0.0.1',
+    requireKnownMemberId: true,
     ...over,
   };
 }
@@ -44,7 +54,15 @@ async function stableGroupOf(n: number): Promise<{ ids: string[]; generation: nu
   const ra = await a.join;
   let ids = [a.id];
   let gen = ra.generationId;
-  await coord.syncGroup({ groupId: 'g', generationId: gen, memberId: a.id, groupInstanceId: null, protocolType: null, protocolName: null, assignments: [{ memberId: a.id, assignment: meta('A') }] });
+  await coord.syncGroup({
+    groupId: 'g',
+    generationId: gen,
+    memberId: a.id,
+    groupInstanceId: null,
+    protocolType: null,
+    protocolName: null,
+    assignments: [{ memberId: a.id, assignment: meta('A') }],
+  });
   for (let i = 1; i < n; i++) {
     const m = await newMember();
     expect(coord.heartbeat('g', ids[0], null, gen)).toBe(ErrorCode.REBALANCE_IN_PROGRESS);
@@ -52,10 +70,17 @@ async function stableGroupOf(n: number): Promise<{ ids: string[]; generation: nu
     const results = await Promise.all([m.join, ...rejoins]);
     ids = [...ids, m.id];
     gen = results[0].generationId;
-    const syncs = ids.map((id) => coord.syncGroup({
-      groupId: 'g', generationId: gen, memberId: id, groupInstanceId: null, protocolType: null, protocolName: null,
-      assignments: id === ids[0] ? ids.map((x) => ({ memberId: x, assignment: meta(`asg-${x}`) })) : [],
-    }));
+    const syncs = ids.map((id) =>
+      coord.syncGroup({
+        groupId: 'g',
+        generationId: gen,
+        memberId: id,
+        groupInstanceId: null,
+        protocolType: null,
+        protocolName: null,
+        assignments: id === ids[0] ? ids.map((x) => ({ memberId: x, assignment: meta(`asg-${x}`) })) : [],
+      }),
+    );
     for (const s of await Promise.all(syncs)) expect(s.errorCode).toBe(0);
   }
   expect(coord.group('g')!.state).toBe('Stable');
@@ -90,7 +115,15 @@ describe('GroupCoordinator: join and sync', () => {
     const { ids, generation } = await stableGroupOf(3);
     expect(generation).toBe(3);
     for (const id of ids) {
-      const s = await coord.syncGroup({ groupId: 'g', generationId: generation, memberId: id, groupInstanceId: null, protocolType: null, protocolName: null, assignments: [] });
+      const s = await coord.syncGroup({
+        groupId: 'g',
+        generationId: generation,
+        memberId: id,
+        groupInstanceId: null,
+        protocolType: null,
+        protocolName: null,
+        assignments: [],
+      });
       expect(s.assignment.toString()).toBe(`asg-${id}`);
     }
     // The assignment was persisted as GroupMetadataValue.
@@ -101,12 +134,36 @@ describe('GroupCoordinator: join and sync', () => {
     expect(v.members.map((m) => m.memberId)).toEqual(ids);
   });
 
-  it('protocol selection follows the members\' preference votes among common protocols', async () => {
-    const a = await coord.joinGroup(join({ requireKnownMemberId: false, protocols: [{ name: 'rr', metadata: meta('1') }, { name: 'range', metadata: meta('2') }] }));
+  it("protocol selection follows the members' preference votes among common protocols", async () => {
+    const a = await coord.joinGroup(
+      join({
+        requireKnownMemberId: false,
+        protocols: [
+          { name: 'rr', metadata: meta('1') },
+          { name: 'range', metadata: meta('2') },
+        ],
+      }),
+    );
     expect(a.protocolName).toBe('rr');
-    const b = coord.joinGroup(join({ requireKnownMemberId: false, protocols: [{ name: 'range', metadata: meta('3') }, { name: 'rr', metadata: meta('4') }] }));
+    const b = coord.joinGroup(
+      join({
+        requireKnownMemberId: false,
+        protocols: [
+          { name: 'range', metadata: meta('3') },
+          { name: 'rr', metadata: meta('4') },
+        ],
+      }),
+    );
     const c = coord.joinGroup(join({ requireKnownMemberId: false, protocols: [{ name: 'range', metadata: meta('5') }] }));
-    const a2 = coord.joinGroup(join({ memberId: a.memberId, protocols: [{ name: 'rr', metadata: meta('1') }, { name: 'range', metadata: meta('2') }] }));
+    const a2 = coord.joinGroup(
+      join({
+        memberId: a.memberId,
+        protocols: [
+          { name: 'rr', metadata: meta('1') },
+          { name: 'range', metadata: meta('2') },
+        ],
+      }),
+    );
     const results = await Promise.all([a2, b, c]);
     // Only range is common to all three.
     for (const r of results) expect(r.protocolName).toBe('range');
@@ -198,7 +255,10 @@ describe('GroupCoordinator: timers', () => {
 describe('GroupCoordinator: leave and static membership', () => {
   it('LeaveGroup removes the member and rebalances; the last one leaving makes the group Empty', async () => {
     const { ids, generation } = await stableGroupOf(2);
-    const res = coord.leaveGroup('g', [{ memberId: ids[1], groupInstanceId: null }, { memberId: 'ghost', groupInstanceId: null }]);
+    const res = coord.leaveGroup('g', [
+      { memberId: ids[1], groupInstanceId: null },
+      { memberId: 'ghost', groupInstanceId: null },
+    ]);
     expect(res.members.map((m) => m.errorCode)).toEqual([0, ErrorCode.UNKNOWN_MEMBER_ID]);
     expect(coord.group('g')!.state).toBe('PreparingRebalance');
     expect(coord.heartbeat('g', ids[0], null, generation)).toBe(ErrorCode.REBALANCE_IN_PROGRESS);
@@ -212,7 +272,15 @@ describe('GroupCoordinator: leave and static membership', () => {
   it('KIP-345: a static member rejoining with unchanged metadata takes over without a rebalance; the old id is fenced', async () => {
     const a = await coord.joinGroup(join({ groupInstanceId: 'i-1' }));
     expect(a.errorCode).toBe(0); // static members need no MEMBER_ID_REQUIRED round trip
-    await coord.syncGroup({ groupId: 'g', generationId: a.generationId, memberId: a.memberId, groupInstanceId: 'i-1', protocolType: null, protocolName: null, assignments: [{ memberId: a.memberId, assignment: meta('mine') }] });
+    await coord.syncGroup({
+      groupId: 'g',
+      generationId: a.generationId,
+      memberId: a.memberId,
+      groupInstanceId: 'i-1',
+      protocolType: null,
+      protocolName: null,
+      assignments: [{ memberId: a.memberId, assignment: meta('mine') }],
+    });
     expect(coord.group('g')!.state).toBe('Stable');
     const again = await coord.joinGroup(join({ groupInstanceId: 'i-1' }));
     expect(again.errorCode).toBe(0);
@@ -221,7 +289,15 @@ describe('GroupCoordinator: leave and static membership', () => {
     expect(coord.group('g')!.state).toBe('Stable');
     expect(coord.heartbeat('g', a.memberId, 'i-1', a.generationId)).toBe(ErrorCode.FENCED_INSTANCE_ID);
     expect(coord.heartbeat('g', again.memberId, 'i-1', a.generationId)).toBe(0);
-    const s = await coord.syncGroup({ groupId: 'g', generationId: again.generationId, memberId: again.memberId, groupInstanceId: 'i-1', protocolType: null, protocolName: null, assignments: [] });
+    const s = await coord.syncGroup({
+      groupId: 'g',
+      generationId: again.generationId,
+      memberId: again.memberId,
+      groupInstanceId: 'i-1',
+      protocolType: null,
+      protocolName: null,
+      assignments: [],
+    });
     expect(s.assignment.toString()).toBe('mine');
     expect(coord.leaveGroup('g', [{ memberId: a.memberId, groupInstanceId: 'i-1' }]).members[0].errorCode).toBe(ErrorCode.FENCED_INSTANCE_ID);
     expect(coord.leaveGroup('g', [{ memberId: '', groupInstanceId: 'i-1' }]).members[0].errorCode).toBe(0);
@@ -238,12 +314,15 @@ describe('GroupCoordinator: offsets and admin', () => {
     expect(commit(generation, ids[0], 42)[0].partitions[0].errorCode).toBe(0);
     expect(commit(generation - 1, ids[0], 43)[0].partitions[0].errorCode).toBe(ErrorCode.ILLEGAL_GENERATION);
     expect(commit(generation, 'x', 43)[0].partitions[0].errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
-    expect(coord.fetchOffsets('g', [{ name: 't', partitionIndexes: [0, 1] }])).toEqual([{
-      name: 't', partitions: [
-        { partitionIndex: 0, committedOffset: 42, committedLeaderEpoch: 0, metadata: 'm', errorCode: 0 },
-        { partitionIndex: 1, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode: 0 },
-      ],
-    }]);
+    expect(coord.fetchOffsets('g', [{ name: 't', partitionIndexes: [0, 1] }])).toEqual([
+      {
+        name: 't',
+        partitions: [
+          { partitionIndex: 0, committedOffset: 42, committedLeaderEpoch: 0, metadata: 'm', errorCode: 0 },
+          { partitionIndex: 1, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode: 0 },
+        ],
+      },
+    ]);
     const rec = store.at(-1)!.records[0];
     expect(decodeKey(rec.key)).toEqual({ type: 'offset', key: { group: 'g', topic: 't', partition: 0 } });
     expect(decodeOffsetCommitValue(rec.value!)).toMatchObject({ offset: 42, leaderEpoch: 0, metadata: 'm' });
@@ -266,9 +345,23 @@ describe('GroupCoordinator: offsets and admin', () => {
     // consumer protocol subscription v0: int16 version, [string] topics, bytes userData
     const sub = Buffer.from([0, 0, 0, 0, 0, 1, 0, 1, 0x74, 0xff, 0xff, 0xff, 0xff]);
     const a = await coord.joinGroup(join({ requireKnownMemberId: false, protocols: [{ name: 'range', metadata: sub }] }));
-    await coord.syncGroup({ groupId: 'g', generationId: a.generationId, memberId: a.memberId, groupInstanceId: null, protocolType: null, protocolName: null, assignments: [] });
-    coord.commitOffsets('g', a.generationId, a.memberId, null, [{ name: 't', partitions: [{ partition: 0, offset: 1, leaderEpoch: -1, metadata: '' }] }, { name: 'u', partitions: [{ partition: 0, offset: 1, leaderEpoch: -1, metadata: '' }] }]);
-    const r = coord.deleteOffsets('g', [{ name: 't', partitions: [0] }, { name: 'u', partitions: [0] }]);
+    await coord.syncGroup({
+      groupId: 'g',
+      generationId: a.generationId,
+      memberId: a.memberId,
+      groupInstanceId: null,
+      protocolType: null,
+      protocolName: null,
+      assignments: [],
+    });
+    coord.commitOffsets('g', a.generationId, a.memberId, null, [
+      { name: 't', partitions: [{ partition: 0, offset: 1, leaderEpoch: -1, metadata: '' }] },
+      { name: 'u', partitions: [{ partition: 0, offset: 1, leaderEpoch: -1, metadata: '' }] },
+    ]);
+    const r = coord.deleteOffsets('g', [
+      { name: 't', partitions: [0] },
+      { name: 'u', partitions: [0] },
+    ]);
     expect(r.topics.map((t) => t.partitions[0].errorCode)).toEqual([ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC, 0]);
     expect(coord.fetchOffsets('g', null).map((t) => t.name)).toEqual(['t']);
     expect(coord.deleteOffsets('nope', []).errorCode).toBe(ErrorCode.GROUP_ID_NOT_FOUND);

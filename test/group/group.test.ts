@@ -19,7 +19,11 @@ describe('Group.subscribedTopics', () => {
   it('unions the topics of every member, from v0 to v3 subscriptions', () => {
     const v0 = writeVersioned(ConsumerProtocolSubscription, 0, { topics: ['a', 'b'] });
     const v3 = writeVersioned(ConsumerProtocolSubscription, 3, {
-      topics: ['c'], userData: Buffer.from('x'), ownedPartitions: [{ topic: 'c', partitions: [0, 1] }], generationId: 7, rackId: 'r1',
+      topics: ['c'],
+      userData: Buffer.from('x'),
+      ownedPartitions: [{ topic: 'c', partitions: [0, 1] }],
+      generationId: 7,
+      rackId: 'r1',
     });
     expect(groupWith('consumer', v0, v3).subscribedTopics()).toEqual(new Set(['a', 'b', 'c']));
   });

@@ -14,7 +14,7 @@ afterEach(() => {
 });
 
 describe('OffsetsTopicStore', () => {
-  it('creates a compacted internal topic on first write, appends to the group\'s partition and replays on open', async () => {
+  it("creates a compacted internal topic on first write, appends to the group's partition and replays on open", async () => {
     const dir = tempDir();
     dirs.push(dir);
     let logs = LogManager.open({ dataDir: dir });
@@ -25,11 +25,35 @@ describe('OffsetsTopicStore', () => {
     expect(logs.getTopic(OFFSETS_TOPIC)!.configs['cleanup.policy']).toBe('compact');
     let coord = new GroupCoordinator({ store });
     const a = await coord.joinGroup({
-      groupId: 'grp', memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: Buffer.from('x') }],
-      sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, clientId: 'c', clientHost: '', requireKnownMemberId: false,
+      groupId: 'grp',
+      memberId: '',
+      groupInstanceId: null,
+      protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: Buffer.from('x') }],
+      sessionTimeoutMs: 10_000,
+      rebalanceTimeoutMs: 10_000,
+      clientId: 'c',
+      clientHost: '',
+      requireKnownMemberId: false,
     });
-    await coord.syncGroup({ groupId: 'grp', generationId: 1, memberId: a.memberId, groupInstanceId: null, protocolType: null, protocolName: null, assignments: [] });
-    coord.commitOffsets('grp', 1, a.memberId, null, [{ name: 't', partitions: [{ partition: 0, offset: 10, leaderEpoch: 0, metadata: 'meta' }, { partition: 1, offset: 20, leaderEpoch: 0, metadata: '' }] }]);
+    await coord.syncGroup({
+      groupId: 'grp',
+      generationId: 1,
+      memberId: a.memberId,
+      groupInstanceId: null,
+      protocolType: null,
+      protocolName: null,
+      assignments: [],
+    });
+    coord.commitOffsets('grp', 1, a.memberId, null, [
+      {
+        name: 't',
+        partitions: [
+          { partition: 0, offset: 10, leaderEpoch: 0, metadata: 'meta' },
+          { partition: 1, offset: 20, leaderEpoch: 0, metadata: '' },
+        ],
+      },
+    ]);
     coord.commitOffsets('simple', -1, '', null, [{ name: 't', partitions: [{ partition: 0, offset: 5, leaderEpoch: -1, metadata: '' }] }]);
     coord.commitOffsets('gone', -1, '', null, [{ name: 't', partitions: [{ partition: 0, offset: 5, leaderEpoch: -1, metadata: '' }] }]);
     expect(coord.deleteGroup('gone')).toBe(0);
@@ -46,12 +70,15 @@ describe('OffsetsTopicStore', () => {
     const g = coord.group('grp')!;
     expect(g).toMatchObject({ state: 'Empty', generationId: 1, protocolType: 'consumer' });
     expect(g.members.size).toBe(0);
-    expect(coord.fetchOffsets('grp', null)).toEqual([{
-      name: 't', partitions: [
-        { partitionIndex: 0, committedOffset: 10, committedLeaderEpoch: 0, metadata: 'meta', errorCode: 0 },
-        { partitionIndex: 1, committedOffset: 20, committedLeaderEpoch: 0, metadata: '', errorCode: 0 },
-      ],
-    }]);
+    expect(coord.fetchOffsets('grp', null)).toEqual([
+      {
+        name: 't',
+        partitions: [
+          { partitionIndex: 0, committedOffset: 10, committedLeaderEpoch: 0, metadata: 'meta', errorCode: 0 },
+          { partitionIndex: 1, committedOffset: 20, committedLeaderEpoch: 0, metadata: '', errorCode: 0 },
+        ],
+      },
+    ]);
     expect(coord.fetchOffsets('simple', null)[0].partitions[0].committedOffset).toBe(5);
     expect(coord.group('gone')).toBeUndefined();
     coord.close();

@@ -4,8 +4,14 @@
 // krill never writes but a data directory copied from Kafka may hold, are decoded from bytes laid out by hand.
 import { describe, expect, it } from 'vitest';
 import {
-  decodeGroupMetadataValue, decodeKey, decodeOffsetCommitValue, encodeGroupMetadataKey, encodeGroupMetadataValue,
-  encodeOffsetCommitKey, encodeOffsetCommitValue, type GroupMetadataValue,
+  decodeGroupMetadataValue,
+  decodeKey,
+  decodeOffsetCommitValue,
+  encodeGroupMetadataKey,
+  encodeGroupMetadataValue,
+  encodeOffsetCommitKey,
+  encodeOffsetCommitValue,
+  type GroupMetadataValue,
 } from '../../src/group/records.js';
 
 const hex = (s: string): Buffer => Buffer.from(s, 'hex');
@@ -21,15 +27,31 @@ const GROUP_VALUE_V3 =
 const EMPTY_GROUP_VALUE_V3 = '0003000000000001ffffffffffffffffffffffff00000000';
 
 const GROUP: GroupMetadataValue = {
-  protocolType: 'consumer', generation: 4, protocol: 'range', leader: 'm-1', currentStateTimestamp: 1700000000999,
+  protocolType: 'consumer',
+  generation: 4,
+  protocol: 'range',
+  leader: 'm-1',
+  currentStateTimestamp: 1700000000999,
   members: [
     {
-      memberId: 'm-1', groupInstanceId: null, clientId: 'c1', clientHost: '/127.0.0.1', rebalanceTimeout: 60000, sessionTimeout: 45000,
-      subscription: hex('0001000000010001740000000000'), assignment: Buffer.from([1, 2, 3]),
+      memberId: 'm-1',
+      groupInstanceId: null,
+      clientId: 'c1',
+      clientHost: '/127.0.0.1',
+      rebalanceTimeout: 60000,
+      sessionTimeout: 45000,
+      subscription: hex('0001000000010001740000000000'),
+      assignment: Buffer.from([1, 2, 3]),
     },
     {
-      memberId: 'm-2', groupInstanceId: 'inst-2', clientId: 'c2', clientHost: '/127.0.0.2', rebalanceTimeout: 30000, sessionTimeout: 10000,
-      subscription: Buffer.alloc(0), assignment: Buffer.alloc(0),
+      memberId: 'm-2',
+      groupInstanceId: 'inst-2',
+      clientId: 'c2',
+      clientHost: '/127.0.0.2',
+      rebalanceTimeout: 30000,
+      sessionTimeout: 10000,
+      subscription: Buffer.alloc(0),
+      assignment: Buffer.alloc(0),
     },
   ],
 };
@@ -74,11 +96,23 @@ describe('__consumer_offsets records', () => {
     const member = '026d' + '00' + '0263' + '0268' + '00000003' + '00000004' + '0201' + '0202' + '01' + '0900';
     const groupV4 = hex('0004' + '0263' + '00000001' + '0272' + '00' + '0000000000000006' + '02' + member + '00');
     expect(decodeGroupMetadataValue(groupV4)).toEqual({
-      protocolType: 'c', generation: 1, protocol: 'r', leader: null, currentStateTimestamp: 6,
-      members: [{
-        memberId: 'm', groupInstanceId: null, clientId: 'c', clientHost: 'h', rebalanceTimeout: 3, sessionTimeout: 4,
-        subscription: Buffer.from([1]), assignment: Buffer.from([2]),
-      }],
+      protocolType: 'c',
+      generation: 1,
+      protocol: 'r',
+      leader: null,
+      currentStateTimestamp: 6,
+      members: [
+        {
+          memberId: 'm',
+          groupInstanceId: null,
+          clientId: 'c',
+          clientHost: 'h',
+          rebalanceTimeout: 3,
+          sessionTimeout: 4,
+          subscription: Buffer.from([1]),
+          assignment: Buffer.from([2]),
+        },
+      ],
     });
   });
 

@@ -55,11 +55,27 @@ afterEach(() => {
 /** A one-member consumer group, Stable, subscribed to `topics`. */
 async function stableMember(groupId: string, topics: string[]): Promise<{ memberId: string; generation: number }> {
   const j = await coord.joinGroup({
-    groupId, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: subscription(topics) }],
-    sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, clientId: 'c', clientHost: '/127.0.0.1', requireKnownMemberId: false,
+    groupId,
+    memberId: '',
+    groupInstanceId: null,
+    protocolType: 'consumer',
+    protocols: [{ name: 'range', metadata: subscription(topics) }],
+    sessionTimeoutMs: 10_000,
+    rebalanceTimeoutMs: 10_000,
+    clientId: 'c',
+    clientHost: '/127.0.0.1',
+    requireKnownMemberId: false,
   });
   expect(j.errorCode).toBe(0);
-  const s = await coord.syncGroup({ groupId, generationId: j.generationId, memberId: j.memberId, groupInstanceId: null, protocolType: null, protocolName: null, assignments: [] });
+  const s = await coord.syncGroup({
+    groupId,
+    generationId: j.generationId,
+    memberId: j.memberId,
+    groupInstanceId: null,
+    protocolType: null,
+    protocolName: null,
+    assignments: [],
+  });
   expect(s.errorCode).toBe(0);
   expect(coord.group(groupId)!.state).toBe('Stable');
   return { memberId: j.memberId, generation: j.generationId };
@@ -74,7 +90,11 @@ async function live(ms: number, groupId: string, m: { memberId: string; generati
 }
 
 const commit = (groupId: string, generation: number, memberId: string, topic: string, partitions: number[], offset = 7) =>
-  settled(coord.commitOffsets(groupId, generation, memberId, null, [{ name: topic, partitions: partitions.map((p) => ({ partition: p, offset, leaderEpoch: -1, metadata: '' })) }]));
+  settled(
+    coord.commitOffsets(groupId, generation, memberId, null, [
+      { name: topic, partitions: partitions.map((p) => ({ partition: p, offset, leaderEpoch: -1, metadata: '' })) },
+    ]),
+  );
 
 const committed = (groupId: string, topic: string, partition: number) =>
   coord.fetchOffsets(groupId, [{ name: topic, partitionIndexes: [partition] }])[0].partitions[0].committedOffset;
@@ -94,7 +114,7 @@ function tombstones(groupId: string, from = 0): string[] {
 }
 
 describe('offsets retention (KIP-211)', () => {
-  it('a consumer group\'s offsets outlive retention while it has members, then expire retention after it became Empty', async () => {
+  it("a consumer group's offsets outlive retention while it has members, then expire retention after it became Empty", async () => {
     const m = await stableMember('g', ['t']);
     const { memberId, generation } = m;
     expect(commit('g', generation, memberId, 't', [0, 1]).every((t) => t.partitions.every((p) => p.errorCode === 0))).toBe(true);
@@ -181,7 +201,7 @@ describe('offsets retention (KIP-211)', () => {
     expect(coord.group('simple')).toBeUndefined();
   });
 
-  it('expireOffsets() can be called directly with a clock value; v1 records\' expire timestamps win', () => {
+  it("expireOffsets() can be called directly with a clock value; v1 records' expire timestamps win", () => {
     const now = Date.now();
     coord.loadOffset('old', 't', 0, { offset: 1, leaderEpoch: -1, metadata: '', commitTimestamp: now, expireTimestamp: now + 5 });
     coord.loadOffset('old', 't', 1, { offset: 2, leaderEpoch: -1, metadata: '', commitTimestamp: now, expireTimestamp: -1 });
@@ -194,10 +214,33 @@ describe('offsets retention (KIP-211)', () => {
 
   it('a replayed group that still had members counts its Empty time from the load (Kafka reloads and expires them)', () => {
     const now = Date.now();
-    const member = { memberId: 'm', groupInstanceId: null, clientId: 'c', clientHost: '', rebalanceTimeout: 1, sessionTimeout: 1, subscription: Buffer.alloc(0), assignment: Buffer.alloc(0) };
-    coord.loadGroup('was-live', { protocolType: 'consumer', generation: 4, protocol: 'range', leader: 'm', currentStateTimestamp: now - 10 * RETENTION, members: [member] });
+    const member = {
+      memberId: 'm',
+      groupInstanceId: null,
+      clientId: 'c',
+      clientHost: '',
+      rebalanceTimeout: 1,
+      sessionTimeout: 1,
+      subscription: Buffer.alloc(0),
+      assignment: Buffer.alloc(0),
+    };
+    coord.loadGroup('was-live', {
+      protocolType: 'consumer',
+      generation: 4,
+      protocol: 'range',
+      leader: 'm',
+      currentStateTimestamp: now - 10 * RETENTION,
+      members: [member],
+    });
     coord.loadOffset('was-live', 't', 0, { offset: 1, leaderEpoch: -1, metadata: '', commitTimestamp: now - 10 * RETENTION });
-    coord.loadGroup('was-empty', { protocolType: 'consumer', generation: 4, protocol: null, leader: null, currentStateTimestamp: now - RETENTION, members: [] });
+    coord.loadGroup('was-empty', {
+      protocolType: 'consumer',
+      generation: 4,
+      protocol: null,
+      leader: null,
+      currentStateTimestamp: now - RETENTION,
+      members: [],
+    });
     coord.loadOffset('was-empty', 't', 0, { offset: 1, leaderEpoch: -1, metadata: '', commitTimestamp: now - 10 * RETENTION });
     expect(coord.expireOffsets(now)).toBe(1);
     expect(coord.group('was-empty')).toBeUndefined();
@@ -207,11 +250,19 @@ describe('offsets retention (KIP-211)', () => {
   });
 
   it('OffsetCommit v2-4 retentionTimeMs: an explicit expire timestamp, stored as OffsetCommitValue v1', async () => {
-    const r = settled(coord.commitOffsets('old-client', -1, '', null, [{ name: 't', partitions: [{ partition: 0, offset: 4, leaderEpoch: -1, metadata: 'm' }] }], 15_000));
+    const r = settled(
+      coord.commitOffsets('old-client', -1, '', null, [{ name: 't', partitions: [{ partition: 0, offset: 4, leaderEpoch: -1, metadata: 'm' }] }], 15_000),
+    );
     expect(r[0].partitions[0].errorCode).toBe(0);
     const rec = store[store.length - 1].records[0];
     expect(rec.value!.readInt16BE(0)).toBe(1);
-    expect(decodeOffsetCommitValue(rec.value!)).toEqual({ offset: 4, leaderEpoch: -1, metadata: 'm', commitTimestamp: Date.now(), expireTimestamp: Date.now() + 15_000 });
+    expect(decodeOffsetCommitValue(rec.value!)).toEqual({
+      offset: 4,
+      leaderEpoch: -1,
+      metadata: 'm',
+      commitTimestamp: Date.now(),
+      expireTimestamp: Date.now() + 15_000,
+    });
     await vi.advanceTimersByTimeAsync(CHECK);
     expect(committed('old-client', 't', 0)).toBe(4);
     await vi.advanceTimersByTimeAsync(CHECK); // well before offsets.retention.minutes
@@ -241,10 +292,26 @@ describe('offsets retention across a restart', () => {
     /** A member joins, commits offset 3 and leaves: the group is Empty from now on. */
     const visit = async (groupId: string) => {
       const j = await c.joinGroup({
-        groupId, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: subscription(['t']) }],
-        sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, clientId: 'c', clientHost: '', requireKnownMemberId: false,
+        groupId,
+        memberId: '',
+        groupInstanceId: null,
+        protocolType: 'consumer',
+        protocols: [{ name: 'range', metadata: subscription(['t']) }],
+        sessionTimeoutMs: 10_000,
+        rebalanceTimeoutMs: 10_000,
+        clientId: 'c',
+        clientHost: '',
+        requireKnownMemberId: false,
       });
-      await c.syncGroup({ groupId, generationId: j.generationId, memberId: j.memberId, groupInstanceId: null, protocolType: null, protocolName: null, assignments: [] });
+      await c.syncGroup({
+        groupId,
+        generationId: j.generationId,
+        memberId: j.memberId,
+        groupInstanceId: null,
+        protocolType: null,
+        protocolName: null,
+        assignments: [],
+      });
       c.commitOffsets(groupId, j.generationId, j.memberId, null, [{ name: 't', partitions: [{ partition: 0, offset: 3, leaderEpoch: -1, metadata: '' }] }]);
       c.leaveGroup(groupId, [{ memberId: j.memberId, groupInstanceId: null }]);
     };
@@ -280,7 +347,7 @@ describe('offsets retention across a restart', () => {
 });
 
 describe('retention configs', () => {
-  it('offsets.retention.check.interval.ms defaults to Kafka\'s 600000 and must be at least 1', () => {
+  it("offsets.retention.check.interval.ms defaults to Kafka's 600000 and must be at least 1", () => {
     const config = new BrokerConfig();
     expect(config.int('offsets.retention.check.interval.ms')).toBe(600_000);
     expect(config.int('offsets.retention.minutes')).toBe(10_080);

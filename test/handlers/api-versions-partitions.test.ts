@@ -10,6 +10,10 @@ it('ApiVersions lists OffsetForLeaderEpoch 2-4, DescribeLogDirs 1-4, CreateParti
   const res = await live.client.request(API.ApiVersions, 3, { clientSoftwareName: 'krill-test', clientSoftwareVersion: '1.0' });
   const ranges = new Map(res.apiKeys.map((k: Message) => [k.apiKey, [k.minVersion, k.maxVersion]]));
   expect([23, 35, 37, 45, 46].map((key) => [key, ranges.get(key)])).toEqual([
-    [23, [2, 4]], [35, [1, 4]], [37, [0, 3]], [45, [0, 0]], [46, [0, 0]],
+    [23, [2, 4]],
+    [35, [1, 4]],
+    [37, [0, 3]],
+    [45, [0, 0]],
+    [46, [0, 0]],
   ]);
 });

@@ -64,7 +64,10 @@ describe('DescribeCluster', () => {
   it('v0 names this broker as the cluster and controller', async () => {
     const res = await live.client.request(API.DescribeCluster, 0, { includeClusterAuthorizedOperations: false });
     expect(res).toMatchObject({
-      errorCode: 0, errorMessage: null, clusterId: live.broker.clusterId, controllerId: 3,
+      errorCode: 0,
+      errorMessage: null,
+      clusterId: live.broker.clusterId,
+      controllerId: 3,
       brokers: [{ brokerId: 3, host: '127.0.0.1', port: live.broker.port, rack: null }],
     });
   });
@@ -73,7 +76,10 @@ describe('DescribeCluster', () => {
     for (const endpointType of [1, 2]) {
       const res = await live.client.request(API.DescribeCluster, 1, { includeClusterAuthorizedOperations: false, endpointType });
       expect(res).toMatchObject({
-        errorCode: 0, endpointType, clusterId: live.broker.clusterId, controllerId: 3,
+        errorCode: 0,
+        endpointType,
+        clusterId: live.broker.clusterId,
+        controllerId: 3,
         brokers: [{ brokerId: 3, host: '127.0.0.1', port: live.broker.port, rack: null }],
       });
     }

@@ -22,9 +22,16 @@ const BROKER = 4;
 const BROKER_LOGGER = 8;
 const [SET, DELETE, APPEND, SUBTRACT] = [0, 1, 2, 3];
 
-interface Resource { resourceType: number; resourceName: string; configurationKeys?: string[] | null }
+interface Resource {
+  resourceType: number;
+  resourceName: string;
+  configurationKeys?: string[] | null;
+}
 
-async function describeConfigs(resources: Resource[], opts: { version?: number; includeSynonyms?: boolean; includeDocumentation?: boolean; client?: TestClient } = {}) {
+async function describeConfigs(
+  resources: Resource[],
+  opts: { version?: number; includeSynonyms?: boolean; includeDocumentation?: boolean; client?: TestClient } = {},
+) {
   const res = await (opts.client ?? live.client).request(32, opts.version ?? 4, {
     resources: resources.map((r) => ({ configurationKeys: null, ...r })),
     includeSynonyms: opts.includeSynonyms ?? false,
@@ -56,24 +63,35 @@ async function incremental(resourceType: number, resourceName: string, ops: [str
 }
 
 describe('DescribeConfigs', () => {
-  it('lists a topic\'s configs with Kafka\'s sources and synonyms', async () => {
+  it("lists a topic's configs with Kafka's sources and synonyms", async () => {
     const name = uniqueTopic('dc');
     await createTopic(live.client, name, 1, { 'max.message.bytes': '5000' });
     const c = await topicConfigs(name);
     // As Kafka (and kafkajs's own test) has it: a default with a broker default names it, DEFAULT_CONFIG.
     expect(c['compression.type']).toMatchObject({
-      value: 'producer', readOnly: false, isSensitive: false, configSource: 5,
+      value: 'producer',
+      readOnly: false,
+      isSensitive: false,
+      configSource: 5,
       synonyms: [{ name: 'compression.type', value: 'producer', source: 5 }],
     });
     // The topic's own override first, then the broker's chain from message.max.bytes on.
     expect(c['max.message.bytes']).toMatchObject({
-      value: '5000', configSource: 1,
-      synonyms: [{ name: 'max.message.bytes', value: '5000', source: 1 }, { name: 'message.max.bytes', value: '1048588', source: 5 }],
+      value: '5000',
+      configSource: 1,
+      synonyms: [
+        { name: 'max.message.bytes', value: '5000', source: 1 },
+        { name: 'message.max.bytes', value: '1048588', source: 5 },
+      ],
     });
     // Set at start: STATIC_BROKER_CONFIG, then the default.
     expect(c['segment.bytes']).toMatchObject({
-      value: '1048576', configSource: 4,
-      synonyms: [{ name: 'log.segment.bytes', value: '1048576', source: 4 }, { name: 'log.segment.bytes', value: '1073741824', source: 5 }],
+      value: '1048576',
+      configSource: 4,
+      synonyms: [
+        { name: 'log.segment.bytes', value: '1048576', source: 4 },
+        { name: 'log.segment.bytes', value: '1073741824', source: 5 },
+      ],
     });
     // log.retention.ms has no value anywhere, so Kafka lists no synonym (log.retention.hours comes after it).
     expect(c['retention.ms']).toMatchObject({ value: String(24 * 3_600_000), configSource: 5, synonyms: [] });
@@ -89,10 +107,19 @@ describe('DescribeConfigs', () => {
     expect(c['flush.messages']).toMatchObject({ value: '1', configSource: 1 });
     expect(c['preallocate']).toMatchObject({ value: 'false', configSource: 5, synonyms: [] });
     expect(c['segment.index.bytes']).toMatchObject({ value: '4096', configSource: 1 });
-    const [typed] = await describeConfigs([{ resourceType: TOPIC, resourceName: name, configurationKeys: ['preallocate', 'flush.ms'] }], { version: 3, includeDocumentation: true });
-    expect(typed.configs.map((e: { name: string; configType: number }) => [e.name, e.configType])).toEqual([['flush.ms', 5], ['preallocate', 1]]);
+    const [typed] = await describeConfigs([{ resourceType: TOPIC, resourceName: name, configurationKeys: ['preallocate', 'flush.ms'] }], {
+      version: 3,
+      includeDocumentation: true,
+    });
+    expect(typed.configs.map((e: { name: string; configType: number }) => [e.name, e.configType])).toEqual([
+      ['flush.ms', 5],
+      ['preallocate', 1],
+    ]);
     expect(typed.configs[1].documentation).toMatch(/no effect on krill/);
-    expect(await incremental(TOPIC, name, [['preallocate', SET, 'maybe']])).toMatchObject({ errorCode: ErrorCode.INVALID_CONFIG, errorMessage: "preallocate: 'maybe' is not true or false" });
+    expect(await incremental(TOPIC, name, [['preallocate', SET, 'maybe']])).toMatchObject({
+      errorCode: ErrorCode.INVALID_CONFIG,
+      errorMessage: "preallocate: 'maybe' is not true or false",
+    });
     expect(await incremental(TOPIC, name, [['preallocate', SET, 'true']])).toMatchObject({ errorCode: 0 });
     expect((await topicConfigs(name))['preallocate']).toMatchObject({ value: 'true', configSource: 1 });
   });
@@ -130,7 +157,15 @@ describe('DescribeConfigs', () => {
     expect(r.errorCode).toBe(0);
     const c = Object.fromEntries(r.configs.map((e: Message) => [e.name, e]));
     expect(c['log.segment.bytes']).toMatchObject({ value: '1048576', configSource: 4, readOnly: false });
-    expect(c['log.retention.hours']).toMatchObject({ value: '24', configSource: 4, readOnly: true, synonyms: [{ name: 'log.retention.hours', value: '24', source: 4 }, { name: 'log.retention.hours', value: '168', source: 5 }] });
+    expect(c['log.retention.hours']).toMatchObject({
+      value: '24',
+      configSource: 4,
+      readOnly: true,
+      synonyms: [
+        { name: 'log.retention.hours', value: '24', source: 4 },
+        { name: 'log.retention.hours', value: '168', source: 5 },
+      ],
+    });
     expect(c['log.retention.ms']).toMatchObject({ value: null, configSource: 5, readOnly: false });
     expect(c['num.partitions']).toMatchObject({ value: '1', configSource: 5, readOnly: true });
     expect(c['message.max.bytes']).toMatchObject({ readOnly: false, configSource: 5 });
@@ -149,8 +184,13 @@ describe('DescribeConfigs', () => {
       { resourceType: TOPIC, resourceName: name, configurationKeys: ['segment.ms'] },
     ]);
     expect(results.map((r: Message) => r.errorCode)).toEqual([
-      ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.INVALID_TOPIC_EXCEPTION, ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_REQUEST,
-      0, ErrorCode.INVALID_REQUEST, 0,
+      ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+      ErrorCode.INVALID_TOPIC_EXCEPTION,
+      ErrorCode.INVALID_REQUEST,
+      ErrorCode.INVALID_REQUEST,
+      0,
+      ErrorCode.INVALID_REQUEST,
+      0,
     ]);
     expect(results[2].errorMessage).toMatch(/expected 1/);
     expect(results[4].configs).toMatchObject([{ name: 'root', configSource: 6 }]);
@@ -164,7 +204,11 @@ describe('AlterConfigs and IncrementalAlterConfigs on a topic', () => {
     await createTopic(live.client, name, 1, { 'retention.ms': '1000' });
     expect(await alter(TOPIC, name, { 'cleanup.policy': 'compact' }, true)).toMatchObject({ errorCode: 0, errorMessage: null });
     expect((await topicConfigs(name))['cleanup.policy'].value).toBe('delete');
-    expect(await alter(TOPIC, name, { 'cleanup.policy': 'compact', 'segment.ms': '60000' })).toMatchObject({ errorCode: 0, resourceName: name, resourceType: TOPIC });
+    expect(await alter(TOPIC, name, { 'cleanup.policy': 'compact', 'segment.ms': '60000' })).toMatchObject({
+      errorCode: 0,
+      resourceName: name,
+      resourceType: TOPIC,
+    });
     const c = await topicConfigs(name);
     expect(c['cleanup.policy']).toMatchObject({ value: 'compact', configSource: 1 });
     expect(c['segment.ms']).toMatchObject({ value: '60000', configSource: 1 });
@@ -178,8 +222,13 @@ describe('AlterConfigs and IncrementalAlterConfigs on a topic', () => {
     const name = uniqueTopic('it');
     await createTopic(live.client, name, 1, { 'retention.bytes': '1000' });
     // APPEND starts from the default ("delete") when the topic does not set the config.
-    expect(await incremental(TOPIC, name, [['cleanup.policy', APPEND, 'compact'], ['retention.bytes', DELETE, null], ['segment.bytes', SET, '20000']]))
-      .toMatchObject({ errorCode: 0 });
+    expect(
+      await incremental(TOPIC, name, [
+        ['cleanup.policy', APPEND, 'compact'],
+        ['retention.bytes', DELETE, null],
+        ['segment.bytes', SET, '20000'],
+      ]),
+    ).toMatchObject({ errorCode: 0 });
     let c = await topicConfigs(name);
     expect(c['cleanup.policy']).toMatchObject({ value: 'delete,compact', configSource: 1 });
     expect(c['retention.bytes']).toMatchObject({ value: '-1', configSource: 5 });
@@ -188,7 +237,7 @@ describe('AlterConfigs and IncrementalAlterConfigs on a topic', () => {
     c = await topicConfigs(name);
     expect(c['cleanup.policy'].value).toBe('compact');
     const refused = await incremental(TOPIC, name, [['segment.bytes', APPEND, '5']]);
-    expect(refused).toMatchObject({ errorCode: ErrorCode.INVALID_CONFIG, errorMessage: 'Can\'t APPEND to key segment.bytes because its type is not LIST.' });
+    expect(refused).toMatchObject({ errorCode: ErrorCode.INVALID_CONFIG, errorMessage: "Can't APPEND to key segment.bytes because its type is not LIST." });
     // DELETE of a config the topic does not set (even an unknown name) is nothing to do, as in Kafka.
     expect(await incremental(TOPIC, name, [['no.such.config', DELETE, null]])).toMatchObject({ errorCode: 0 });
   });
@@ -207,19 +256,31 @@ describe('AlterConfigs and IncrementalAlterConfigs on a topic', () => {
       const r = await alter(TOPIC, name, configs);
       expect(r.errorCode).toBe(ErrorCode.INVALID_CONFIG);
       expect(r.errorMessage).toMatch(message);
-      const i = await incremental(TOPIC, name, Object.entries(configs).map(([k, v]) => [k, SET, v]));
+      const i = await incremental(
+        TOPIC,
+        name,
+        Object.entries(configs).map(([k, v]) => [k, SET, v]),
+      );
       expect(i.errorCode).toBe(ErrorCode.INVALID_CONFIG);
     }
     const c = await topicConfigs(name);
     expect(Object.values(c).filter((e: Message) => e.configSource === 1)).toEqual([]);
   });
 
-  it('answers the request\'s own mistakes per resource: unknown topic, duplicates, null values, unknown operations', async () => {
+  it("answers the request's own mistakes per resource: unknown topic, duplicates, null values, unknown operations", async () => {
     const name = uniqueTopic('iq');
     await createTopic(live.client, name);
     expect(await alter(TOPIC, 'no-such-topic-y', { 'retention.ms': '1' })).toMatchObject({ errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION });
-    expect(await alter(TOPIC, name, { 'retention.ms': null })).toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Null value not supported for : retention.ms' });
-    expect(await incremental(TOPIC, name, [['retention.ms', SET, '1'], ['retention.ms', DELETE, null]])).toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST });
+    expect(await alter(TOPIC, name, { 'retention.ms': null })).toMatchObject({
+      errorCode: ErrorCode.INVALID_REQUEST,
+      errorMessage: 'Null value not supported for : retention.ms',
+    });
+    expect(
+      await incremental(TOPIC, name, [
+        ['retention.ms', SET, '1'],
+        ['retention.ms', DELETE, null],
+      ]),
+    ).toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST });
     expect(await incremental(TOPIC, name, [['retention.ms', 9, '1']])).toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST });
     const twice = await live.client.request(44, 1, {
       resources: [0, 1].map(() => ({ resourceType: TOPIC, resourceName: name, configs: [{ name: 'retention.ms', configOperation: SET, value: '5' }] })),
@@ -236,8 +297,13 @@ describe('AlterConfigs and IncrementalAlterConfigs on a topic', () => {
     await createTopic(live.client, name);
     const big = buildBatch([{ key: 'k', value: 'x'.repeat(3000) }]);
     expect((await produce(live.client, name, 0, big)).errorCode).toBe(0);
-    expect(await incremental(TOPIC, name, [['max.message.bytes', SET, '1000'], ['compression.type', SET, 'gzip'], ['message.timestamp.type', SET, 'LogAppendTime']]))
-      .toMatchObject({ errorCode: 0 });
+    expect(
+      await incremental(TOPIC, name, [
+        ['max.message.bytes', SET, '1000'],
+        ['compression.type', SET, 'gzip'],
+        ['message.timestamp.type', SET, 'LogAppendTime'],
+      ]),
+    ).toMatchObject({ errorCode: 0 });
     expect((await produce(live.client, name, 0, big)).errorCode).toBe(ErrorCode.MESSAGE_TOO_LARGE);
     const before = Date.now();
     const offset = await produceOk(live.client, name, 0, [{ key: 'k', value: 'small', timestamp: 1 }]);
@@ -309,16 +375,34 @@ describe('dynamic broker configs', () => {
       const own = uniqueTopic('bo');
       await createTopic(client, plain);
       await createTopic(client, own, 1, { 'max.message.bytes': '7000' });
-      expect(await incremental(BROKER, '', [['message.max.bytes', SET, '2000'], ['log.retention.ms', SET, '60000'], ['log.cleanup.policy', APPEND, 'compact']], false, client))
-        .toMatchObject({ errorCode: 0 });
+      expect(
+        await incremental(
+          BROKER,
+          '',
+          [
+            ['message.max.bytes', SET, '2000'],
+            ['log.retention.ms', SET, '60000'],
+            ['log.cleanup.policy', APPEND, 'compact'],
+          ],
+          false,
+          client,
+        ),
+      ).toMatchObject({ errorCode: 0 });
       const [cluster] = await describeConfigs([{ resourceType: BROKER, resourceName: '' }], { includeSynonyms: true, client });
       expect(cluster.configs.map((c: Message) => [c.name, c.value, c.configSource])).toEqual([
-        ['log.cleanup.policy', 'delete,compact', 3], ['log.retention.ms', '60000', 3], ['message.max.bytes', '2000', 3],
+        ['log.cleanup.policy', 'delete,compact', 3],
+        ['log.retention.ms', '60000', 3],
+        ['message.max.bytes', '2000', 3],
       ]);
       let c = await topicConfigs(plain, { client });
       expect(c['max.message.bytes']).toMatchObject({
-        value: '2000', configSource: 3,
-        synonyms: [{ name: 'message.max.bytes', value: '2000', source: 3 }, { name: 'message.max.bytes', value: '900000', source: 4 }, { name: 'message.max.bytes', value: '1048588', source: 5 }],
+        value: '2000',
+        configSource: 3,
+        synonyms: [
+          { name: 'message.max.bytes', value: '2000', source: 3 },
+          { name: 'message.max.bytes', value: '900000', source: 4 },
+          { name: 'message.max.bytes', value: '1048588', source: 5 },
+        ],
       });
       expect(c['retention.ms']).toMatchObject({ value: '60000', configSource: 3 });
       expect(c['cleanup.policy']).toMatchObject({ value: 'delete,compact', configSource: 3 });
@@ -350,7 +434,10 @@ describe('dynamic broker configs', () => {
     const again = await withBroker({ dataDir: dir, config: { 'message.max.bytes': '900000' } });
     const client2 = await TestClient.connect(again.port);
     try {
-      const [b] = await describeConfigs([{ resourceType: BROKER, resourceName: '1', configurationKeys: ['message.max.bytes', 'log.retention.ms'] }], { includeSynonyms: true, client: client2 });
+      const [b] = await describeConfigs([{ resourceType: BROKER, resourceName: '1', configurationKeys: ['message.max.bytes', 'log.retention.ms'] }], {
+        includeSynonyms: true,
+        client: client2,
+      });
       expect(b.configs).toMatchObject([
         { name: 'log.retention.ms', value: '60000', configSource: 3 },
         { name: 'message.max.bytes', value: '5000', configSource: 2, synonyms: [{ source: 2 }, { source: 3 }, { source: 4 }, { source: 5 }] },
@@ -388,7 +475,7 @@ describe('dynamic broker configs', () => {
     }
   });
 
-  it('reschedules the log cleaner when log.cleaner.threads changes, within Kafka\'s half-to-double rule', async () => {
+  it("reschedules the log cleaner when log.cleaner.threads changes, within Kafka's half-to-double rule", async () => {
     const dir = tempDirs();
     const broker = await Broker.start(new BrokerConfig({ listeners: 'PLAINTEXT://127.0.0.1:0', 'log.dirs': dir }), createLogger('warn'));
     const client = await TestClient.connect(broker.listener.port);
@@ -398,10 +485,12 @@ describe('dynamic broker configs', () => {
       expect(await incremental(BROKER, '1', [['log.cleaner.threads', SET, '2']], false, client)).toMatchObject({ errorCode: 0 });
       expect(tasks()).toEqual([true, true, false]);
       expect(await incremental(BROKER, '1', [['log.cleaner.threads', SET, '0']], false, client)).toMatchObject({
-        errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Log cleaner threads should be at least 1',
+        errorCode: ErrorCode.INVALID_REQUEST,
+        errorMessage: 'Log cleaner threads should be at least 1',
       });
       expect(await incremental(BROKER, '1', [['log.cleaner.threads', SET, '5']], false, client)).toMatchObject({
-        errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Log cleaner threads cannot be increased to more than double the current value 2',
+        errorCode: ErrorCode.INVALID_REQUEST,
+        errorMessage: 'Log cleaner threads cannot be increased to more than double the current value 2',
       });
       expect(await incremental(BROKER, '', [['log.cleaner.threads', SET, '65']], false, client)).toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST });
       expect(tasks()).toEqual([true, true, false]);
@@ -430,17 +519,27 @@ describe('dynamic broker configs', () => {
     }
   });
 
-  it('at start, checks the stored levels together: a cluster-wide value may need this broker\'s', async () => {
+  it("at start, checks the stored levels together: a cluster-wide value may need this broker's", async () => {
     const dir = tempDirs();
-    fs.writeFileSync(path.join(dir, 'krill-broker-configs.json'), JSON.stringify({
-      version: 1, cluster: { 'max.connections.per.ip': '0', 'log.retention.ms': '5000' }, brokers: { 1: { 'max.connections.per.ip.overrides': '127.0.0.1:5' } },
-    }));
+    fs.writeFileSync(
+      path.join(dir, 'krill-broker-configs.json'),
+      JSON.stringify({
+        version: 1,
+        cluster: { 'max.connections.per.ip': '0', 'log.retention.ms': '5000' },
+        brokers: { 1: { 'max.connections.per.ip.overrides': '127.0.0.1:5' } },
+      }),
+    );
     const broker = await withBroker({ dataDir: dir });
     const client = await TestClient.connect(broker.port);
     try {
-      const [b] = await describeConfigs([{ resourceType: BROKER, resourceName: '1', configurationKeys: ['max.connections.per.ip', 'max.connections.per.ip.overrides', 'log.retention.ms'] }], { client });
+      const [b] = await describeConfigs(
+        [{ resourceType: BROKER, resourceName: '1', configurationKeys: ['max.connections.per.ip', 'max.connections.per.ip.overrides', 'log.retention.ms'] }],
+        { client },
+      );
       expect(b.configs.map((c: Message) => [c.name, c.value, c.configSource])).toEqual([
-        ['log.retention.ms', '5000', 3], ['max.connections.per.ip', '0', 3], ['max.connections.per.ip.overrides', '127.0.0.1:5', 2],
+        ['log.retention.ms', '5000', 3],
+        ['max.connections.per.ip', '0', 3],
+        ['max.connections.per.ip.overrides', '127.0.0.1:5', 2],
       ]);
     } finally {
       client.close();
@@ -450,15 +549,25 @@ describe('dynamic broker configs', () => {
 
   it('a stored value no longer valid is dropped with the rest kept; an unreadable file stops the start', async () => {
     const dir = tempDirs();
-    fs.writeFileSync(path.join(dir, 'krill-broker-configs.json'), JSON.stringify({
-      version: 1, cluster: { 'message.max.bytes': '3000', 'num.partitions': '4' }, brokers: { 1: { 'log.retention.ms': 'x' }, 2: { 'message.max.bytes': '1' } },
-    }));
+    fs.writeFileSync(
+      path.join(dir, 'krill-broker-configs.json'),
+      JSON.stringify({
+        version: 1,
+        cluster: { 'message.max.bytes': '3000', 'num.partitions': '4' },
+        brokers: { 1: { 'log.retention.ms': 'x' }, 2: { 'message.max.bytes': '1' } },
+      }),
+    );
     const broker = await withBroker({ dataDir: dir, logLevel: 'error' }); // the two dropped entries are warned about
     const client = await TestClient.connect(broker.port);
     try {
-      const [b] = await describeConfigs([{ resourceType: BROKER, resourceName: '1', configurationKeys: ['message.max.bytes', 'num.partitions', 'log.retention.ms'] }], { client });
+      const [b] = await describeConfigs(
+        [{ resourceType: BROKER, resourceName: '1', configurationKeys: ['message.max.bytes', 'num.partitions', 'log.retention.ms'] }],
+        { client },
+      );
       expect(b.configs.map((c: Message) => [c.name, c.value, c.configSource])).toEqual([
-        ['log.retention.ms', null, 5], ['message.max.bytes', '3000', 3], ['num.partitions', '1', 5],
+        ['log.retention.ms', null, 5],
+        ['message.max.bytes', '3000', 3],
+        ['num.partitions', '1', 5],
       ]);
       // Another node id's entry is kept as it was.
       expect(await alter(BROKER, '1', { 'log.roll.ms': '1000' }, false, client)).toMatchObject({ errorCode: 0 });

@@ -18,7 +18,12 @@ const LIST_REASSIGNMENTS = 46;
 
 type Assignment = { brokerIds: number[] } | null;
 
-async function createPartitions(client: TestClient, topics: { name: string; count: number; assignments?: Assignment[] | null }[], validateOnly = false, version = 3) {
+async function createPartitions(
+  client: TestClient,
+  topics: { name: string; count: number; assignments?: Assignment[] | null }[],
+  validateOnly = false,
+  version = 3,
+) {
   const res = await client.request(CREATE_PARTITIONS, version, {
     topics: topics.map((t) => ({ name: t.name, count: t.count, assignments: t.assignments ?? null })),
     timeoutMs: 5000,
@@ -40,13 +45,18 @@ describe('CreatePartitions', () => {
       await createTopic(live.client, topic, 1);
       expect(await createPartitions(live.client, [{ name: topic, count: 4 }], false, version)).toEqual([{ name: topic, errorCode: 0, errorMessage: null }]);
       const md = await live.client.request(API.Metadata, 12, metadataBody([topic], false));
-      expect(md.topics[0].partitions.map((p: Message) => [p.partitionIndex, p.leaderId, p.replicaNodes])).toEqual([[0, 1, [1]], [1, 1, [1]], [2, 1, [1]], [3, 1, [1]]]);
+      expect(md.topics[0].partitions.map((p: Message) => [p.partitionIndex, p.leaderId, p.replicaNodes])).toEqual([
+        [0, 1, [1]],
+        [1, 1, [1]],
+        [2, 1, [1]],
+        [3, 1, [1]],
+      ]);
       for (let p = 0; p < 4; p++) expect(fs.existsSync(path.join(live.broker.dataDir, `${topic}-${p}`))).toBe(true);
       expect(await produceOk(live.client, topic, 3, values(2))).toBe(0);
     });
   }
 
-  it('refuses a count that is not an increase, with the messages of Kafka\'s controller', async () => {
+  it("refuses a count that is not an increase, with the messages of Kafka's controller", async () => {
     const topic = uniqueTopic('shrink');
     await createTopic(live.client, topic, 3);
     expect(await createPartitions(live.client, [{ name: topic, count: 2 }])).toEqual([
@@ -73,7 +83,11 @@ describe('CreatePartitions', () => {
       { name: '__consumer_offsets', count: 100 },
     ]);
     expect(results.map((r) => [r.name, r.errorCode])).toEqual([
-      [ok, 0], ['no-such-topic', 3], [dup, 42], [big, 37], ['__consumer_offsets', 37],
+      [ok, 0],
+      ['no-such-topic', 3],
+      [dup, 42],
+      [big, 37],
+      ['__consumer_offsets', 37],
     ]);
     expect(results[2].errorMessage).toBe('Duplicate topic name.');
     expect(await partitionCount(live.client, ok)).toBe(2);
@@ -94,10 +108,22 @@ describe('CreatePartitions', () => {
     const topic = uniqueTopic('assign');
     await createTopic(live.client, topic, 1);
     const attempt = async (assignments: Assignment[]) => (await createPartitions(live.client, [{ name: topic, count: 3, assignments }]))[0];
-    expect(await attempt([{ brokerIds: [1] }])).toMatchObject({ errorCode: 39, errorMessage: 'Attempted to add 2 additional partition(s), but only 1 assignment(s) were specified.' });
-    expect(await attempt([{ brokerIds: [1] }, { brokerIds: [2] }])).toMatchObject({ errorCode: 39, errorMessage: 'The manual partition assignment includes broker 2, but no such broker is registered.' });
-    expect(await attempt([{ brokerIds: [1] }, { brokerIds: [1, 1] }])).toMatchObject({ errorCode: 39, errorMessage: 'The manual partition assignment includes the broker 1 more than once.' });
-    expect(await attempt([{ brokerIds: [1] }, { brokerIds: [] }])).toMatchObject({ errorCode: 39, errorMessage: 'The manual partition assignment includes an empty replica list.' });
+    expect(await attempt([{ brokerIds: [1] }])).toMatchObject({
+      errorCode: 39,
+      errorMessage: 'Attempted to add 2 additional partition(s), but only 1 assignment(s) were specified.',
+    });
+    expect(await attempt([{ brokerIds: [1] }, { brokerIds: [2] }])).toMatchObject({
+      errorCode: 39,
+      errorMessage: 'The manual partition assignment includes broker 2, but no such broker is registered.',
+    });
+    expect(await attempt([{ brokerIds: [1] }, { brokerIds: [1, 1] }])).toMatchObject({
+      errorCode: 39,
+      errorMessage: 'The manual partition assignment includes the broker 1 more than once.',
+    });
+    expect(await attempt([{ brokerIds: [1] }, { brokerIds: [] }])).toMatchObject({
+      errorCode: 39,
+      errorMessage: 'The manual partition assignment includes an empty replica list.',
+    });
     expect(await partitionCount(live.client, topic)).toBe(1);
     expect(await attempt([{ brokerIds: [1] }, { brokerIds: [1] }])).toMatchObject({ errorCode: 0 });
     expect(await partitionCount(live.client, topic)).toBe(3);
@@ -130,7 +156,12 @@ describe('DescribeLogDirs', () => {
     const topic = uniqueTopic('dirs');
     await createTopic(live.client, topic, 2);
     await produceOk(live.client, topic, 1, values(5));
-    const res = await live.client.request(DESCRIBE_LOG_DIRS, 4, { topics: [{ topic, partitions: [0, 1, 9] }, { topic: 'no-such-topic', partitions: [0] }] });
+    const res = await live.client.request(DESCRIBE_LOG_DIRS, 4, {
+      topics: [
+        { topic, partitions: [0, 1, 9] },
+        { topic: 'no-such-topic', partitions: [0] },
+      ],
+    });
     expect(res.errorCode).toBe(0);
     expect(res.results).toHaveLength(1);
     const dir = res.results[0];
@@ -140,9 +171,15 @@ describe('DescribeLogDirs', () => {
     expect(Number(dir.usableBytes)).toBeLessThanOrEqual(Number(dir.totalBytes));
     expect(dir.topics).toHaveLength(1);
     const sizes = dir.topics[0].partitions.map((p: Message) => [p.partitionIndex, Number(p.partitionSize), Number(p.offsetLag), p.isFutureKey]);
-    const onDisk = (p: number) => fs.readdirSync(path.join(live.broker.dataDir, `${topic}-${p}`)).filter((f) => f.endsWith('.log'))
-      .reduce((n, f) => n + fs.statSync(path.join(live.broker.dataDir, `${topic}-${p}`, f)).size, 0);
-    expect(sizes).toEqual([[0, 0, 0, false], [1, onDisk(1), 0, false]]);
+    const onDisk = (p: number) =>
+      fs
+        .readdirSync(path.join(live.broker.dataDir, `${topic}-${p}`))
+        .filter((f) => f.endsWith('.log'))
+        .reduce((n, f) => n + fs.statSync(path.join(live.broker.dataDir, `${topic}-${p}`, f)).size, 0);
+    expect(sizes).toEqual([
+      [0, 0, 0, false],
+      [1, onDisk(1), 0, false],
+    ]);
     expect(onDisk(1)).toBeGreaterThan(0);
   });
 
@@ -160,7 +197,12 @@ describe('partition reassignments', () => {
     const topic = uniqueTopic('reassign');
     await createTopic(live.client, topic, 2);
     for (const topics of [null, [{ name: topic, partitionIndexes: [0, 1, 2] }], [{ name: 'no-such-topic', partitionIndexes: [0] }]]) {
-      expect(await live.client.request(LIST_REASSIGNMENTS, 0, { timeoutMs: 1000, topics })).toEqual({ throttleTimeMs: 0, errorCode: 0, errorMessage: null, topics: [] });
+      expect(await live.client.request(LIST_REASSIGNMENTS, 0, { timeoutMs: 1000, topics })).toEqual({
+        throttleTimeMs: 0,
+        errorCode: 0,
+        errorMessage: null,
+        topics: [],
+      });
     }
   });
 
@@ -170,23 +212,29 @@ describe('partition reassignments', () => {
     const res = await live.client.request(ALTER_REASSIGNMENTS, 0, {
       timeoutMs: 1000,
       topics: [
-        { name: topic, partitions: [
-          { partitionIndex: 0, replicas: [1] },
-          { partitionIndex: 1, replicas: [2, 1] },
-          { partitionIndex: 1, replicas: null },
-          { partitionIndex: 7, replicas: [1] },
-        ] },
+        {
+          name: topic,
+          partitions: [
+            { partitionIndex: 0, replicas: [1] },
+            { partitionIndex: 1, replicas: [2, 1] },
+            { partitionIndex: 1, replicas: null },
+            { partitionIndex: 7, replicas: [1] },
+          ],
+        },
         { name: 'no-such-topic', partitions: [{ partitionIndex: 0, replicas: [1] }] },
       ],
     });
     expect(res.errorCode).toBe(0);
     expect(res.responses).toEqual([
-      { name: topic, partitions: [
-        { partitionIndex: 0, errorCode: 0, errorMessage: null },
-        { partitionIndex: 1, errorCode: 39, errorMessage: 'The manual partition assignment includes broker 2, but no such broker is registered.' },
-        { partitionIndex: 1, errorCode: 85, errorMessage: 'No partition reassignment is in progress.' },
-        { partitionIndex: 7, errorCode: 3, errorMessage: `Unable to find partition ${topic}:7.` },
-      ] },
+      {
+        name: topic,
+        partitions: [
+          { partitionIndex: 0, errorCode: 0, errorMessage: null },
+          { partitionIndex: 1, errorCode: 39, errorMessage: 'The manual partition assignment includes broker 2, but no such broker is registered.' },
+          { partitionIndex: 1, errorCode: 85, errorMessage: 'No partition reassignment is in progress.' },
+          { partitionIndex: 7, errorCode: 3, errorMessage: `Unable to find partition ${topic}:7.` },
+        ],
+      },
       { name: 'no-such-topic', partitions: [{ partitionIndex: 0, errorCode: 3, errorMessage: 'Unable to find a topic named no-such-topic.' }] },
     ]);
   });

@@ -29,7 +29,12 @@ describe('DeleteRecords', () => {
       const topic = await topicWith(5);
       expect(await deleteRecords(version, topic, [{ partitionIndex: 0, offset: 3 }])).toEqual([{ partitionIndex: 0, lowWatermark: 3, errorCode: 0 }]);
       expect(await deleteRecords(version, topic, [{ partitionIndex: 0, offset: 1 }])).toEqual([{ partitionIndex: 0, lowWatermark: 3, errorCode: 0 }]);
-      expect(await deleteRecords(version, topic, [{ partitionIndex: 0, offset: -1 }, { partitionIndex: 1, offset: -1 }])).toEqual([
+      expect(
+        await deleteRecords(version, topic, [
+          { partitionIndex: 0, offset: -1 },
+          { partitionIndex: 1, offset: -1 },
+        ]),
+      ).toEqual([
         { partitionIndex: 0, lowWatermark: 5, errorCode: 0 },
         { partitionIndex: 1, lowWatermark: 0, errorCode: 0 },
       ]);
@@ -38,7 +43,13 @@ describe('DeleteRecords', () => {
 
   it('errors per partition: past the high watermark, below -1, unknown partition or topic, internal topics, compact only', async () => {
     const topic = await topicWith(2);
-    expect(await deleteRecords(2, topic, [{ partitionIndex: 0, offset: 3 }, { partitionIndex: 0, offset: -5 }, { partitionIndex: 7, offset: 0 }])).toEqual([
+    expect(
+      await deleteRecords(2, topic, [
+        { partitionIndex: 0, offset: 3 },
+        { partitionIndex: 0, offset: -5 },
+        { partitionIndex: 7, offset: 0 },
+      ]),
+    ).toEqual([
       { partitionIndex: 0, lowWatermark: -1, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE },
       { partitionIndex: 0, lowWatermark: -1, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE },
       { partitionIndex: 7, lowWatermark: -1, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION },

@@ -2,9 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { useBrokerAndClient } from '../helpers.js';
 import { TestClient } from '../server/client.js';
-import {
-  API, batchesOf, createTopic, fetchBody, fetchOne, produceOk, recordsOf, uniqueTopic, values,
-} from '../server/kafka.js';
+import { API, batchesOf, createTopic, fetchBody, fetchOne, produceOk, recordsOf, uniqueTopic, values } from '../server/kafka.js';
 import type { Message } from '../../protocol/codec.js';
 
 const live = useBrokerAndClient();
@@ -17,7 +15,10 @@ describe('Fetch long poll', () => {
     try {
       const pending = poller.request(API.Fetch, 12, fetchBody(12, topic, [{ partition: 0, fetchOffset: 0 }], { maxWaitMs: 10_000, minBytes: 1 }));
       let settled = false;
-      pending.then(() => (settled = true), () => (settled = true));
+      pending.then(
+        () => (settled = true),
+        () => (settled = true),
+      );
       // let the fetch reach the broker and park (a later request on another connection is answered meanwhile)
       await new Promise((r) => setTimeout(r, 50));
       await live.client.request(API.Metadata, 1, { topics: null });
@@ -38,12 +39,25 @@ describe('Fetch long poll', () => {
     await createTopic(live.client, topic, 3);
     const poller = await TestClient.connect(live.broker.port);
     try {
-      const pending = poller.request(API.Fetch, 11, fetchBody(11, topic, [0, 1, 2].map((partition) => ({ partition, fetchOffset: 0 })), { maxWaitMs: 10_000, minBytes: 1 }));
+      const pending = poller.request(
+        API.Fetch,
+        11,
+        fetchBody(
+          11,
+          topic,
+          [0, 1, 2].map((partition) => ({ partition, fetchOffset: 0 })),
+          { maxWaitMs: 10_000, minBytes: 1 },
+        ),
+      );
       await new Promise((r) => setTimeout(r, 50));
       await produceOk(live.client, topic, 2, [{ value: 'p2' }]);
       const res = await pending;
       const parts = res.responses[0].partitions;
-      expect(parts.map((p: Message) => [p.partitionIndex, p.highWatermark, recordsOf(p.records).length])).toEqual([[0, 0, 0], [1, 0, 0], [2, 1, 1]]);
+      expect(parts.map((p: Message) => [p.partitionIndex, p.highWatermark, recordsOf(p.records).length])).toEqual([
+        [0, 0, 0],
+        [1, 0, 0],
+        [2, 1, 1],
+      ]);
     } finally {
       poller.close();
     }
@@ -107,7 +121,10 @@ describe('Fetch offsets and sizes', () => {
     await produceOk(live.client, topic, 0, values(3));
     const p = await fetchOne(live.client, topic, 0, 0, 11);
     expect(p).toMatchObject({ partitionIndex: 0, errorCode: 0, highWatermark: 7, lastStableOffset: 7, logStartOffset: 0, preferredReadReplica: -1 });
-    expect(batchesOf(p.records).map((b) => [b.baseOffset, b.recordCount])).toEqual([[0, 4], [4, 3]]);
+    expect(batchesOf(p.records).map((b) => [b.baseOffset, b.recordCount])).toEqual([
+      [0, 4],
+      [4, 3],
+    ]);
   });
 
   it('KIP-74: a first batch bigger than partitionMaxBytes is returned whole', async () => {
@@ -142,7 +159,16 @@ describe('Fetch offsets and sizes', () => {
     for (const part of [0, 1, 2]) for (let i = 0; i < 3; i++) await produceOk(live.client, topic, part, [{ value: Buffer.alloc(400, i) }]);
     const sizeOne = batchesOf((await fetchOne(live.client, topic, 0, 0)).records)[0].size;
     // room for four batches in total: three from partition 0, one from partition 1, none from 2
-    const res = await live.client.request(API.Fetch, 12, fetchBody(12, topic, [0, 1, 2].map((partition) => ({ partition, fetchOffset: 0 })), { maxBytes: sizeOne * 4 + 10 }));
+    const res = await live.client.request(
+      API.Fetch,
+      12,
+      fetchBody(
+        12,
+        topic,
+        [0, 1, 2].map((partition) => ({ partition, fetchOffset: 0 })),
+        { maxBytes: sizeOne * 4 + 10 },
+      ),
+    );
     const parts = res.responses[0].partitions;
     expect(parts.map((p: Message) => batchesOf(p.records).length)).toEqual([3, 1, 0]);
     for (const p of parts) {

@@ -27,7 +27,11 @@ describe('FindCoordinator', () => {
   it('is the transaction coordinator too (key type 1), creating __transaction_state; another key type is INVALID_REQUEST', async () => {
     const res = await live.client.request(10, 3, { key: 'txn-1', keyType: 1 });
     expect([res.errorCode, res.nodeId, res.port]).toEqual([0, 3, live.broker.port]);
-    const meta = await live.client.request(3, 12, { topics: [{ name: '__transaction_state', topicId: Buffer.alloc(16) }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+    const meta = await live.client.request(3, 12, {
+      topics: [{ name: '__transaction_state', topicId: Buffer.alloc(16) }],
+      allowAutoTopicCreation: false,
+      includeTopicAuthorizedOperations: false,
+    });
     expect(meta.topics[0].errorCode).toBe(0);
     expect(meta.topics[0].partitions).toHaveLength(50);
     const v4 = await live.client.request(10, 4, { keyType: 2, coordinatorKeys: ['x'] });

@@ -11,7 +11,17 @@
 import { describe, expect, it } from 'vitest';
 import { useBrokerAndClient } from '../helpers.js';
 import {
-  API, batchesOf, createTopic, fetchOne, idempotentBatch, initProducerId, produce, produceOk, recordsOf, uniqueTopic, values,
+  API,
+  batchesOf,
+  createTopic,
+  fetchOne,
+  idempotentBatch,
+  initProducerId,
+  produce,
+  produceOk,
+  recordsOf,
+  uniqueTopic,
+  values,
   type ProducerSeq,
 } from '../server/kafka.js';
 import { TestClient } from '../server/client.js';
@@ -98,7 +108,9 @@ describe('Produce with producer state', () => {
     expect(offsets).toEqual([0, 3, 4]);
     const f = await fetchOne(live.client, topic, 0, 0);
     expect(batchesOf(f.records).map((b) => [b.baseOffset, b.producerId, b.producerEpoch, b.baseSequence])).toEqual([
-      [0, producerId, 0, 0], [3, producerId, 0, 3], [4, producerId, 0, 4],
+      [0, producerId, 0, 0],
+      [3, producerId, 0, 3],
+      [4, producerId, 0, 4],
     ]);
   });
 
@@ -220,14 +232,22 @@ describe('Produce with producer state', () => {
     expect(await send(live.client, topic, 0, { producerId: p1, producerEpoch: 0, baseSequence: 3 }, 1, 'p1-0b')).toMatchObject({ errorCode: 0, baseOffset: 4 });
     // both partitions in one request: one in sequence, one out of order; the errors stay per partition
     const res = await live.client.request(API.Produce, 9, {
-      transactionalId: null, acks: -1, timeoutMs: 5000,
-      topicData: [{ name: topic, partitionData: [
-        { index: 0, records: idempotentBatch({ producerId: p1, producerEpoch: 0, baseSequence: 4 }, values(1, 'ok')) },
-        { index: 1, records: idempotentBatch({ producerId: p1, producerEpoch: 1, baseSequence: 3 }, values(1, 'gap')) },
-      ] }],
+      transactionalId: null,
+      acks: -1,
+      timeoutMs: 5000,
+      topicData: [
+        {
+          name: topic,
+          partitionData: [
+            { index: 0, records: idempotentBatch({ producerId: p1, producerEpoch: 0, baseSequence: 4 }, values(1, 'ok')) },
+            { index: 1, records: idempotentBatch({ producerId: p1, producerEpoch: 1, baseSequence: 3 }, values(1, 'gap')) },
+          ],
+        },
+      ],
     });
     expect(res.responses[0].partitionResponses.map((p: Message) => [p.index, p.errorCode, Number(p.baseOffset)])).toEqual([
-      [0, 0, 5], [1, OUT_OF_ORDER_SEQUENCE_NUMBER, -1],
+      [0, 0, 5],
+      [1, OUT_OF_ORDER_SEQUENCE_NUMBER, -1],
     ]);
     expect((await partitionValues(live.client, topic, 0)).values).toEqual(['p1-0-0', 'p1-0-1', 'p1-0-2', 'p2-0-0', 'p1-0b-0', 'ok0']);
     expect((await partitionValues(live.client, topic, 1)).values).toEqual(['p1-1-0', 'p1-1-1', 'p1-1e1-0']);

@@ -12,10 +12,19 @@ beforeAll(async () => {
   topic = uniqueTopic('lo');
   await createTopic(live.client, topic, 2);
   // offsets 0-1 at T0+1000, T0+2000; 2 at T0+3000 (gzip batch with 3-5 at +4000, +5000, +4500); 6 at T0+6000
-  await produceOk(live.client, topic, 0, [{ value: 'a', timestamp: T0 + 1000 }, { value: 'b', timestamp: T0 + 2000 }]);
-  const gz = buildBatch([
-    { value: 'c', timestamp: T0 + 3000 }, { value: 'd', timestamp: T0 + 4000 }, { value: 'e', timestamp: T0 + 5000 }, { value: 'f', timestamp: T0 + 4500 },
-  ], { compression: CODEC_GZIP });
+  await produceOk(live.client, topic, 0, [
+    { value: 'a', timestamp: T0 + 1000 },
+    { value: 'b', timestamp: T0 + 2000 },
+  ]);
+  const gz = buildBatch(
+    [
+      { value: 'c', timestamp: T0 + 3000 },
+      { value: 'd', timestamp: T0 + 4000 },
+      { value: 'e', timestamp: T0 + 5000 },
+      { value: 'f', timestamp: T0 + 4500 },
+    ],
+    { compression: CODEC_GZIP },
+  );
   expect((await produce(live.client, topic, 0, gz)).baseOffset).toBe(2);
   await produceOk(live.client, topic, 0, [{ value: 'g', timestamp: T0 + 6000 }]);
 });
@@ -49,7 +58,18 @@ describe('ListOffsets', () => {
     const t2 = uniqueTopic('lo-max');
     await createTopic(live.client, t2);
     await produceOk(live.client, t2, 0, [{ value: 'x', timestamp: T0 + 10 }]);
-    await produce(live.client, t2, 0, buildBatch([{ value: 'y', timestamp: T0 + 30 }, { value: 'z', timestamp: T0 + 20 }], { compression: CODEC_GZIP }));
+    await produce(
+      live.client,
+      t2,
+      0,
+      buildBatch(
+        [
+          { value: 'y', timestamp: T0 + 30 },
+          { value: 'z', timestamp: T0 + 20 },
+        ],
+        { compression: CODEC_GZIP },
+      ),
+    );
     const res = await live.client.request(API.ListOffsets, 8, listOffsetsBody(t2, 0, -3));
     expect(res.topics[0].partitions[0]).toMatchObject({ errorCode: 0, offset: 1, timestamp: T0 + 30 });
   });

@@ -72,7 +72,10 @@ describe('Metadata', () => {
     const name = uniqueTopic('byid');
     const created = await createTopic(live.client, name, 2);
     const res = await live.client.request(API.Metadata, 12, {
-      topics: [{ name: null, topicId: created.topicId }, { name: null, topicId: Buffer.alloc(16, 7) }],
+      topics: [
+        { name: null, topicId: created.topicId },
+        { name: null, topicId: Buffer.alloc(16, 7) },
+      ],
       allowAutoTopicCreation: false,
       includeTopicAuthorizedOperations: false,
     });

@@ -25,7 +25,7 @@ async function expectNothingStored(topic: string): Promise<void> {
 }
 
 describe('keyless records on a compacted topic', () => {
-  it('v9: INVALID_RECORD, each keyless record listed with Kafka\'s message, the summary showing three', async () => {
+  it("v9: INVALID_RECORD, each keyless record listed with Kafka's message, the summary showing three", async () => {
     const topic = await topicWith({ 'cleanup.policy': 'compact' });
     const records: SimpleRecord[] = [{ key: 'a', value: '0' }, { value: '1' }, { value: '2' }, { key: 'b', value: '3' }, { value: '4' }, { value: '5' }];
     const p = await produce(live.client, topic, 0, buildBatch(records), 9);
@@ -41,7 +41,13 @@ describe('keyless records on a compacted topic', () => {
 
   it('a gzip batch on compact,delete; v7 gets the code without the list', async () => {
     const topic = await topicWith({ 'cleanup.policy': 'compact,delete' });
-    const batch = buildBatch([{ key: 'a', value: '0' }, { key: null, value: 'x' }], { compression: CODEC_GZIP });
+    const batch = buildBatch(
+      [
+        { key: 'a', value: '0' },
+        { key: null, value: 'x' },
+      ],
+      { compression: CODEC_GZIP },
+    );
     const v9 = await produce(live.client, topic, 0, batch, 9);
     expect(v9.recordErrors.map((e: Message) => e.batchIndex)).toEqual([1]);
     const v7 = await produce(live.client, topic, 0, buildBatch([{ key: null, value: 'x' }]), 7);
@@ -64,7 +70,9 @@ describe('CreateTime timestamp bounds (KIP-937)', () => {
     expect(p.errorCode).toBe(INVALID_TIMESTAMP);
     expect(p.errorMessage).toBe('One or more records have been rejected due to invalid timestamp');
     expect(p.recordErrors.map((e: Message) => e.batchIndex)).toEqual([1, 3]);
-    const m = /^Timestamp (\d+) of message with offset 1 is out of range\. The timestamp should be within \[(\d+), (\d+)\]$/.exec(p.recordErrors[0].batchIndexErrorMessage);
+    const m = /^Timestamp (\d+) of message with offset 1 is out of range\. The timestamp should be within \[(\d+), (\d+)\]$/.exec(
+      p.recordErrors[0].batchIndexErrorMessage,
+    );
     expect(m).not.toBeNull();
     expect(Number(m![1])).toBe(now - 2 * HOUR);
     expect(Number(m![3]) - Number(m![2])).toBe(2 * HOUR);
@@ -95,7 +103,15 @@ describe('CreateTime timestamp bounds (KIP-937)', () => {
   it('a keyless record with a bad timestamp on a compacted topic: INVALID_TIMESTAMP, the key reported for that record', async () => {
     const topic = await topicWith({ 'cleanup.policy': 'compact', 'message.timestamp.before.max.ms': String(HOUR) });
     const old = Date.now() - 10 * HOUR;
-    const p = await produce(live.client, topic, 0, buildBatch([{ value: 'x', timestamp: old }, { key: 'k', value: 'y', timestamp: old }]));
+    const p = await produce(
+      live.client,
+      topic,
+      0,
+      buildBatch([
+        { value: 'x', timestamp: old },
+        { key: 'k', value: 'y', timestamp: old },
+      ]),
+    );
     expect(p.errorCode).toBe(INVALID_TIMESTAMP);
     expect(p.recordErrors[0].batchIndexErrorMessage).toMatch(/^Compacted topic cannot accept message without key/);
     expect(p.recordErrors[1].batchIndexErrorMessage).toMatch(/^Timestamp \d+ of message with offset 1 is out of range/);

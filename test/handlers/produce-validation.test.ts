@@ -7,7 +7,18 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { spawnCli, tempDir, useBrokerAndClient } from '../helpers.js';
 import { TestClient } from '../server/client.js';
 import { createTopic, fetchOne, produce, recordsOf, uniqueTopic } from '../server/kafka.js';
-import { ATTRIBUTES_OFFSET, BATCH_LENGTH_OFFSET, CRC_OFFSET, LAST_OFFSET_DELTA_OFFSET, LOG_OVERHEAD, RECORDS_COUNT_OFFSET, RECORDS_OFFSET, buildBatch, encodeRecords, type KafkaRecord } from '../../protocol/record-batch.js';
+import {
+  ATTRIBUTES_OFFSET,
+  BATCH_LENGTH_OFFSET,
+  CRC_OFFSET,
+  LAST_OFFSET_DELTA_OFFSET,
+  LOG_OVERHEAD,
+  RECORDS_COUNT_OFFSET,
+  RECORDS_OFFSET,
+  buildBatch,
+  encodeRecords,
+  type KafkaRecord,
+} from '../../protocol/record-batch.js';
 import { CODEC_GZIP, CODEC_LZ4, CODEC_NAMES, CODEC_NONE, CODEC_SNAPPY, CODEC_ZSTD, compress } from '../../protocol/compression/index.js';
 import { crc32c } from '../../protocol/crc32c.js';
 
@@ -72,11 +83,21 @@ describe('compressed batches are inflated and checked before they are stored', (
     });
 
     it(`${name}: a batch that declares 3 records and holds 1 is INVALID_RECORD`, async () => {
-      await expectRefused(await freshTopic(), forgeBatch(codec, compress(codec, encodeRecords([record(0)])), 3), INVALID_RECORD, /declares 3 records but holds 1/);
+      await expectRefused(
+        await freshTopic(),
+        forgeBatch(codec, compress(codec, encodeRecords([record(0)])), 3),
+        INVALID_RECORD,
+        /declares 3 records but holds 1/,
+      );
     });
 
     it(`${name}: a batch that declares 1 record and holds 2 is INVALID_RECORD`, async () => {
-      await expectRefused(await freshTopic(), forgeBatch(codec, compress(codec, encodeRecords([record(0), record(1)])), 1), INVALID_RECORD, /bytes remain after 1 records/);
+      await expectRefused(
+        await freshTopic(),
+        forgeBatch(codec, compress(codec, encodeRecords([record(0), record(1)])), 1),
+        INVALID_RECORD,
+        /bytes remain after 1 records/,
+      );
     });
 
     it(`${name}: bytes after the last record are INVALID_RECORD`, async () => {
@@ -119,7 +140,10 @@ describe('uncompressed batches are checked record by record', () => {
     const recs = [record(0, { headers: [{ key: 'h', value: Buffer.from('v') }] }), record(1, { key: null, value: null })];
     expect((await produce(live.client, topic, 0, forgeBatch(CODEC_NONE, encodeRecords(recs), 2))).errorCode).toBe(0);
     const got = recordsOf((await fetchOne(live.client, topic, 0, 0)).records);
-    expect(got.map((r) => [r.key, r.value])).toEqual([['k0', 'value 0'], [null, null]]);
+    expect(got.map((r) => [r.key, r.value])).toEqual([
+      ['k0', 'value 0'],
+      [null, null],
+    ]);
   });
 });
 
@@ -142,7 +166,7 @@ describe('decompression bombs are refused once they pass the cap', () => {
     await expectRefused(await freshTopic(SMALL_CAP), forgeBatch(CODEC_GZIP, body, 1), MESSAGE_TOO_LARGE, /inflate to more than the 6400000 bytes/);
   });
 
-  it('lz4: 16 MB of zeros is MESSAGE_TOO_LARGE from the frame\'s block headers alone', async () => {
+  it("lz4: 16 MB of zeros is MESSAGE_TOO_LARGE from the frame's block headers alone", async () => {
     const body = compress(CODEC_LZ4, ZEROS.subarray(0, 16 * 1024 * 1024));
     expect(body.length).toBeLessThan(100_000);
     await expectRefused(await freshTopic(SMALL_CAP), forgeBatch(CODEC_LZ4, body, 1), MESSAGE_TOO_LARGE);

@@ -3,9 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { useBrokerAndClient, withBroker } from '../helpers.js';
 import { TestClient } from '../server/client.js';
-import {
-  API, batchesOf, createTopic, fetchOne, produce, produceBody, produceOk, recordsOf, uniqueTopic, values,
-} from '../server/kafka.js';
+import { API, batchesOf, createTopic, fetchOne, produce, produceBody, produceOk, recordsOf, uniqueTopic, values } from '../server/kafka.js';
 import { buildBatch, readBatchHeader, verifyBatchCrc } from '../../protocol/record-batch.js';
 import { CODEC_GZIP, CODEC_ZSTD } from '../../protocol/compression/index.js';
 import type { Message } from '../../protocol/codec.js';
@@ -19,12 +17,24 @@ describe('Produce versions', () => {
       await createTopic(live.client, topic, 2);
       const batch = buildBatch(values(1));
       const res = await live.client.request(API.Produce, v, {
-        acks: 1, timeoutMs: 1000,
-        topicData: [{ name: topic, partitionData: [{ index: 0, records: batch }, { index: 1, records: batch }] }],
+        acks: 1,
+        timeoutMs: 1000,
+        topicData: [
+          {
+            name: topic,
+            partitionData: [
+              { index: 0, records: batch },
+              { index: 1, records: batch },
+            ],
+          },
+        ],
       });
       expect(res.responses).toHaveLength(1);
       expect(res.responses[0].name).toBe(topic);
-      expect(res.responses[0].partitionResponses.map((p: Message) => [p.index, p.errorCode])).toEqual([[0, 35], [1, 35]]);
+      expect(res.responses[0].partitionResponses.map((p: Message) => [p.index, p.errorCode])).toEqual([
+        [0, 35],
+        [1, 35],
+      ]);
       // nothing was written
       const f = await fetchOne(live.client, topic, 0, 0);
       expect(f.highWatermark).toBe(0);
@@ -34,7 +44,12 @@ describe('Produce versions', () => {
   it('v3..v11 append and Fetch v4..v17 read the same records back (by name, and by topic id from v13)', async () => {
     const topic = uniqueTopic('rt');
     const created = await createTopic(live.client, topic, 1);
-    const md = await live.client.request(API.Metadata, 10, { topics: [{ name: topic, topicId: Buffer.alloc(16) }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+    const md = await live.client.request(API.Metadata, 10, {
+      topics: [{ name: topic, topicId: Buffer.alloc(16) }],
+      allowAutoTopicCreation: false,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    });
     const topicId: Buffer = md.topics[0].topicId;
     expect(topicId.equals(created.topicId)).toBe(true);
     const expected: { offset: number; key: string; value: string }[] = [];
@@ -132,10 +147,23 @@ describe('Produce errors', () => {
     const bad = buildBatch(values(1));
     bad[bad.length - 1] ^= 0x01;
     const res = await live.client.request(API.Produce, 9, {
-      transactionalId: null, acks: -1, timeoutMs: 1000,
-      topicData: [{ name: topic, partitionData: [{ index: 0, records: buildBatch(values(2)) }, { index: 1, records: bad }] }],
+      transactionalId: null,
+      acks: -1,
+      timeoutMs: 1000,
+      topicData: [
+        {
+          name: topic,
+          partitionData: [
+            { index: 0, records: buildBatch(values(2)) },
+            { index: 1, records: bad },
+          ],
+        },
+      ],
     });
-    expect(res.responses[0].partitionResponses.map((p: Message) => [p.index, p.errorCode, p.baseOffset])).toEqual([[0, 0, 0], [1, 2, -1]]);
+    expect(res.responses[0].partitionResponses.map((p: Message) => [p.index, p.errorCode, p.baseOffset])).toEqual([
+      [0, 0, 0],
+      [1, 2, -1],
+    ]);
   });
 });
 
@@ -167,7 +195,10 @@ describe('Broker-side rewrites', () => {
     const topic = uniqueTopic('lat');
     await createTopic(live.client, topic, 1, { 'message.timestamp.type': 'LogAppendTime' });
     const before = Date.now();
-    const recs = [{ value: 'a', timestamp: 1000 }, { value: 'b', timestamp: 2000 }];
+    const recs = [
+      { value: 'a', timestamp: 1000 },
+      { value: 'b', timestamp: 2000 },
+    ];
     const p = await produce(live.client, topic, 0, buildBatch(recs));
     const after = Date.now();
     expect(p.errorCode).toBe(0);
@@ -179,14 +210,22 @@ describe('Broker-side rewrites', () => {
     expect(b.attributes & 0x08).toBe(0x08);
     expect(b.maxTimestamp).toBe(p.logAppendTimeMs);
     expect(verifyBatchCrc(f.records, 0, b.size)).toBe(true);
-    expect(recordsOf(f.records).map((r) => [r.value, r.timestamp])).toEqual([['a', p.logAppendTimeMs], ['b', p.logAppendTimeMs]]);
+    expect(recordsOf(f.records).map((r) => [r.value, r.timestamp])).toEqual([
+      ['a', p.logAppendTimeMs],
+      ['b', p.logAppendTimeMs],
+    ]);
   });
 
   it('compression.type=zstd recompresses a gzip batch: codec zstd, valid CRC, same records and offsets', async () => {
     const topic = uniqueTopic('zstd');
     await createTopic(live.client, topic, 1, { 'compression.type': 'zstd' });
     await produceOk(live.client, topic, 0, values(2, 'first-'));
-    const recs = Array.from({ length: 20 }, (_, i) => ({ key: `k${i}`, value: `value-${i}-`.repeat(5), timestamp: 1_700_000_000_000 + i, headers: [{ key: 'h', value: `${i}` }] }));
+    const recs = Array.from({ length: 20 }, (_, i) => ({
+      key: `k${i}`,
+      value: `value-${i}-`.repeat(5),
+      timestamp: 1_700_000_000_000 + i,
+      headers: [{ key: 'h', value: `${i}` }],
+    }));
     const gz = buildBatch(recs, { compression: CODEC_GZIP });
     expect(readBatchHeader(gz, 0).compression).toBe(CODEC_GZIP);
     const p = await produce(live.client, topic, 0, gz);
@@ -202,9 +241,15 @@ describe('Broker-side rewrites', () => {
     expect(b.recordCount).toBe(20);
     expect(b.maxTimestamp).toBe(1_700_000_000_019);
     expect(verifyBatchCrc(f.records, b.position, b.size)).toBe(true);
-    expect(b.records.map((r) => ({
-      offset: b.baseOffset + r.offsetDelta, key: r.key!.toString(), value: r.value!.toString(), ts: b.baseTimestamp + r.timestampDelta, h: r.headers[0].value!.toString(),
-    }))).toEqual(recs.map((r, i) => ({ offset: 2 + i, key: r.key, value: r.value, ts: r.timestamp, h: `${i}` })));
+    expect(
+      b.records.map((r) => ({
+        offset: b.baseOffset + r.offsetDelta,
+        key: r.key!.toString(),
+        value: r.value!.toString(),
+        ts: b.baseTimestamp + r.timestampDelta,
+        h: r.headers[0].value!.toString(),
+      })),
+    ).toEqual(recs.map((r, i) => ({ offset: 2 + i, key: r.key, value: r.value, ts: r.timestamp, h: `${i}` })));
     expect(f.highWatermark).toBe(22);
   });
 

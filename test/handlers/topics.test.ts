@@ -11,12 +11,21 @@ import type { Message } from '../../protocol/codec.js';
 const live = useBrokerAndClient({ config: { 'num.partitions': '2', 'log.segment.delete.delay.ms': '0' } });
 const removed = (check: () => void) => vi.waitFor(check, { timeout: 5_000, interval: 20 });
 
-interface Spec { name: string; numPartitions?: number; replicationFactor?: number; configs?: Record<string, string | null>; assignments?: { partitionIndex: number; brokerIds: number[] }[] }
+interface Spec {
+  name: string;
+  numPartitions?: number;
+  replicationFactor?: number;
+  configs?: Record<string, string | null>;
+  assignments?: { partitionIndex: number; brokerIds: number[] }[];
+}
 
 async function create(specs: Spec[], opts: { version?: number; validateOnly?: boolean } = {}) {
   const res = await live.client.request(API.CreateTopics, opts.version ?? 7, {
     topics: specs.map((s) => ({
-      name: s.name, numPartitions: s.numPartitions ?? 1, replicationFactor: s.replicationFactor ?? 1, assignments: s.assignments ?? [],
+      name: s.name,
+      numPartitions: s.numPartitions ?? 1,
+      replicationFactor: s.replicationFactor ?? 1,
+      assignments: s.assignments ?? [],
       configs: Object.entries(s.configs ?? {}).map(([name, value]) => ({ name, value })),
     })),
     timeoutMs: 5000,
@@ -137,7 +146,11 @@ describe('CreateTopics', () => {
     const twice = uniqueTopic('twice');
     const other = uniqueTopic('other');
     const res = await create([{ name: twice }, { name: other }, { name: twice }]);
-    expect(res.map((t: Message) => [t.name, t.errorCode])).toEqual([[twice, 42], [other, 0], [twice, 42]]);
+    expect(res.map((t: Message) => [t.name, t.errorCode])).toEqual([
+      [twice, 42],
+      [other, 0],
+      [twice, 42],
+    ]);
     expect(await exists(twice)).toBe(false);
     expect(await exists(other)).toBe(true);
   });
@@ -161,7 +174,17 @@ describe('CreateTopics', () => {
 
   it('manual assignments onto this broker are accepted; onto another broker they are not', async () => {
     const ok = uniqueTopic('asg');
-    const [t] = await create([{ name: ok, numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [1] }, { partitionIndex: 1, brokerIds: [1] }] }]);
+    const [t] = await create([
+      {
+        name: ok,
+        numPartitions: -1,
+        replicationFactor: -1,
+        assignments: [
+          { partitionIndex: 0, brokerIds: [1] },
+          { partitionIndex: 1, brokerIds: [1] },
+        ],
+      },
+    ]);
     expect(t).toMatchObject({ errorCode: 0, numPartitions: 2 });
     const [bad] = await create([{ name: uniqueTopic('asg'), numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [2] }] }]);
     expect(bad.errorCode).toBe(39);
@@ -189,7 +212,10 @@ describe('DeleteTopics', () => {
     const created = await createTopic(live.client, byId, 1);
     await createTopic(live.client, byName, 1);
     const res = await live.client.request(API.DeleteTopics, 6, {
-      topics: [{ name: null, topicId: created.topicId }, { name: byName, topicId: ZERO_UUID }],
+      topics: [
+        { name: null, topicId: created.topicId },
+        { name: byName, topicId: ZERO_UUID },
+      ],
       timeoutMs: 5000,
     });
     expect(res.responses).toHaveLength(2);
@@ -207,7 +233,10 @@ describe('DeleteTopics', () => {
     const v4 = await live.client.request(API.DeleteTopics, 4, { topicNames: [missing], timeoutMs: 5000 });
     expect(v4.responses[0]).toMatchObject({ name: missing, errorCode: 3 });
     const v6 = await live.client.request(API.DeleteTopics, 6, {
-      topics: [{ name: null, topicId: Buffer.alloc(16, 5) }, { name: missing, topicId: ZERO_UUID }],
+      topics: [
+        { name: null, topicId: Buffer.alloc(16, 5) },
+        { name: missing, topicId: ZERO_UUID },
+      ],
       timeoutMs: 5000,
     });
     expect(v6.responses.map((r: Message) => r.errorCode)).toEqual([100, 3]);
@@ -221,14 +250,22 @@ describe('DeleteTopics', () => {
     await live.client.request(API.DeleteTopics, 5, { topicNames: [name], timeoutMs: 5000 });
     const second = await createTopic(live.client, name, 1);
     expect(second.topicId.equals(first.topicId)).toBe(false);
-    const res = await live.client.request(API.ListOffsets, 7, { replicaId: -1, isolationLevel: 0, topics: [{ name, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1 }] }] });
+    const res = await live.client.request(API.ListOffsets, 7, {
+      replicaId: -1,
+      isolationLevel: 0,
+      topics: [{ name, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1 }] }],
+    });
     expect(res.topics[0].partitions[0]).toMatchObject({ errorCode: 0, offset: 0 });
   });
 
   // The partition directory is renamed to `<topic>-<p>.<id>-delete` before removal; like Kafka
   // (LocalLog.logDirNameWithSuffixCappedLength), the topic part is shortened to fit 255 bytes.
   it('deletes a topic with a 249-character name', async () => {
-    const name = 'd'.repeat(240) + uniqueTopic('').slice(-9).replace(/[^a-z0-9]/gi, 'x');
+    const name =
+      'd'.repeat(240) +
+      uniqueTopic('')
+        .slice(-9)
+        .replace(/[^a-z0-9]/gi, 'x');
     expect(name.length).toBe(249);
     await createTopic(live.client, name, 2);
     const c = await TestClient.connect(live.broker.port);

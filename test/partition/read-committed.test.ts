@@ -27,7 +27,10 @@ function append(replicas: ReplicaManager, p: Partition, buf: Buffer) {
 }
 
 const txn = (producerId: number, baseSequence: number, n = 2) =>
-  buildBatch(Array.from({ length: n }, (_, i) => ({ value: `p${producerId}-${baseSequence + i}`, timestamp: 1_000 })), { producerId, producerEpoch: 0, baseSequence, isTransactional: true });
+  buildBatch(
+    Array.from({ length: n }, (_, i) => ({ value: `p${producerId}-${baseSequence + i}`, timestamp: 1_000 })),
+    { producerId, producerEpoch: 0, baseSequence, isTransactional: true },
+  );
 
 const offsetsOf = (records: Buffer[]) => records.flatMap((c) => scanBatches(c, { fromClient: false }).map((b) => b.baseOffset));
 

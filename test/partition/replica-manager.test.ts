@@ -51,7 +51,9 @@ describe('ReplicaManager', () => {
     const p1 = replicas.partition('t', 1)!;
     const ac = new AbortController();
     let woken: boolean | null = null;
-    const waiting = replicas.awaitChange([p0], 60_000, ac.signal).then((w) => { woken = w; });
+    const waiting = replicas.awaitChange([p0], 60_000, ac.signal).then((w) => {
+      woken = w;
+    });
     const b = batch(1);
     replicas.appendValidated(p1, b, scanBatches(b)); // another partition
     await Promise.resolve();

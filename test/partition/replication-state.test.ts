@@ -118,7 +118,7 @@ describe('a leader with two followers', () => {
   });
 });
 
-describe('a cluster broker before the controller has named the partition\'s replicas', () => {
+describe("a cluster broker before the controller has named the partition's replicas", () => {
   it('keeps its high watermark (what it checkpoints) rather than taking its log end for it', () => {
     const logs = LogManager.open({ dataDir: newDir() });
     opened.push(logs);

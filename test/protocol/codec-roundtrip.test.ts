@@ -8,7 +8,14 @@ import { MESSAGES, MESSAGES_BY_KEY } from '../../protocol/messages/index.js';
 import { DATA } from '../../protocol/data/index.js';
 import { inRange, parseVersions, type FieldDef, type MessageDef } from '../../protocol/schema.js';
 import {
-  decodeData, decodeMessage, decodeRequestHeaderStart, encodeData, encodeMessage, isFlexible, skipTaggedFields, writeEmptyTaggedFields,
+  decodeData,
+  decodeMessage,
+  decodeRequestHeaderStart,
+  encodeData,
+  encodeMessage,
+  isFlexible,
+  skipTaggedFields,
+  writeEmptyTaggedFields,
   type Side,
 } from '../../protocol/codec.js';
 import { Reader, Writer } from '../../protocol/primitives.js';
@@ -23,18 +30,30 @@ const PRIMITIVE = new Set(['bool', 'int8', 'int16', 'uint16', 'int32', 'uint32',
 /** A value of a primitive type that differs from the field's default (so tagged fields really go on the wire). */
 function primitiveSample(type: string, seed: number, def: unknown): unknown {
   switch (type) {
-    case 'bool': return !(def === true);
-    case 'int8': return 10 + (seed % 100);
-    case 'int16': return 1000 + seed;
-    case 'uint16': return 40000 + seed;
-    case 'int32': return 100000 + seed;
-    case 'uint32': return 3_000_000_000 + seed;
-    case 'int64': return 2 ** 40 + seed; // above 2^32, below 2^53
-    case 'float64': return 1.5 + seed;
-    case 'string': return `s${seed}-é`; // multi-byte character: lengths are in bytes
-    case 'bytes': return Buffer.from([seed & 0xff, 1, 2, 3]);
-    case 'records': return Buffer.from([0xca, 0xfe, seed & 0xff, 0, 0, 7]);
-    case 'uuid': return Buffer.alloc(16, (seed % 250) + 1);
+    case 'bool':
+      return !(def === true);
+    case 'int8':
+      return 10 + (seed % 100);
+    case 'int16':
+      return 1000 + seed;
+    case 'uint16':
+      return 40000 + seed;
+    case 'int32':
+      return 100000 + seed;
+    case 'uint32':
+      return 3_000_000_000 + seed;
+    case 'int64':
+      return 2 ** 40 + seed; // above 2^32, below 2^53
+    case 'float64':
+      return 1.5 + seed;
+    case 'string':
+      return `s${seed}-é`; // multi-byte character: lengths are in bytes
+    case 'bytes':
+      return Buffer.from([seed & 0xff, 1, 2, 3]);
+    case 'records':
+      return Buffer.from([0xca, 0xfe, seed & 0xff, 0, 0, 7]);
+    case 'uuid':
+      return Buffer.alloc(16, (seed % 250) + 1);
   }
   throw new Error(`no sample for ${type}`);
 }
@@ -300,12 +319,26 @@ describe('golden bytes', () => {
     const w = new Writer();
     w.int16(0).int16(9).int32(1).string(null, false);
     writeEmptyTaggedFields(w);
-    encodeMessage(def(0), 'request', 9, {
-      transactionalId: null,
-      acks: -1,
-      timeoutMs: 1000,
-      topicData: [{ name: 't', partitionData: [{ index: 0, records: hex('deadbeef') }, { index: 1, records: big }] }],
-    }, w);
+    encodeMessage(
+      def(0),
+      'request',
+      9,
+      {
+        transactionalId: null,
+        acks: -1,
+        timeoutMs: 1000,
+        topicData: [
+          {
+            name: 't',
+            partitionData: [
+              { index: 0, records: hex('deadbeef') },
+              { index: 1, records: big },
+            ],
+          },
+        ],
+      },
+      w,
+    );
     expect(w.toBuffer().toString('hex')).toBe(frame.toString('hex'));
   });
 
@@ -335,14 +368,27 @@ describe('golden bytes', () => {
     // leaderId 2, leaderEpoch 5 and the struct's own (empty) tagged section. Then the topic's and the
     // response's empty tagged sections.
     const msg = {
-      throttleTimeMs: 0, errorCode: 0, sessionId: 0,
-      responses: [{
-        topic: 't',
-        partitions: [{
-          partitionIndex: 0, errorCode: 0, highWatermark: 100, lastStableOffset: 100, logStartOffset: 0,
-          currentLeader: { leaderId: 2, leaderEpoch: 5 }, abortedTransactions: null, preferredReadReplica: -1, records: null,
-        }],
-      }],
+      throttleTimeMs: 0,
+      errorCode: 0,
+      sessionId: 0,
+      responses: [
+        {
+          topic: 't',
+          partitions: [
+            {
+              partitionIndex: 0,
+              errorCode: 0,
+              highWatermark: 100,
+              lastStableOffset: 100,
+              logStartOffset: 0,
+              currentLeader: { leaderId: 2, leaderEpoch: 5 },
+              abortedTransactions: null,
+              preferredReadReplica: -1,
+              records: null,
+            },
+          ],
+        },
+      ],
     };
     expect(encodeMessage(def(1), 'response', 12, msg).toBuffer().toString('hex')).toBe(bytes.toString('hex'));
     const decoded = decodeMessage(def(1), 'response', 12, new Reader(bytes));

@@ -4,8 +4,18 @@ import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { compressionsAlgorithms } from '@platformatic/kafka';
 import {
-  CODEC_GZIP, CODEC_LZ4, CODEC_NAMES, CODEC_NONE, CODEC_SNAPPY, CODEC_ZSTD,
-  codecFromName, codecName, compress, decompress, isXerialFramed, snappyCompressXerial,
+  CODEC_GZIP,
+  CODEC_LZ4,
+  CODEC_NAMES,
+  CODEC_NONE,
+  CODEC_SNAPPY,
+  CODEC_ZSTD,
+  codecFromName,
+  codecName,
+  compress,
+  decompress,
+  isXerialFramed,
+  snappyCompressXerial,
 } from '../../protocol/compression/index.js';
 import { KafkaError, ErrorCode } from '../../protocol/errors.js';
 import { xxh32 } from '../../protocol/compression/lz4.js';
@@ -141,8 +151,14 @@ describe('snappy', () => {
 
   it('reads xerial-framed snappy with several blocks and a concatenated stream', () => {
     const framed = Buffer.concat([
-      XERIAL_HEADER, len(HAND_RAW.length), HAND_RAW, len(HAND_RAW_2.length), HAND_RAW_2,
-      XERIAL_HEADER, len(HAND_RAW_2.length), HAND_RAW_2,
+      XERIAL_HEADER,
+      len(HAND_RAW.length),
+      HAND_RAW,
+      len(HAND_RAW_2.length),
+      HAND_RAW_2,
+      XERIAL_HEADER,
+      len(HAND_RAW_2.length),
+      HAND_RAW_2,
     ]);
     expect(isXerialFramed(framed)).toBe(true);
     expect(decompress(CODEC_SNAPPY, framed).toString()).toBe('abcdabcdabcdxyzxyz');
@@ -202,7 +218,7 @@ describe('lz4', () => {
     }
   });
 
-  it.skipIf(!HAS_LZ4)('reads independent 64 KiB blocks without checksums block by block (librdkafka\'s frames), stored blocks too', () => {
+  it.skipIf(!HAS_LZ4)("reads independent 64 KiB blocks without checksums block by block (librdkafka's frames), stored blocks too", () => {
     for (const data of [sample(300_000), random(200_000)]) {
       const frame = execFileSync('lz4', ['-B4', '-BI', '--no-frame-crc', '-c', '-q'], { input: data });
       expect(frame[4]).toBe(0x60); // independent blocks, no checksums: the block-by-block path
@@ -215,7 +231,7 @@ describe('lz4', () => {
     expect([h(''), h('a'), h('abc'), h('Nobody inspects the spammish repetition')]).toEqual([0x02cc5d05, 0x550d7456, 0x32d153ff, 0xe2293b2f]);
   });
 
-  it('a block that inflates past the frame\'s block size is CORRUPT_MESSAGE on the block-by-block path', () => {
+  it("a block that inflates past the frame's block size is CORRUPT_MESSAGE on the block-by-block path", () => {
     // one sequence: literal 'a', then a match of 100,000 bytes at offset 1, then 5 literals; BD says 64 KiB
     const seq: number[] = [0x1f, 0x61, 1, 0];
     let ml = 100_000 - 4 - 15;

@@ -41,7 +41,8 @@ describe('LeaderAndIsr', () => {
 
   it('request v0: ungrouped partition states with their topic name, no broker epoch', () => {
     const { decoded } = roundTrip(LeaderAndIsr, 'request', 0, {
-      controllerId: 1, controllerEpoch: 4,
+      controllerId: 1,
+      controllerEpoch: 4,
       ungroupedPartitionStates: [{ topicName: 'orders', ...state }],
       liveLeaders: [{ brokerId: 1, hostName: 'b1', port: 9092 }],
     });
@@ -52,10 +53,16 @@ describe('LeaderAndIsr', () => {
 
   it('request v7: per-topic states with topic ids, adding/removing replicas, recovery state, KRaft flag', () => {
     const { decoded } = roundTrip(LeaderAndIsr, 'request', 7, {
-      controllerId: 1, isKRaftController: false, controllerEpoch: 4, brokerEpoch: 4294967296 + 5, type: 0,
+      controllerId: 1,
+      isKRaftController: false,
+      controllerEpoch: 4,
+      brokerEpoch: 4294967296 + 5,
+      type: 0,
       topicStates: [
         {
-          topicName: 'orders', topicId: TOPIC_ID, partitionStates: [
+          topicName: 'orders',
+          topicId: TOPIC_ID,
+          partitionStates: [
             { ...state, addingReplicas: [3], removingReplicas: [2], isNew: true, leaderRecoveryState: 1 },
             { ...state, partitionIndex: 3, addingReplicas: [], removingReplicas: [], isNew: false, leaderRecoveryState: 0 },
           ],
@@ -79,8 +86,13 @@ describe('LeaderAndIsr', () => {
 describe('StopReplica', () => {
   it('request v0: ungrouped partitions and one delete flag', () => {
     const { decoded } = roundTrip(StopReplica, 'request', 0, {
-      controllerId: 1, controllerEpoch: 4, deletePartitions: true,
-      ungroupedPartitions: [{ topicName: 'orders', partitionIndex: 0 }, { topicName: 'orders', partitionIndex: 1 }],
+      controllerId: 1,
+      controllerEpoch: 4,
+      deletePartitions: true,
+      ungroupedPartitions: [
+        { topicName: 'orders', partitionIndex: 0 },
+        { topicName: 'orders', partitionIndex: 1 },
+      ],
     });
     expect(decoded.brokerEpoch).toBe(-1);
     expect(decoded.topicStates).toEqual([]);
@@ -88,14 +100,27 @@ describe('StopReplica', () => {
 
   it('request v4: per-partition leader epoch and delete flag', () => {
     roundTrip(StopReplica, 'request', 4, {
-      controllerId: 1, isKRaftController: false, controllerEpoch: 4, brokerEpoch: 99,
-      topicStates: [{ topicName: 'orders', partitionStates: [{ partitionIndex: 0, leaderEpoch: -2, deletePartition: true }, { partitionIndex: 1, leaderEpoch: 8, deletePartition: false }] }],
+      controllerId: 1,
+      isKRaftController: false,
+      controllerEpoch: 4,
+      brokerEpoch: 99,
+      topicStates: [
+        {
+          topicName: 'orders',
+          partitionStates: [
+            { partitionIndex: 0, leaderEpoch: -2, deletePartition: true },
+            { partitionIndex: 1, leaderEpoch: 8, deletePartition: false },
+          ],
+        },
+      ],
     });
   });
 
   it('a partition state without a leader epoch decodes it as -1', () => {
     const bytes = encodeMessage(StopReplica, 'request', 3, {
-      controllerId: 1, controllerEpoch: 4, topicStates: [{ topicName: 't', partitionStates: [{ partitionIndex: 0, deletePartition: false }] }],
+      controllerId: 1,
+      controllerEpoch: 4,
+      topicStates: [{ topicName: 't', partitionStates: [{ partitionIndex: 0, deletePartition: false }] }],
     }).toBuffer();
     expect(decodeMessage(StopReplica, 'request', 3, new Reader(bytes)).topicStates[0].partitionStates[0].leaderEpoch).toBe(-1);
   });
@@ -112,9 +137,13 @@ describe('UpdateMetadata', () => {
 
   it('request v0: v0 host and port, ungrouped states', () => {
     const { decoded } = roundTrip(UpdateMetadata, 'request', 0, {
-      controllerId: 1, controllerEpoch: 4,
+      controllerId: 1,
+      controllerEpoch: 4,
       ungroupedPartitionStates: [{ topicName: 'orders', ...state }],
-      liveBrokers: [{ id: 1, v0Host: 'b1', v0Port: 9092 }, { id: 2, v0Host: 'b2', v0Port: 9093 }],
+      liveBrokers: [
+        { id: 1, v0Host: 'b1', v0Port: 9092 },
+        { id: 2, v0Host: 'b2', v0Port: 9093 },
+      ],
     });
     expect(decoded.liveBrokers[0].endpoints).toEqual([]);
     expect(decoded.ungroupedPartitionStates[0].offlineReplicas).toEqual([]);
@@ -122,7 +151,11 @@ describe('UpdateMetadata', () => {
 
   it('request v8: topic ids, endpoints with listener names, racks, offline replicas, the tagged type', () => {
     roundTrip(UpdateMetadata, 'request', 8, {
-      controllerId: 1, isKRaftController: false, type: 2, controllerEpoch: 4, brokerEpoch: 21,
+      controllerId: 1,
+      isKRaftController: false,
+      type: 2,
+      controllerEpoch: 4,
+      brokerEpoch: 21,
       topicStates: [{ topicName: 'orders', topicId: TOPIC_ID, partitionStates: [{ ...state, offlineReplicas: [1] }] }],
       liveBrokers: [
         { id: 1, endpoints: [{ port: 9092, host: 'b1', listener: 'PLAINTEXT', securityProtocol: 0 }], rack: 'r1' },
@@ -153,13 +186,17 @@ describe('UpdateMetadata', () => {
 describe('ControlledShutdown', () => {
   it('request v0 is the broker id alone; v3 adds the broker epoch and tagged fields', () => {
     expect(roundTrip(ControlledShutdown, 'request', 0, { brokerId: 2 }).bytes).toEqual(Buffer.from([0, 0, 0, 2]));
-    expect(roundTrip(ControlledShutdown, 'request', 3, { brokerId: 2, brokerEpoch: 258 }).bytes).toEqual(
-      Buffer.from([0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 1, 2, 0]),
-    );
+    expect(roundTrip(ControlledShutdown, 'request', 3, { brokerId: 2, brokerEpoch: 258 }).bytes).toEqual(Buffer.from([0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 1, 2, 0]));
   });
 
   it('responses v0 and v3 list the partitions still led', () => {
-    const res: ControlledShutdownResponse = { errorCode: 0, remainingPartitions: [{ topicName: 'orders', partitionIndex: 1 }, { topicName: 'audit', partitionIndex: 0 }] };
+    const res: ControlledShutdownResponse = {
+      errorCode: 0,
+      remainingPartitions: [
+        { topicName: 'orders', partitionIndex: 1 },
+        { topicName: 'audit', partitionIndex: 0 },
+      ],
+    };
     roundTrip(ControlledShutdown, 'response', 0, res);
     roundTrip(ControlledShutdown, 'response', 3, res);
   });

@@ -22,7 +22,11 @@ const HEADER = [
   'type FetchPartition = FetchResponse["responses"][number]["partitions"][number];',
 ];
 
-interface Case { name: string; code: string; error?: RegExp }
+interface Case {
+  name: string;
+  code: string;
+  error?: RegExp;
+}
 
 const CASES: Case[] = [
   {
@@ -52,7 +56,7 @@ const CASES: Case[] = [
   },
   {
     name: 'null where no version allows it',
-    code: "export const c5: ProduceResponse = { responses: [{ name: null, partitionResponses: [] }] };",
+    code: 'export const c5: ProduceResponse = { responses: [{ name: null, partitionResponses: [] }] };',
     error: /Type 'null' is not assignable to type 'string'/,
   },
   {
@@ -62,7 +66,7 @@ const CASES: Case[] = [
   },
   {
     name: 'leaving out the fields the codec fills, a bigint for an int64, records as a list of slices',
-    code: "export const c7: FetchPartition = { partitionIndex: 0, errorCode: 0, highWatermark: 5n, abortedTransactions: null, records: [Buffer.alloc(1), Buffer.alloc(2)] };",
+    code: 'export const c7: FetchPartition = { partitionIndex: 0, errorCode: 0, highWatermark: 5n, abortedTransactions: null, records: [Buffer.alloc(1), Buffer.alloc(2)] };',
   },
   {
     name: 'reading every field of a decoded request, null where the definition allows it',

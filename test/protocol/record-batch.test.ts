@@ -4,12 +4,35 @@ import { describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
 import { createRecordsBatch, readRecordsBatches, Reader as PlatformaticReader } from '@platformatic/kafka';
 import {
-  ATTRIBUTES_OFFSET, BASE_OFFSET_OFFSET, BASE_SEQUENCE_OFFSET, BATCH_LENGTH_OFFSET, CRC_OFFSET, MAGIC_OFFSET,
-  MAX_TIMESTAMP_OFFSET, PARTITION_LEADER_EPOCH_OFFSET, PRODUCER_EPOCH_OFFSET, PRODUCER_ID_OFFSET, RECORDS_COUNT_OFFSET,
-  RECORDS_OFFSET, RECORD_BATCH_OVERHEAD, LAST_OFFSET_DELTA_OFFSET, BASE_TIMESTAMP_OFFSET,
-  TIMESTAMP_CREATE_TIME, TIMESTAMP_LOG_APPEND_TIME,
-  buildBatch, decodeBatch, encodeBatch, readBatchHeader, recompress, scanBatches, setBaseOffset, setLogAppendTime,
-  setPartitionLeaderEpoch, verifyBatchCrc, type KafkaRecord, type SimpleRecord,
+  ATTRIBUTES_OFFSET,
+  BASE_OFFSET_OFFSET,
+  BASE_SEQUENCE_OFFSET,
+  BATCH_LENGTH_OFFSET,
+  CRC_OFFSET,
+  MAGIC_OFFSET,
+  MAX_TIMESTAMP_OFFSET,
+  PARTITION_LEADER_EPOCH_OFFSET,
+  PRODUCER_EPOCH_OFFSET,
+  PRODUCER_ID_OFFSET,
+  RECORDS_COUNT_OFFSET,
+  RECORDS_OFFSET,
+  RECORD_BATCH_OVERHEAD,
+  LAST_OFFSET_DELTA_OFFSET,
+  BASE_TIMESTAMP_OFFSET,
+  TIMESTAMP_CREATE_TIME,
+  TIMESTAMP_LOG_APPEND_TIME,
+  buildBatch,
+  decodeBatch,
+  encodeBatch,
+  readBatchHeader,
+  recompress,
+  scanBatches,
+  setBaseOffset,
+  setLogAppendTime,
+  setPartitionLeaderEpoch,
+  verifyBatchCrc,
+  type KafkaRecord,
+  type SimpleRecord,
 } from '../../protocol/record-batch.js';
 import { crc32c } from '../../protocol/crc32c.js';
 import { CODEC_GZIP, CODEC_LZ4, CODEC_NONE, CODEC_SNAPPY, CODEC_ZSTD } from '../../protocol/compression/index.js';
@@ -53,7 +76,15 @@ const T0 = 1_700_000_000_000;
 const RECORDS: SimpleRecord[] = [
   { key: 'k0', value: 'v0', timestamp: T0, headers: [{ key: 'h', value: 'x' }] },
   { key: null, value: 'no key', timestamp: T0 + 5 },
-  { key: 'k2', value: null, timestamp: T0 - 3, headers: [{ key: 'ünïcødé', value: null }, { key: 'h', value: Buffer.from([0, 1, 2]) }] },
+  {
+    key: 'k2',
+    value: null,
+    timestamp: T0 - 3,
+    headers: [
+      { key: 'ünïcødé', value: null },
+      { key: 'h', value: Buffer.from([0, 1, 2]) },
+    ],
+  },
   { key: Buffer.alloc(0), value: Buffer.alloc(0), timestamp: T0 + 1000 },
   { key: 'big', value: Buffer.alloc(100_000, 'abc'), timestamp: T0 + 7 },
 ];
@@ -80,10 +111,23 @@ describe('crc32c', () => {
 });
 
 describe('layout', () => {
-  it('has Kafka\'s header offsets', () => {
-    expect([BASE_OFFSET_OFFSET, BATCH_LENGTH_OFFSET, PARTITION_LEADER_EPOCH_OFFSET, MAGIC_OFFSET, CRC_OFFSET, ATTRIBUTES_OFFSET,
-      LAST_OFFSET_DELTA_OFFSET, BASE_TIMESTAMP_OFFSET, MAX_TIMESTAMP_OFFSET, PRODUCER_ID_OFFSET, PRODUCER_EPOCH_OFFSET,
-      BASE_SEQUENCE_OFFSET, RECORDS_COUNT_OFFSET, RECORDS_OFFSET]).toEqual([0, 8, 12, 16, 17, 21, 23, 27, 35, 43, 51, 53, 57, 61]);
+  it("has Kafka's header offsets", () => {
+    expect([
+      BASE_OFFSET_OFFSET,
+      BATCH_LENGTH_OFFSET,
+      PARTITION_LEADER_EPOCH_OFFSET,
+      MAGIC_OFFSET,
+      CRC_OFFSET,
+      ATTRIBUTES_OFFSET,
+      LAST_OFFSET_DELTA_OFFSET,
+      BASE_TIMESTAMP_OFFSET,
+      MAX_TIMESTAMP_OFFSET,
+      PRODUCER_ID_OFFSET,
+      PRODUCER_EPOCH_OFFSET,
+      BASE_SEQUENCE_OFFSET,
+      RECORDS_COUNT_OFFSET,
+      RECORDS_OFFSET,
+    ]).toEqual([0, 8, 12, 16, 17, 21, 23, 27, 35, 43, 51, 53, 57, 61]);
     expect(RECORD_BATCH_OVERHEAD).toBe(61);
   });
 
@@ -98,7 +142,12 @@ describe('layout', () => {
 
 describe.each(ALL_CODECS)('encode/scan/decode with codec %i', (codec) => {
   const batch = buildBatch(RECORDS, {
-    compression: codec, baseOffset: 0, producerId: 4242, producerEpoch: 3, baseSequence: 17, partitionLeaderEpoch: -1,
+    compression: codec,
+    baseOffset: 0,
+    producerId: 4242,
+    producerEpoch: 3,
+    baseSequence: 17,
+    partitionLeaderEpoch: -1,
     isTransactional: true,
   });
 
@@ -106,10 +155,24 @@ describe.each(ALL_CODECS)('encode/scan/decode with codec %i', (codec) => {
     const [info, ...rest] = scanBatches(batch);
     expect(rest).toEqual([]);
     expect(info).toEqual({
-      position: 0, size: batch.length, baseOffset: 0, lastOffsetDelta: 4, recordCount: 5, magic: 2,
-      attributes: codec | 0x10, compression: codec, timestampType: TIMESTAMP_CREATE_TIME,
-      isTransactional: true, isControl: false, hasDeleteHorizon: false,
-      baseTimestamp: T0, maxTimestamp: T0 + 1000, producerId: 4242, producerEpoch: 3, baseSequence: 17, partitionLeaderEpoch: -1,
+      position: 0,
+      size: batch.length,
+      baseOffset: 0,
+      lastOffsetDelta: 4,
+      recordCount: 5,
+      magic: 2,
+      attributes: codec | 0x10,
+      compression: codec,
+      timestampType: TIMESTAMP_CREATE_TIME,
+      isTransactional: true,
+      isControl: false,
+      hasDeleteHorizon: false,
+      baseTimestamp: T0,
+      maxTimestamp: T0 + 1000,
+      producerId: 4242,
+      producerEpoch: 3,
+      baseSequence: 17,
+      partitionLeaderEpoch: -1,
     });
     expect(readBatchHeader(batch, 0)).toEqual(info);
     expect(verifyBatchCrc(batch, 0, batch.length)).toBe(true);
@@ -130,11 +193,19 @@ describe.each(ALL_CODECS)('encode/scan/decode with codec %i', (codec) => {
 describe('scanBatches over several batches', () => {
   it('walks consecutive batches and reports positions', () => {
     const a = buildBatch([{ value: 'a', timestamp: T0 }]);
-    const b = buildBatch([{ value: 'b', timestamp: T0 }, { value: 'c', timestamp: T0 }], { compression: CODEC_GZIP });
+    const b = buildBatch(
+      [
+        { value: 'b', timestamp: T0 },
+        { value: 'c', timestamp: T0 },
+      ],
+      { compression: CODEC_GZIP },
+    );
     const c = buildBatch([{ value: 'd', timestamp: T0 }], { compression: CODEC_ZSTD });
     const infos = scanBatches(Buffer.concat([a, b, c]));
     expect(infos.map((i) => [i.position, i.size, i.recordCount, i.compression])).toEqual([
-      [0, a.length, 1, 0], [a.length, b.length, 2, 1], [a.length + b.length, c.length, 1, 4],
+      [0, a.length, 1, 0],
+      [a.length, b.length, 2, 1],
+      [a.length + b.length, c.length, 1, 4],
     ]);
   });
 
@@ -209,7 +280,7 @@ describe('validation errors', () => {
     expectKafkaError(() => decodeBatch(b), ErrorCode.UNSUPPORTED_COMPRESSION_TYPE);
   });
 
-  it('applies Kafka\'s client checks (INVALID_RECORD) unless fromClient is false', () => {
+  it("applies Kafka's client checks (INVALID_RECORD) unless fromClient is false", () => {
     const records = [{ attributes: 0, timestampDelta: 0, offsetDelta: 0, key: null, value: Buffer.from('x'), headers: [] }];
     const mismatch = encodeBatch({ records, lastOffsetDelta: 3, baseTimestamp: T0 });
     expectKafkaError(() => scanBatches(mismatch), ErrorCode.INVALID_RECORD, /Inconsistent batch offset range/);
@@ -274,7 +345,10 @@ describe('in-place patches', () => {
 
   it('patches a batch in the middle of a buffer', () => {
     const a = buildBatch([{ value: 'a', timestamp: T0 }]);
-    const b = buildBatch([{ value: 'b', timestamp: T0 }, { value: 'c', timestamp: T0 + 1 }]);
+    const b = buildBatch([
+      { value: 'b', timestamp: T0 },
+      { value: 'c', timestamp: T0 + 1 },
+    ]);
     const buf = Buffer.concat([a, b]);
     setBaseOffset(buf, a.length, 100);
     setLogAppendTime(buf, a.length, T0 + 99);
@@ -304,10 +378,16 @@ describe('in-place patches', () => {
 });
 
 describe('recompress', () => {
-  const source = (codec: number) => buildBatch(RECORDS, {
-    compression: codec, baseOffset: 1000, partitionLeaderEpoch: 9, producerId: 77, producerEpoch: 2, baseSequence: 5,
-    isTransactional: true,
-  });
+  const source = (codec: number) =>
+    buildBatch(RECORDS, {
+      compression: codec,
+      baseOffset: 1000,
+      partitionLeaderEpoch: 9,
+      producerId: 77,
+      producerEpoch: 2,
+      baseSequence: 5,
+      isTransactional: true,
+    });
 
   for (const from of ALL_CODECS) {
     for (const to of ALL_CODECS) {
@@ -327,7 +407,14 @@ describe('recompress', () => {
       { attributes: 0, timestampDelta: 0, offsetDelta: 1, key: Buffer.from('a'), value: Buffer.from('1'), headers: [] },
       { attributes: 0, timestampDelta: 4, offsetDelta: 6, key: Buffer.from('b'), value: null, headers: [] },
     ];
-    const src = encodeBatch({ records, baseOffset: 50, lastOffsetDelta: 9, baseTimestamp: T0, maxTimestamp: T0 + 500, timestampType: TIMESTAMP_LOG_APPEND_TIME });
+    const src = encodeBatch({
+      records,
+      baseOffset: 50,
+      lastOffsetDelta: 9,
+      baseTimestamp: T0,
+      maxTimestamp: T0 + 500,
+      timestampType: TIMESTAMP_LOG_APPEND_TIME,
+    });
     const out = recompress(src, CODEC_ZSTD);
     const d = decodeBatch(out);
     expect(d).toMatchObject({ baseOffset: 50, lastOffsetDelta: 9, recordCount: 2, maxTimestamp: T0 + 500, timestampType: TIMESTAMP_LOG_APPEND_TIME });
@@ -350,8 +437,16 @@ describe('kafkajs interop', () => {
       KjsRecord({ offsetDelta: 2, timestampDelta: 30, key: Buffer.from('key-2'), value: Buffer.from('x'.repeat(5000)) }),
     ];
     const batch = await KjsRecordBatch({
-      compression, firstOffset: KjsLong.fromValue(0), firstTimestamp: T0, maxTimestamp: T0 + 30, partitionLeaderEpoch: 0,
-      lastOffsetDelta: 2, producerId: KjsLong.fromValue(-1), producerEpoch: 0, firstSequence: 0, records,
+      compression,
+      firstOffset: KjsLong.fromValue(0),
+      firstTimestamp: T0,
+      maxTimestamp: T0 + 30,
+      partitionLeaderEpoch: 0,
+      lastOffsetDelta: 2,
+      producerId: KjsLong.fromValue(-1),
+      producerEpoch: 0,
+      firstSequence: 0,
+      records,
     });
     return batch.buffer;
   }
@@ -361,15 +456,33 @@ describe('kafkajs interop', () => {
       const buf = await kafkajsBatch(codec);
       const [info] = scanBatches(buf);
       expect(info).toMatchObject({
-        position: 0, size: buf.length, baseOffset: 0, lastOffsetDelta: 2, recordCount: 3, compression: codec,
-        timestampType: TIMESTAMP_CREATE_TIME, isTransactional: false, isControl: false,
-        baseTimestamp: T0, maxTimestamp: T0 + 30, producerId: -1, producerEpoch: 0, baseSequence: 0, partitionLeaderEpoch: 0,
+        position: 0,
+        size: buf.length,
+        baseOffset: 0,
+        lastOffsetDelta: 2,
+        recordCount: 3,
+        compression: codec,
+        timestampType: TIMESTAMP_CREATE_TIME,
+        isTransactional: false,
+        isControl: false,
+        baseTimestamp: T0,
+        maxTimestamp: T0 + 30,
+        producerId: -1,
+        producerEpoch: 0,
+        baseSequence: 0,
+        partitionLeaderEpoch: 0,
       });
       const { records } = decodeBatch(buf);
       expect(records.map((r) => [r.offsetDelta, r.timestampDelta, r.key?.toString() ?? null, r.value?.toString().slice(0, 10)])).toEqual([
-        [0, 0, 'key-0', 'value-0'], [1, 12, null, 'value-1'], [2, 30, 'key-2', 'xxxxxxxxxx'],
+        [0, 0, 'key-0', 'value-0'],
+        [1, 12, null, 'value-1'],
+        [2, 30, 'key-2', 'xxxxxxxxxx'],
       ]);
-      expect(records[0].headers.map((h) => [h.key, h.value?.toString()])).toEqual([['trace', 'abc'], ['multi', '1'], ['multi', '2']]);
+      expect(records[0].headers.map((h) => [h.key, h.value?.toString()])).toEqual([
+        ['trace', 'abc'],
+        ['multi', '1'],
+        ['multi', '2'],
+      ]);
       expect(records[2].value!.length).toBe(5000);
     });
 
@@ -402,7 +515,13 @@ describe('@platformatic/kafka interop', () => {
     it(`reads a platformatic-encoded batch (${name})`, () => {
       const buf = createRecordsBatch(messages(), { compression: name }).buffer;
       const [info] = scanBatches(buf);
-      expect(info).toMatchObject({ recordCount: 2, lastOffsetDelta: 1, baseTimestamp: T0, maxTimestamp: T0 + 9, compression: ['none', 'gzip', 'snappy', 'lz4'].indexOf(name) });
+      expect(info).toMatchObject({
+        recordCount: 2,
+        lastOffsetDelta: 1,
+        baseTimestamp: T0,
+        maxTimestamp: T0 + 9,
+        compression: ['none', 'gzip', 'snappy', 'lz4'].indexOf(name),
+      });
       const { records } = decodeBatch(buf);
       expect(records[0].key!.toString()).toBe('k1');
       expect(records[0].value!.toString()).toBe('hello');

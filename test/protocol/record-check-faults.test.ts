@@ -36,7 +36,10 @@ describe('checkRecords timestamp bounds', () => {
   it('a keyless record with a bad timestamp is reported once, for its key', () => {
     const data = encodeRecords([rec(0, 10_000, null), rec(1, 10_000)]);
     const faults = checkRecords(data, 2, { requireKeys: true, timestamps: { baseTimestamp: BASE, min: BASE, max: BASE } });
-    expect(faults?.listed.map((f) => [f.batchIndex, f.fault])).toEqual([[0, 'keyless'], [1, 'timestamp']]);
+    expect(faults?.listed.map((f) => [f.batchIndex, f.fault])).toEqual([
+      [0, 'keyless'],
+      [1, 'timestamp'],
+    ]);
   });
 
   it(`lists the first ${MAX_LISTED_FAULTS} refused records of a batch and counts them all`, () => {

@@ -25,7 +25,12 @@ describe('checkRecords', () => {
   it('accepts records with null keys and values, headers, large varints and negative timestamp deltas', () => {
     const records = [
       rec(0, { key: null, value: null }),
-      rec(1, { headers: [{ key: 'a', value: null }, { key: '', value: Buffer.from('v') }] }),
+      rec(1, {
+        headers: [
+          { key: 'a', value: null },
+          { key: '', value: Buffer.from('v') },
+        ],
+      }),
       rec(2, { timestampDelta: -5_000_000_000, value: Buffer.alloc(70_000) }),
     ];
     expect(() => checkRecords(encodeRecords(records), 3, loose)).not.toThrow();
@@ -74,6 +79,9 @@ describe('checkRecords', () => {
   it('requireKeys reports each record with a null key, as for a compacted topic', () => {
     const data = encodeRecords([rec(0), rec(1, { key: null }), rec(2), rec(3, { key: null })]);
     expect(checkRecords(data, 4, loose)).toBeNull();
-    expect(checkRecords(data, 4, { requireKeys: true })?.listed.map((f) => [f.batchIndex, f.fault])).toEqual([[1, 'keyless'], [3, 'keyless']]);
+    expect(checkRecords(data, 4, { requireKeys: true })?.listed.map((f) => [f.batchIndex, f.fault])).toEqual([
+      [1, 'keyless'],
+      [3, 'keyless'],
+    ]);
   });
 });

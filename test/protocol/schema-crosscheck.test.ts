@@ -41,7 +41,10 @@ interface UpstreamMessage {
 /** Kafka's JSON allows whole-line `//` comments; strip them before parsing. */
 function loadUpstream(file: string): UpstreamMessage {
   const text = fs.readFileSync(path.join(SCHEMA_DIR, file), 'utf8');
-  const json = text.split('\n').filter((line) => !/^\s*\/\//.test(line)).join('\n');
+  const json = text
+    .split('\n')
+    .filter((line) => !/^\s*\/\//.test(line))
+    .join('\n');
   return JSON.parse(json) as UpstreamMessage;
 }
 
@@ -105,9 +108,7 @@ function dataSchemaFile(name: string): string {
 const DECODED_BELOW_BASELINE: Record<string, number> = { Produce: 0 };
 
 (HAVE_SCHEMAS ? describe : describe.skip)(
-  HAVE_SCHEMAS
-    ? 'krill definitions match Kafka message schemas'
-    : `schema cross-check SKIPPED: Kafka message schemas not found at ${SCHEMA_DIR}`,
+  HAVE_SCHEMAS ? 'krill definitions match Kafka message schemas' : `schema cross-check SKIPPED: Kafka message schemas not found at ${SCHEMA_DIR}`,
   () => {
     // A skipped describe still runs its body to collect tests: without the folder, read nothing.
     if (!HAVE_SCHEMAS) {
@@ -154,9 +155,7 @@ const DECODED_BELOW_BASELINE: Record<string, number> = { Produce: 0 };
 );
 
 (HAVE_SCHEMAS ? describe : describe.skip)(
-  HAVE_SCHEMAS
-    ? 'krill standalone structs match Kafka data schemas'
-    : `data schema cross-check SKIPPED: Kafka message schemas not found at ${SCHEMA_DIR}`,
+  HAVE_SCHEMAS ? 'krill standalone structs match Kafka data schemas' : `data schema cross-check SKIPPED: Kafka message schemas not found at ${SCHEMA_DIR}`,
   () => {
     if (!HAVE_SCHEMAS) {
       it('needs ../shared/kafka-message-schemas beside the project', () => {});

@@ -138,11 +138,13 @@ describe('pipelining', () => {
         sock.write(Buffer.from([byte]));
         await new Promise((r) => setImmediate(r));
       }
-      sock.write(Buffer.concat([
-        encodeRequest(API.ApiVersions, 0, {}, 12),
-        encodeRequest(API.Metadata, 1, { topics: null }, 13),
-        encodeRequest(API.DescribeCluster, 0, { includeClusterAuthorizedOperations: false }, 14),
-      ]));
+      sock.write(
+        Buffer.concat([
+          encodeRequest(API.ApiVersions, 0, {}, 12),
+          encodeRequest(API.Metadata, 1, { topics: null }, 13),
+          encodeRequest(API.DescribeCluster, 0, { includeClusterAuthorizedOperations: false }, 14),
+        ]),
+      );
       for (let i = 0; i < 100 && frames.length < 4; i++) await new Promise((r) => setTimeout(r, 10));
       expect(frames.map((f) => f.readInt32BE(0))).toEqual([11, 12, 13, 14]);
     } finally {
@@ -164,7 +166,14 @@ describe('what closes a connection', () => {
       const res = await other.request(API.Metadata, 1, { topics: null });
       expect(Array.isArray(res.topics)).toBe(true);
       // a request just under the limit is served
-      const ok = await other.request(API.Metadata, 9, metadataBody(Array.from({ length: 10 }, (_, i) => `ok-${i}`), false));
+      const ok = await other.request(
+        API.Metadata,
+        9,
+        metadataBody(
+          Array.from({ length: 10 }, (_, i) => `ok-${i}`),
+          false,
+        ),
+      );
       expect(ok.topics).toHaveLength(10);
     } finally {
       other.close();
@@ -360,10 +369,7 @@ describe('large pipelined requests', () => {
       await createTopic(c, topic);
       const huge = buildBatch([{ key: 'k', value: Buffer.alloc(5 * 1024 * 1024, 7) }]);
       const normal = buildBatch([{ key: 'k', value: 'x'.repeat(200_000) }]);
-      const [r1, r2] = await Promise.all([
-        c.request(API.Produce, 9, produceBody(topic, 0, huge)),
-        c.request(API.Produce, 9, produceBody(topic, 0, normal)),
-      ]);
+      const [r1, r2] = await Promise.all([c.request(API.Produce, 9, produceBody(topic, 0, huge)), c.request(API.Produce, 9, produceBody(topic, 0, normal))]);
       expect(r1.responses[0].partitionResponses[0].errorCode).toBe(10); // MESSAGE_TOO_LARGE
       expect(r2.responses[0].partitionResponses[0]).toMatchObject({ errorCode: 0, baseOffset: 0 });
       const p = await fetchOne(c, topic, 0, 0, 11, { maxBytes: 1 << 20, partitionMaxBytes: 1 << 20 });
@@ -394,7 +400,10 @@ describe('the receive buffer behind a connection', () => {
     // Fault injection: Produce normally completes before the next read, so the delay is made here. The
     // records are then read 30 ms after their frame, while later frames fill the connection's buffer.
     const produceHandler = b.registry.get(API.Produce)!;
-    const delayed = { ...produceHandler, handle: (ctx: never, req: never) => new Promise((r) => setTimeout(r, 30)).then(() => produceHandler.handle(ctx, req)) };
+    const delayed = {
+      ...produceHandler,
+      handle: (ctx: never, req: never) => new Promise((r) => setTimeout(r, 30)).then(() => produceHandler.handle(ctx, req)),
+    };
     (b.registry as unknown as { byKey: Map<number, unknown> }).byKey.set(API.Produce, delayed);
     const c = await TestClient.connect(b.listener.port);
     try {

@@ -39,7 +39,12 @@ describe('fuzzing a live broker', () => {
       encodeRequest(3, 9, { topics: [{ name: 'fuzz-topic' }], allowAutoTopicCreation: true }),
       encodeRequest(3, 1, { topics: null }),
       encodeRequest(19, 5, { topics: [{ name: 'fz', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000 }),
-      encodeRequest(1, 12, { maxWaitMs: 10, minBytes: 1, maxBytes: 1000, topics: [{ topic: 'fz', partitions: [{ partition: 0, fetchOffset: 0, partitionMaxBytes: 1000 }] }] }),
+      encodeRequest(1, 12, {
+        maxWaitMs: 10,
+        minBytes: 1,
+        maxBytes: 1000,
+        topics: [{ topic: 'fz', partitions: [{ partition: 0, fetchOffset: 0, partitionMaxBytes: 1000 }] }],
+      }),
       encodeRequest(2, 5, { replicaId: -1, topics: [{ name: 'fz', partitions: [{ partitionIndex: 0, timestamp: -1 }] }] }),
     ];
     const cases: Buffer[] = [];
@@ -84,7 +89,11 @@ describe('fuzzing a live broker', () => {
       await Promise.all(cases.slice(i, i + 10).map((c) => sendAndClose(broker.port, c)));
     }
     const client = await TestClient.connect(broker.port);
-    const md = await client.request(3, 12, { topics: [{ topicId: Buffer.alloc(16), name: 'after-fuzz' }], allowAutoTopicCreation: true, includeTopicAuthorizedOperations: false });
+    const md = await client.request(3, 12, {
+      topics: [{ topicId: Buffer.alloc(16), name: 'after-fuzz' }],
+      allowAutoTopicCreation: true,
+      includeTopicAuthorizedOperations: false,
+    });
     client.close();
     expect(md.topics).toHaveLength(1);
     expect(md.topics[0].name).toBe('after-fuzz');

@@ -5,7 +5,14 @@ import type { Message } from '../../protocol/codec.js';
 import type { TestClient } from './client.js';
 
 export const API = {
-  Produce: 0, Fetch: 1, ListOffsets: 2, Metadata: 3, ApiVersions: 18, CreateTopics: 19, DeleteTopics: 20, InitProducerId: 22,
+  Produce: 0,
+  Fetch: 1,
+  ListOffsets: 2,
+  Metadata: 3,
+  ApiVersions: 18,
+  CreateTopics: 19,
+  DeleteTopics: 20,
+  InitProducerId: 22,
   DescribeCluster: 60,
 } as const;
 
@@ -41,16 +48,32 @@ export async function initProducerId(client: TestClient, version = 4): Promise<M
 }
 
 /** Where an idempotent batch sits in its producer's sequence on one partition. */
-export interface ProducerSeq { producerId: number; producerEpoch: number; baseSequence: number }
+export interface ProducerSeq {
+  producerId: number;
+  producerEpoch: number;
+  baseSequence: number;
+}
 
 /** An idempotent batch of `records` (their sequences run from baseSequence); same arguments, same bytes bar timestamps. */
 export function idempotentBatch(seq: ProducerSeq, records: SimpleRecord[]): Buffer {
-  return buildBatch(records.map((r) => ({ timestamp: 1_700_000_000_000, ...r })), seq);
+  return buildBatch(
+    records.map((r) => ({ timestamp: 1_700_000_000_000, ...r })),
+    seq,
+  );
 }
 
-export interface FetchPart { partition: number; fetchOffset: number; partitionMaxBytes?: number }
+export interface FetchPart {
+  partition: number;
+  fetchOffset: number;
+  partitionMaxBytes?: number;
+}
 
-export function fetchBody(version: number, topic: string | Buffer, parts: FetchPart[], opts: { maxWaitMs?: number; minBytes?: number; maxBytes?: number; sessionId?: number } = {}): Message {
+export function fetchBody(
+  version: number,
+  topic: string | Buffer,
+  parts: FetchPart[],
+  opts: { maxWaitMs?: number; minBytes?: number; maxBytes?: number; sessionId?: number } = {},
+): Message {
   const byId = version >= 13;
   return {
     replicaId: -1,
@@ -60,28 +83,50 @@ export function fetchBody(version: number, topic: string | Buffer, parts: FetchP
     isolationLevel: 0,
     sessionId: opts.sessionId ?? 0,
     sessionEpoch: -1,
-    topics: [{
-      topic: byId ? undefined : topic,
-      topicId: byId ? topic : undefined,
-      partitions: parts.map((p) => ({
-        partition: p.partition, currentLeaderEpoch: -1, fetchOffset: p.fetchOffset, lastFetchedEpoch: -1, logStartOffset: -1,
-        partitionMaxBytes: p.partitionMaxBytes ?? 1 << 20,
-      })),
-    }],
+    topics: [
+      {
+        topic: byId ? undefined : topic,
+        topicId: byId ? topic : undefined,
+        partitions: parts.map((p) => ({
+          partition: p.partition,
+          currentLeaderEpoch: -1,
+          fetchOffset: p.fetchOffset,
+          lastFetchedEpoch: -1,
+          logStartOffset: -1,
+          partitionMaxBytes: p.partitionMaxBytes ?? 1 << 20,
+        })),
+      },
+    ],
     forgottenTopicsData: [],
     rackId: '',
   };
 }
 
 /** Fetch of one partition; returns that partition's response. */
-export async function fetchOne(client: TestClient, topic: string | Buffer, partition: number, fetchOffset: number, version = 11, opts: { maxWaitMs?: number; minBytes?: number; maxBytes?: number; partitionMaxBytes?: number } = {}): Promise<Message> {
-  const res = await client.request(API.Fetch, version, fetchBody(version, topic, [{ partition, fetchOffset, partitionMaxBytes: opts.partitionMaxBytes }], opts));
+export async function fetchOne(
+  client: TestClient,
+  topic: string | Buffer,
+  partition: number,
+  fetchOffset: number,
+  version = 11,
+  opts: { maxWaitMs?: number; minBytes?: number; maxBytes?: number; partitionMaxBytes?: number } = {},
+): Promise<Message> {
+  const res = await client.request(
+    API.Fetch,
+    version,
+    fetchBody(version, topic, [{ partition, fetchOffset, partitionMaxBytes: opts.partitionMaxBytes }], opts),
+  );
   expect(res.errorCode ?? 0).toBe(0);
   expect(res.responses).toHaveLength(1);
   return res.responses[0].partitions[0];
 }
 
-export interface FetchedRecord { offset: number; key: string | null; value: string | null; timestamp: number }
+export interface FetchedRecord {
+  offset: number;
+  key: string | null;
+  value: string | null;
+  timestamp: number;
+}
 
 /** Every batch in a records blob, in order (the blob must end on a batch boundary). */
 export function batchesOf(records: Buffer | null): ReturnType<typeof decodeBatch>[] {
@@ -131,7 +176,12 @@ export function metadataBody(names: (string | null)[] | null, allowAutoTopicCrea
 }
 
 export function listOffsetsBody(topic: string, partition: number, timestamp: number): Message {
-  return { replicaId: -1, isolationLevel: 0, topics: [{ name: topic, partitions: [{ partitionIndex: partition, currentLeaderEpoch: -1, timestamp }] }], timeoutMs: 5000 };
+  return {
+    replicaId: -1,
+    isolationLevel: 0,
+    topics: [{ name: topic, partitions: [{ partitionIndex: partition, currentLeaderEpoch: -1, timestamp }] }],
+    timeoutMs: 5000,
+  };
 }
 
 let counter = 0;

@@ -14,18 +14,24 @@ ${body}
 log.flush();`;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
   expect(r.status, r.stderr).toBe(0);
-  const lines = r.stderr.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = r.stderr
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   return { lines, stdout: r.stdout };
 }
 
 describe('logger', () => {
   it('writes pino JSON records with the bindings of every child level', () => {
-    const { lines } = run('info', `
+    const { lines } = run(
+      'info',
+      `
 const conn = log.child({ client: '127.0.0.1:5000' });
 const req = conn.child({ api: 'Fetch' });
 log.info('plain message');
 req.warn({ topic: 't' }, 'with fields');
-conn.error({ err: new Error('boom') }, 'an error');`);
+conn.error({ err: new Error('boom') }, 'an error');`,
+    );
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatchObject({ level: 30, name: 'krill', msg: 'plain message' });
     expect(lines[1]).toMatchObject({ level: 40, name: 'krill', client: '127.0.0.1:5000', api: 'Fetch', topic: 't', msg: 'with fields' });
@@ -34,16 +40,21 @@ conn.error({ err: new Error('boom') }, 'an error');`);
   });
 
   it('drops records below the level and reports enabled levels', () => {
-    const { lines, stdout } = run('warn', `
+    const { lines, stdout } = run(
+      'warn',
+      `
 const child = log.child({ client: 'x' });
 log.debug('no'); log.info({ a: 1 }, 'no'); child.info('no'); child.warn('yes');
-console.log(JSON.stringify([log.level, log.isLevelEnabled('info'), log.isLevelEnabled('warn'), log.isLevelEnabled('fatal')]));`);
+console.log(JSON.stringify([log.level, log.isLevelEnabled('info'), log.isLevelEnabled('warn'), log.isLevelEnabled('fatal')]));`,
+    );
     expect(lines.map((l) => l.msg)).toEqual(['yes']);
     expect(JSON.parse(stdout)).toEqual(['warn', false, true, true]);
   });
 
   it('loads pino only when a record passes the level', () => {
-    const { stdout } = run('warn', `
+    const { stdout } = run(
+      'warn',
+      `
 const { createRequire } = await import('node:module');
 const require = createRequire(${JSON.stringify(LOGGER)});
 const pinoPath = require.resolve('pino');
@@ -51,7 +62,8 @@ const loaded = () => Boolean(require.cache[pinoPath]);
 log.child({ a: 1 }).info('below the level');
 const before = loaded();
 log.warn('passes');
-console.log(JSON.stringify([before, loaded()]));`);
+console.log(JSON.stringify([before, loaded()]));`,
+    );
     expect(JSON.parse(stdout)).toEqual([false, true]);
   });
 

@@ -49,7 +49,10 @@ describe('ReceiveBuffer', () => {
   const sizes = (pick: (n: number) => number) =>
     Array.from({ length: 200 }, (_, i) => [0, 1, 7, 100, 1_000, 20_000, 70_000, 300_000, 1_100_000][pick(9)] + (i % 5));
 
-  for (const [name, viaAppend] of [['reads into tail()', false], ['append() of chunks', true]] as const) {
+  for (const [name, viaAppend] of [
+    ['reads into tail()', false],
+    ['append() of chunks', true],
+  ] as const) {
     it(`cuts every frame exactly from ${name} of random sizes`, () => {
       for (const seed of [1, 2, 3]) {
         const pick = rng(seed);

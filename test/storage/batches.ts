@@ -39,7 +39,7 @@ export interface BatchSpec {
 
 export function buildBatch(spec: BatchSpec = {}): Buffer {
   const n = spec.records ?? 1;
-  const ts = Array.from({ length: n }, (_, i) => (Array.isArray(spec.timestamp) ? spec.timestamp[i] : spec.timestamp ?? 1_000));
+  const ts = Array.from({ length: n }, (_, i) => (Array.isArray(spec.timestamp) ? spec.timestamp[i] : (spec.timestamp ?? 1_000)));
   const baseTs = Math.min(...ts);
   const maxTs = Math.max(...ts);
   const records: Buffer[] = [];
@@ -112,7 +112,7 @@ export function parseBatches(records: Buffer[] | Buffer): ParsedBatch[] {
       lastOffset: base + buf.readInt32BE(pos + 23),
       size,
       maxTimestamp: Number(buf.readBigInt64BE(pos + 35)),
-      crcOk: (crc32c(buf.subarray(pos + 21, pos + size)) >>> 0) === buf.readUInt32BE(pos + 17),
+      crcOk: crc32c(buf.subarray(pos + 21, pos + size)) >>> 0 === buf.readUInt32BE(pos + 17),
     });
     pos += size;
   }

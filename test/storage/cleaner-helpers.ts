@@ -32,8 +32,11 @@ export function setup(configs: Record<string, string> = {}, dedupeBufferSize = 1
   const root = tempDir();
   const clock = new Clock();
   const f: Fixture = {
-    root, clock,
-    mgr: null!, log: null!, cleaner: null!,
+    root,
+    clock,
+    mgr: null!,
+    log: null!,
+    cleaner: null!,
     reopen() {
       if (f.mgr) f.mgr.close();
       f.mgr = LogManager.open({ dataDir: root, now: clock.now });
@@ -72,7 +75,10 @@ export interface ProduceOptions {
 
 /** Appends one batch of keyed records (value null: a tombstone); returns its base offset. */
 export function produce(log: PartitionLog, records: SimpleRecord[], opts: ProduceOptions = {}): number {
-  const buf = buildBatch(records.map((r) => ({ timestamp: 1_700_000_000_000, ...r })), opts);
+  const buf = buildBatch(
+    records.map((r) => ({ timestamp: 1_700_000_000_000, ...r })),
+    opts,
+  );
   return log.append(buf, scanBatches(buf, { fromClient: false })).baseOffset;
 }
 

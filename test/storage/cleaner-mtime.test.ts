@@ -12,9 +12,15 @@ describe('cleaned segments and modification times', () => {
   it("take the last replaced segment's mtime, and time retention still removes them", async () => {
     const f = setup({ 'cleanup.policy': 'compact,delete', 'min.cleanable.dirty.ratio': '0.01' });
     // No record timestamps (-1): retention can only go by the files' mtimes.
-    produce(f.log, [{ key: 'a', value: '1', timestamp: -1 }, { key: 'a', value: '2', timestamp: -1 }]); // 0-1
+    produce(f.log, [
+      { key: 'a', value: '1', timestamp: -1 },
+      { key: 'a', value: '2', timestamp: -1 },
+    ]); // 0-1
     f.log.roll();
-    produce(f.log, [{ key: 'b', value: '1', timestamp: -1 }, { key: 'b', value: '2', timestamp: -1 }]); // 2-3
+    produce(f.log, [
+      { key: 'b', value: '1', timestamp: -1 },
+      { key: 'b', value: '2', timestamp: -1 },
+    ]); // 2-3
     f.log.roll();
     produce(f.log, [{ key: 'c', value: '1', timestamp: Date.now() }]); // active, recent
     const [first, second] = f.log.segmentList();

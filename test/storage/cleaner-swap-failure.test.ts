@@ -23,9 +23,15 @@ function failRenames(fails: (from: string, to: string) => boolean): void {
 /** Two closed segments of duplicates and an active one: the cleaner makes one segment of the two. */
 function logOfDuplicates(): Fixture {
   const f = setup({ 'min.cleanable.dirty.ratio': '0.01' });
-  produce(f.log, [{ key: 'a', value: '1' }, { key: 'a', value: '2' }]); // 0-1
+  produce(f.log, [
+    { key: 'a', value: '1' },
+    { key: 'a', value: '2' },
+  ]); // 0-1
   f.log.roll();
-  produce(f.log, [{ key: 'b', value: '1' }, { key: 'b', value: '2' }]); // 2-3
+  produce(f.log, [
+    { key: 'b', value: '1' },
+    { key: 'b', value: '2' },
+  ]); // 2-3
   f.log.roll();
   produce(f.log, [{ key: 'c', value: '1' }]); // 4
   return f;

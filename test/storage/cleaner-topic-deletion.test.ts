@@ -37,7 +37,10 @@ describe('the cleaner and a deleted topic', () => {
     f.reopen(); // a restart: a new log manager and cleaner, reading the checkpoint file
     expect(f.cleaner.checkpointedOffset(TOPIC, 0)).toBeUndefined();
     expect(await f.cleaner.runOnce()).toBe(1);
-    expect(readAll(f.log).records.map((r) => [r.offset, r.key, r.value])).toEqual([[9, 'x', '9'], [11, 'y', '1']]);
+    expect(readAll(f.log).records.map((r) => [r.offset, r.key, r.value])).toEqual([
+      [9, 'x', '9'],
+      [11, 'y', '1'],
+    ]);
     expect(f.cleaner.checkpointedOffset(TOPIC, 0)).toBe(12);
   });
 });

@@ -18,7 +18,10 @@ function txnBatch(f: Fixture, producerId: number, baseSequence: number, records:
 describe('cleaning transactions', () => {
   it('removes aborted records, then the abort marker delete.retention.ms after its transaction is empty', async () => {
     const f = setup({ 'delete.retention.ms': '1000', 'min.cleanable.dirty.ratio': '0.01' });
-    txnBatch(f, 1, 0, [{ key: 'a', value: 'aborted-a' }, { key: 'b', value: 'aborted-b' }]); // 0-1
+    txnBatch(f, 1, 0, [
+      { key: 'a', value: 'aborted-a' },
+      { key: 'b', value: 'aborted-b' },
+    ]); // 0-1
     const abortAt = marker(f.log, 1, false); // 2
     txnBatch(f, 1, 2, [{ key: 'd', value: 'committed-d' }]); // 3
     const commitAt = marker(f.log, 1, true); // 4
@@ -28,7 +31,10 @@ describe('cleaning transactions', () => {
 
     expect(await f.cleaner.runOnce()).toBe(1);
     let left = readAll(f.log).records;
-    expect(left.filter((r) => !r.control).map((r) => [r.offset, r.key, r.value])).toEqual([[3, 'd', 'committed-d'], [5, 'a', 'plain-a']]);
+    expect(left.filter((r) => !r.control).map((r) => [r.offset, r.key, r.value])).toEqual([
+      [3, 'd', 'committed-d'],
+      [5, 'a', 'plain-a'],
+    ]);
     // The abort marker stays this pass (its transaction had batches, removed by this very pass), listed in the .txnindex.
     expect(left.filter((r) => r.control).map((r) => r.offset)).toEqual([abortAt, commitAt]);
     expect(f.log.abortedTransactions(0, 6)).toHaveLength(1);
@@ -50,7 +56,10 @@ describe('cleaning transactions', () => {
 
   it('never cleans past the last stable offset', async () => {
     const f = setup({ 'min.cleanable.dirty.ratio': '0.01' });
-    produce(f.log, [{ key: 'a', value: '1' }, { key: 'a', value: '2' }]); // 0-1
+    produce(f.log, [
+      { key: 'a', value: '1' },
+      { key: 'a', value: '2' },
+    ]); // 0-1
     f.log.roll();
     txnBatch(f, 7, 0, [{ key: 'a', value: 'open' }]); // 2: an open transaction
     produce(f.log, [{ key: 'a', value: '3' }]); // 3
@@ -62,7 +71,10 @@ describe('cleaning transactions', () => {
 
   it('stops at an open transaction in the middle of a segment, and makes no empty passes against it', async () => {
     const f = setup({ 'min.cleanable.dirty.ratio': '0.01' });
-    produce(f.log, [{ key: 'a', value: '1' }, { key: 'a', value: '2' }]); // 0-1
+    produce(f.log, [
+      { key: 'a', value: '1' },
+      { key: 'a', value: '2' },
+    ]); // 0-1
     txnBatch(f, 7, 0, [{ key: 'a', value: 'open' }]); // 2: an open transaction
     produce(f.log, [{ key: 'a', value: '3' }]); // 3
     f.log.roll();
@@ -73,13 +85,23 @@ describe('cleaning transactions', () => {
     f.log.roll();
     expect(await f.cleaner.runOnce()).toBe(1);
     // The committed value was superseded by offset 3; its marker stays (its transaction still had a batch in this pass).
-    expect(readAll(f.log).records.map((r) => [r.offset, r.value, r.control])).toEqual([[3, '3', false], [4, expect.anything(), true]]);
+    expect(readAll(f.log).records.map((r) => [r.offset, r.value, r.control])).toEqual([
+      [3, '3', false],
+      [4, expect.anything(), true],
+    ]);
   });
 
   it("keeps each producer's last batch, emptied, so its sequence survives a rebuild of producer state", async () => {
     const f = setup({ 'min.cleanable.dirty.ratio': '0.01' });
     produce(f.log, [{ key: 'k', value: 'from producer 9' }], { producerId: 9, producerEpoch: 3, baseSequence: 0 }); // 0
-    produce(f.log, [{ key: 'k', value: 'from producer 9 again' }, { key: 'k', value: 'x' }], { producerId: 9, producerEpoch: 3, baseSequence: 1 }); // 1-2
+    produce(
+      f.log,
+      [
+        { key: 'k', value: 'from producer 9 again' },
+        { key: 'k', value: 'x' },
+      ],
+      { producerId: 9, producerEpoch: 3, baseSequence: 1 },
+    ); // 1-2
     produce(f.log, [{ key: 'k', value: 'plain' }]); // 3
     f.log.roll();
     expect(await f.cleaner.runOnce()).toBe(1);

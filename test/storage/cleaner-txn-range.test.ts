@@ -12,8 +12,8 @@ afterEach(closeAll);
 /** What a read_committed consumer sees: data records outside the aborted transactions a fetch reports. */
 function readCommitted(log: PartitionLog): { offset: number; key: string | null; value: string | null }[] {
   const aborted = log.abortedTransactions(log.logStartOffset, log.logEndOffset);
-  return readAll(log).records
-    .filter((r) => !r.control && !aborted.some((t) => t.producerId === r.producerId && t.firstOffset <= r.offset && r.offset <= t.lastOffset))
+  return readAll(log)
+    .records.filter((r) => !r.control && !aborted.some((t) => t.producerId === r.producerId && t.firstOffset <= r.offset && r.offset <= t.lastOffset))
     .map(({ offset, key, value }) => ({ offset, key, value }));
 }
 

@@ -36,7 +36,10 @@ describe('a cleaning pass', () => {
     fill(f, 10, 10);
     const before = readAll(f.log).records;
     f.log.roll();
-    produce(f.log, [{ key: 'key-0', value: 'in the active segment' }, { key: 'key-0', value: 'again' }]);
+    produce(f.log, [
+      { key: 'key-0', value: 'in the active segment' },
+      { key: 'key-0', value: 'again' },
+    ]);
     const activeBase = f.log.segmentBaseOffsets().at(-1)!;
     expect(await f.cleaner.runOnce()).toBe(1);
 
@@ -93,7 +96,10 @@ describe('a cleaning pass', () => {
   it('keeps a tombstone until delete.retention.ms after it was cleaned past, then removes it', async () => {
     const f = setup({ 'delete.retention.ms': '100000' });
     fill(f, 4, 3);
-    produce(f.log, [{ key: 'key-1', value: null }, { key: 'key-2', value: null }]);
+    produce(f.log, [
+      { key: 'key-1', value: null },
+      { key: 'key-2', value: null },
+    ]);
     f.log.roll();
     expect(await f.cleaner.runOnce()).toBe(1);
     let left = readAll(f.log);
@@ -111,7 +117,12 @@ describe('a cleaning pass', () => {
     expect(left.records.map((r) => r.key)).toEqual(['key-0', 'key-3']);
   });
 
-  for (const [name, codec] of [['gzip', CODEC_GZIP], ['snappy', CODEC_SNAPPY], ['lz4', CODEC_LZ4], ['zstd', CODEC_ZSTD]] as const) {
+  for (const [name, codec] of [
+    ['gzip', CODEC_GZIP],
+    ['snappy', CODEC_SNAPPY],
+    ['lz4', CODEC_LZ4],
+    ['zstd', CODEC_ZSTD],
+  ] as const) {
     it(`rewrites ${name} batches in ${name}`, async () => {
       const f = setup();
       fill(f, 6, 5, { perBatch: 4, compression: codec });
@@ -173,7 +184,10 @@ describe('the cost of a pass', () => {
     const f = setup({ 'segment.bytes': String(1 << 20) });
     f.cleaner = new LogCleaner({ logs: f.mgr, threads: 1, dedupeBufferSize: 1 << 24, now: f.clock.now });
     for (let i = 0; i < 100_000; i += 100) {
-      produce(f.log, Array.from({ length: 100 }, (_, j) => ({ key: `key-${(i + j) % 1000}`, value: `value-${i + j}-${'x'.repeat(40)}` })));
+      produce(
+        f.log,
+        Array.from({ length: 100 }, (_, j) => ({ key: `key-${(i + j) % 1000}`, value: `value-${i + j}-${'x'.repeat(40)}` })),
+      );
     }
     f.log.roll();
     const sizeBefore = f.log.size;
@@ -184,7 +198,9 @@ describe('the cost of a pass', () => {
     const pass = f.cleaner.passes.at(-1)!;
     expect(pass.recordsRead).toBe(100_000);
     expect(pass.recordsRemoved).toBe(99_000);
-    console.log(`cleaner pass: 100k records / 1k keys, ${(sizeBefore / 1e6).toFixed(1)} MB → ${(f.log.size / 1e6).toFixed(2)} MB in ${pass.durationMs.toFixed(0)} ms; the event loop waited ${(delay.max / 1e6).toFixed(0)} ms at most`);
+    console.log(
+      `cleaner pass: 100k records / 1k keys, ${(sizeBefore / 1e6).toFixed(1)} MB → ${(f.log.size / 1e6).toFixed(2)} MB in ${pass.durationMs.toFixed(0)} ms; the event loop waited ${(delay.max / 1e6).toFixed(0)} ms at most`,
+    );
   }, 60_000);
 });
 

@@ -71,7 +71,11 @@ describe('start-up checks of older segments after a crash', () => {
     fs.truncateSync(file(bases[1], 'log'), cut);
     const l = reopenAfterCrash();
     expect(warnings.map((w) => w.msg)).toEqual([
-      expect.stringMatching(new RegExp(`^segment ${bases[1]} of topic-0, below the recovery point, is damaged \\(batch at position \\d+ \\(\\d+ bytes\\) runs past the end of the file \\(${cut}\\)\\)`)),
+      expect.stringMatching(
+        new RegExp(
+          `^segment ${bases[1]} of topic-0, below the recovery point, is damaged \\(batch at position \\d+ \\(\\d+ bytes\\) runs past the end of the file \\(${cut}\\)\\)`,
+        ),
+      ),
     ]);
     expect(warnings[0].obj).toMatchObject({ partition: 'topic-0', segment: bases[1] });
     expect(fs.statSync(file(bases[1], 'log')).size).toBe(cut);
@@ -87,7 +91,9 @@ describe('start-up checks of older segments after a crash', () => {
     fs.truncateSync(file(bases[0], 'log'), 150);
     reopenAfterCrash();
     expect(warnings.map((w) => w.msg)).toEqual([
-      expect.stringMatching(/^segment 0 of topic-0, below the recovery point, is damaged \(the \.log \(150 bytes\) ends before the batch its offset index places at position \d+\)/),
+      expect.stringMatching(
+        /^segment 0 of topic-0, below the recovery point, is damaged \(the \.log \(150 bytes\) ends before the batch its offset index places at position \d+\)/,
+      ),
     ]);
   });
 
@@ -109,7 +115,10 @@ describe('start-up checks of older segments after a crash', () => {
 });
 
 describe('a segment missing from the middle of a log', () => {
-  for (const [when, recoveryPoint] of [['trusted', 20], ['scanned', 0]] as const) {
+  for (const [when, recoveryPoint] of [
+    ['trusted', 20],
+    ['scanned', 0],
+  ] as const) {
     it(`is reported with the offsets consumers will skip (older segments ${when})`, () => {
       const bases = writeLog();
       for (const ext of ['log', 'index', 'timeindex']) fs.rmSync(file(bases[1], ext));

@@ -90,7 +90,11 @@ describe('the kernel lock on .lock', () => {
   it('is held by another process until it dies, and free at once when it is killed, reaped or not', async () => {
     // A holder in another process, killed while its parent (perl, which never reaps) lives on: a zombie.
     const holder = `const { DataDirLock } = await import(${JSON.stringify(pathToFileURL(LOCK_MODULE).href)}); const l = await DataDirLock.acquire(process.argv[1]); l.recordOwner(); console.log('locked'); setInterval(() => {}, 1000);`;
-    const parent = spawn('perl', ['-e', 'my $pid = fork(); if ($pid == 0) { exec @ARGV } $| = 1; print "$pid\\n"; sleep 60', process.execPath, '--input-type=module', '-e', holder, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const parent = spawn(
+      'perl',
+      ['-e', 'my $pid = fork(); if ($pid == 0) { exec @ARGV } $| = 1; print "$pid\\n"; sleep 60', process.execPath, '--input-type=module', '-e', holder, dir],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     try {
       const out = await new Promise<string>((resolve) => {
         let text = '';
@@ -134,7 +138,9 @@ describe('the pid-file lock (other platforms)', () => {
     fs.writeFileSync(path.join(dir, LOCK_FILE), `${process.ppid}\n`);
     const err = await DataDirLock.acquire(dir, { kernelLock: false }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DataDirLockedError);
-    expect((err as Error).message).toContain(`another krill (pid ${process.ppid}) is using it (if that process is no krill, remove ${path.join(dir, LOCK_FILE)})`);
+    expect((err as Error).message).toContain(
+      `another krill (pid ${process.ppid}) is using it (if that process is no krill, remove ${path.join(dir, LOCK_FILE)})`,
+    );
     expect(fs.readFileSync(path.join(dir, LOCK_FILE), 'utf8')).toBe(`${process.ppid}\n`);
   });
 

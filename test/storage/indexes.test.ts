@@ -4,7 +4,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OffsetIndex } from '../../src/storage/offset-index.js';
 import { TimeIndex } from '../../src/storage/time-index.js';
 import {
-  deletedDirName, isDeletedDirName, offsetToName, parsePartitionDirName, parseSegmentFileName, partitionDirName, segmentFileName,
+  deletedDirName,
+  isDeletedDirName,
+  offsetToName,
+  parsePartitionDirName,
+  parseSegmentFileName,
+  partitionDirName,
+  segmentFileName,
 } from '../../src/storage/file-names.js';
 import { rmDir, tempDir } from './batches.js';
 

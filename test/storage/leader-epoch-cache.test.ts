@@ -50,7 +50,10 @@ describe('LeaderEpochCache.assign', () => {
   it('removes entries at the end whose epoch or start offset is not below the new one', () => {
     const cache = cacheWith([5, 11], [6, 12], [7, 13]);
     cache.assign(7, 12); // the latest epoch at an earlier offset
-    expect(pairs(cache)).toEqual([[5, 11], [7, 12]]);
+    expect(pairs(cache)).toEqual([
+      [5, 11],
+      [7, 12],
+    ]);
     const other = cacheWith([2, 6]);
     other.assign(3, 5); // a higher epoch starting lower
     expect(pairs(other)).toEqual([[3, 5]]);
@@ -82,7 +85,7 @@ describe('LeaderEpochCache.endOffsetFor', () => {
     expect(cache.endOffsetFor(3, LEO)).toEqual({ leaderEpoch: 2, endOffset: 17 });
   });
 
-  it('answers an epoch below the first known with itself and the first entry\'s start offset', () => {
+  it("answers an epoch below the first known with itself and the first entry's start offset", () => {
     const cache = cacheWith([5, 11], [6, 12]);
     expect(cache.endOffsetFor(4, LEO)).toEqual({ leaderEpoch: 4, endOffset: 11 });
   });
@@ -92,9 +95,16 @@ describe('LeaderEpochCache truncation', () => {
   it('truncateFromEnd drops the entries starting at or after the offset', () => {
     const cache = cacheWith([2, 6], [3, 8], [4, 11]);
     cache.truncateFromEnd(12);
-    expect(pairs(cache)).toEqual([[2, 6], [3, 8], [4, 11]]);
+    expect(pairs(cache)).toEqual([
+      [2, 6],
+      [3, 8],
+      [4, 11],
+    ]);
     cache.truncateFromEnd(9);
-    expect(pairs(cache)).toEqual([[2, 6], [3, 8]]);
+    expect(pairs(cache)).toEqual([
+      [2, 6],
+      [3, 8],
+    ]);
     cache.truncateFromEnd(8);
     expect(pairs(cache)).toEqual([[2, 6]]);
     cache.truncateFromEnd(0);
@@ -107,9 +117,19 @@ describe('LeaderEpochCache truncation', () => {
       cache.truncateFromStart(offset);
       return pairs(cache);
     };
-    expect(at(5)).toEqual([[2, 6], [3, 8], [4, 11]]);
-    expect(at(8)).toEqual([[3, 8], [4, 11]]);
-    expect(at(9)).toEqual([[3, 9], [4, 11]]);
+    expect(at(5)).toEqual([
+      [2, 6],
+      [3, 8],
+      [4, 11],
+    ]);
+    expect(at(8)).toEqual([
+      [3, 8],
+      [4, 11],
+    ]);
+    expect(at(9)).toEqual([
+      [3, 9],
+      [4, 11],
+    ]);
     expect(at(11)).toEqual([[4, 11]]);
     expect(at(50)).toEqual([[4, 50]]);
   });
@@ -124,13 +144,16 @@ describe('LeaderEpochCache truncation', () => {
 });
 
 describe('the leader-epoch-checkpoint file', () => {
-  it('is written in Kafka\'s format at every change and read back by the next load', () => {
+  it("is written in Kafka's format at every change and read back by the next load", () => {
     const cache = cacheIn(dir, [0, 0], [3, 17], [4, 40]);
     expect(fs.readFileSync(path.join(dir, LEADER_EPOCH_CHECKPOINT), 'utf8')).toBe('0\n3\n0 0\n3 17\n4 40\n');
     cache.truncateFromEnd(40);
     const again = LeaderEpochCache.load(dir);
     expect(again.fromFile).toBe(true);
-    expect(pairs(again)).toEqual([[0, 0], [3, 17]]);
+    expect(pairs(again)).toEqual([
+      [0, 0],
+      [3, 17],
+    ]);
     expect(again.endOffsetFor(0, LEO)).toEqual({ leaderEpoch: 0, endOffset: 17 });
   });
 
@@ -162,6 +185,9 @@ describe('the leader-epoch-checkpoint file', () => {
 
   it('entries out of order in the file are put right as Kafka does (each goes through assign)', () => {
     fs.writeFileSync(path.join(dir, LEADER_EPOCH_CHECKPOINT), '0\n3\n1 0\n2 10\n3 5\n');
-    expect(pairs(LeaderEpochCache.load(dir))).toEqual([[1, 0], [3, 5]]);
+    expect(pairs(LeaderEpochCache.load(dir))).toEqual([
+      [1, 0],
+      [3, 5],
+    ]);
   });
 });

@@ -22,7 +22,14 @@ it('rebuilds each topic over its overrides and updates its logs; the topics file
     logs.createTopic('own', 1, { 'segment.bytes': '5000', 'compression.type': 'lz4' });
     const saved = fs.readFileSync(path.join(dataDir, TOPICS_FILE), 'utf8');
 
-    config.setDynamic('cluster', new Map([['log.segment.bytes', '7000'], ['compression.type', 'gzip'], ['log.retention.ms', '1000']]));
+    config.setDynamic(
+      'cluster',
+      new Map([
+        ['log.segment.bytes', '7000'],
+        ['compression.type', 'gzip'],
+        ['log.retention.ms', '1000'],
+      ]),
+    );
     logs.setDefaults(config.topicDefaults());
 
     const plain = logs.getTopic('plain')!;

@@ -4,8 +4,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { LogManager, TOPICS_FILE } from '../../src/storage/log-manager.js';
 import {
-  CLEAN_SHUTDOWN_FILE, LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, formatCheckpoint, parseCheckpoint,
-  readCheckpointFile, writeCheckpointFile,
+  CLEAN_SHUTDOWN_FILE,
+  LOG_START_OFFSET_CHECKPOINT,
+  RECOVERY_POINT_CHECKPOINT,
+  formatCheckpoint,
+  parseCheckpoint,
+  readCheckpointFile,
+  writeCheckpointFile,
 } from '../../src/storage/checkpoints.js';
 import { buildBatch, parseBatches, rmDir, tempDir, toAppend } from './batches.js';
 
@@ -20,7 +25,12 @@ afterEach(() => {
 });
 
 let warnings: string[] = [];
-const log = { info() {}, warn(_obj: object, msg?: string) { warnings.push(msg ?? ''); } };
+const log = {
+  info() {},
+  warn(_obj: object, msg?: string) {
+    warnings.push(msg ?? '');
+  },
+};
 
 function openManager(defaults: Record<string, string> = {}): LogManager {
   warnings = [];
@@ -76,8 +86,9 @@ describe('LogManager', () => {
     expect(m.partition('orders-eu', 3)).toBeUndefined();
     expect(m.partition('nope', 0)).toBeUndefined();
     for (let p = 0; p < 3; p++) {
-      expect(fs.readFileSync(path.join(dataDir, `orders-eu-${p}`, 'partition.metadata'), 'utf8'))
-        .toBe(`version: 0\ntopic_id: ${t.topicId.toString('base64url')}\n`);
+      expect(fs.readFileSync(path.join(dataDir, `orders-eu-${p}`, 'partition.metadata'), 'utf8')).toBe(
+        `version: 0\ntopic_id: ${t.topicId.toString('base64url')}\n`,
+      );
     }
     expect(() => m.createTopic('orders-eu', 1, {})).toThrow(KafkaError);
     // segment.bytes override applies to the logs.
@@ -108,11 +119,13 @@ describe('LogManager', () => {
     closeManager(m);
 
     expect(fs.existsSync(path.join(dataDir, CLEAN_SHUTDOWN_FILE))).toBe(true);
-    expect(readCheckpointFile(path.join(dataDir, RECOVERY_POINT_CHECKPOINT))).toEqual(expect.arrayContaining([
-      { topic: 'a-b', partition: 0, offset: 24 },
-      { topic: 'a-b', partition: 1, offset: 0 },
-      { topic: 'c', partition: 0, offset: 1 },
-    ]));
+    expect(readCheckpointFile(path.join(dataDir, RECOVERY_POINT_CHECKPOINT))).toEqual(
+      expect.arrayContaining([
+        { topic: 'a-b', partition: 0, offset: 24 },
+        { topic: 'a-b', partition: 1, offset: 0 },
+        { topic: 'c', partition: 0, offset: 1 },
+      ]),
+    );
     expect(readCheckpointFile(path.join(dataDir, LOG_START_OFFSET_CHECKPOINT))).toContainEqual({ topic: 'a-b', partition: 0, offset: 3 });
     const persisted = JSON.parse(fs.readFileSync(path.join(dataDir, TOPICS_FILE), 'utf8'));
     expect(persisted.topics[0]).toEqual({ name: 'a-b', topicId: t.topicId.toString('base64url'), partitions: 2, configs: { 'index.interval.bytes': '100' } });
@@ -145,8 +158,14 @@ describe('LogManager', () => {
     expect(cp(LOG_START_OFFSET_CHECKPOINT)).toEqual([]);
     m.partition('t', 1)!.deleteRecordsBefore(2);
     await written;
-    expect(cp(LOG_START_OFFSET_CHECKPOINT)).toEqual([{ topic: 't', partition: 0, offset: 0 }, { topic: 't', partition: 1, offset: 0 }]);
-    expect(cp(RECOVERY_POINT_CHECKPOINT)).toEqual([{ topic: 't', partition: 0, offset: 0 }, { topic: 't', partition: 1, offset: 0 }]);
+    expect(cp(LOG_START_OFFSET_CHECKPOINT)).toEqual([
+      { topic: 't', partition: 0, offset: 0 },
+      { topic: 't', partition: 1, offset: 0 },
+    ]);
+    expect(cp(RECOVERY_POINT_CHECKPOINT)).toEqual([
+      { topic: 't', partition: 0, offset: 0 },
+      { topic: 't', partition: 1, offset: 0 },
+    ]);
     await m.checkpointInBackground();
     expect(cp(LOG_START_OFFSET_CHECKPOINT)).toContainEqual({ topic: 't', partition: 1, offset: 2 });
     expect(fs.readdirSync(dataDir).filter((n) => n.endsWith('.tmp'))).toEqual([]);

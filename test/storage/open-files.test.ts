@@ -78,7 +78,10 @@ describe.skipIf(!fs.existsSync(PROC_FD))('the bound on open segment files', () =
     // Reopened after a clean close: the start-up checks go through the bound too.
     for (const l of logs.splice(0)) l.close();
     expect(descriptorsUnder(root)).toBe(0);
-    for (let p = 0; p < 12; p++) logs.push(PartitionLog.open(path.join(root, `t-${p}`), { segmentBytes: 600, indexIntervalBytes: 100, cleanShutdown: true, recoveryPoint: 16, openFiles }));
+    for (let p = 0; p < 12; p++)
+      logs.push(
+        PartitionLog.open(path.join(root, `t-${p}`), { segmentBytes: 600, indexIntervalBytes: 100, cleanShutdown: true, recoveryPoint: 16, openFiles }),
+      );
     expect(descriptorsUnder(root)).toBeLessThanOrEqual(bound);
     logs.forEach((log, p) => expect(contents(log)).toEqual(expected(p, 16)));
   });

@@ -41,7 +41,10 @@ function lead(log: PartitionLog, epoch: number, spec: BatchSpec & { transactiona
   const batch = buildBatch({ ...spec, attributes: spec.transactional ? TRANSACTIONAL : spec.attributes });
   setPartitionLeaderEpoch(batch, 0, epoch);
   const { buf, batches } = toAppend(batch);
-  return log.append(buf, batches.map((b) => ({ ...b, isTransactional: spec.transactional === true })));
+  return log.append(
+    buf,
+    batches.map((b) => ({ ...b, isTransactional: spec.transactional === true })),
+  );
 }
 
 function leadMarker(log: PartitionLog, epoch: number, producerId: number, commit: boolean) {
@@ -65,13 +68,16 @@ function logBytes(log: PartitionLog): Buffer {
 }
 
 function segmentFiles(log: PartitionLog): string[] {
-  return fs.readdirSync(log.dir).filter((n) => n.endsWith('.log')).sort();
+  return fs
+    .readdirSync(log.dir)
+    .filter((n) => n.endsWith('.log'))
+    .sort();
 }
 
 const pairs = (log: PartitionLog) => log.leaderEpochs.entries().map((e) => [e.epoch, e.startOffset]);
 
 describe('appendAsFollower', () => {
-  it('copies a leader\'s log byte for byte, with the same offsets, epochs and producers', async () => {
+  it("copies a leader's log byte for byte, with the same offsets, epochs and producers", async () => {
     const leader = openLog('leader-0', { segmentBytes: 400 });
     const epochs = [0, 0, 1, 1, 1, 3, 3, 4, 4, 4, 4, 7];
     let seq = 0;
@@ -88,7 +94,13 @@ describe('appendAsFollower', () => {
     expect(Buffer.concat(files).equals(logBytes(leader))).toBe(true);
     expect(follower.segmentBaseOffsets().length).toBeGreaterThan(1);
     expect(pairs(follower)).toEqual(pairs(leader));
-    expect(pairs(leader)).toEqual([[0, 0], [1, 3], [3, 9], [4, 13], [7, 21]]);
+    expect(pairs(leader)).toEqual([
+      [0, 0],
+      [1, 3],
+      [3, 9],
+      [4, 13],
+      [7, 21],
+    ]);
     expect(follower.activeProducers()).toEqual(leader.activeProducers());
     expect(follower.endOffsetForEpoch(3)).toEqual({ leaderEpoch: 3, endOffset: 13 });
     expect(follower.endOffsetForEpoch(2)).toEqual({ leaderEpoch: 1, endOffset: 9 });
@@ -164,14 +176,17 @@ describe('appendAsFollower', () => {
     expect(follower.appendAsFollower(Buffer.concat([at(20, 1, 2), at(far, 1, 2)]))).toEqual({ firstOffset: 20, lastOffset: far });
     expect(follower.segmentBaseOffsets()).toEqual([0, far]);
     expect(follower.logEndOffset).toBe(far + 1);
-    expect(pairs(follower)).toEqual([[1, 0], [2, 20]]);
+    expect(pairs(follower)).toEqual([
+      [1, 0],
+      [2, 20],
+    ]);
     follower.close();
     const reopened = openLog('follower-0');
     expect(reopened.logEndOffset).toBe(far + 1);
     expect(parseBatches(reopened.read(14, 1).records)[0].baseOffset).toBe(20);
   });
 
-  it('updates the producers\' transactions and the aborted-transaction index as the leader did', () => {
+  it("updates the producers' transactions and the aborted-transaction index as the leader did", () => {
     const leader = openLog('leader-0', { segmentBytes: 300 });
     lead(leader, 0, { producerId: 1, producerEpoch: 0, baseSequence: 0, records: 2, transactional: true }); // 0-1
     lead(leader, 0, { producerId: 2, producerEpoch: 0, baseSequence: 0, records: 2, transactional: true }); // 2-3
@@ -184,7 +199,10 @@ describe('appendAsFollower', () => {
     replicate(leader, follower, 100);
     const end = leader.logEndOffset;
     expect(follower.abortedTransactions(0, end)).toEqual(leader.abortedTransactions(0, end));
-    expect(follower.abortedTransactions(0, end).map((t) => [t.producerId, t.firstOffset, t.lastOffset])).toEqual([[1, 0, 4], [3, 5, 7]]);
+    expect(follower.abortedTransactions(0, end).map((t) => [t.producerId, t.firstOffset, t.lastOffset])).toEqual([
+      [1, 0, 4],
+      [3, 5, 7],
+    ]);
     expect(follower.firstUnstableOffset()).toBe(8);
     expect(follower.activeProducers()).toEqual(leader.activeProducers());
     // Cut before producer 3's abort marker: its abort is forgotten and its transaction open again.
@@ -214,7 +232,10 @@ describe('truncateTo', () => {
 
   it('at a batch boundary: the log ends exactly there; a batch holding the offset goes whole', () => {
     const log = leaderWithBatches(5);
-    expect(pairs(log)).toEqual([[1, 0], [2, 6]]);
+    expect(pairs(log)).toEqual([
+      [1, 0],
+      [2, 6],
+    ]);
     expect(log.truncateTo(6)).toBe(true);
     expect(log.logEndOffset).toBe(6);
     expect(pairs(log)).toEqual([[1, 0]]);
@@ -223,12 +244,18 @@ describe('truncateTo', () => {
     expect(log.logEndOffset).toBe(2);
     // Appends continue from there, the leader epochs with them.
     expect(lead(log, 5, { records: 1 })).toEqual({ baseOffset: 2, lastOffset: 2 });
-    expect(pairs(log)).toEqual([[1, 0], [5, 2]]);
+    expect(pairs(log)).toEqual([
+      [1, 0],
+      [5, 2],
+    ]);
     expect(log.endOffsetForEpoch(1)).toEqual({ leaderEpoch: 1, endOffset: 2 });
     log.close();
     const reopened = openLog('leader-0');
     expect(reopened.logEndOffset).toBe(3);
-    expect(pairs(reopened)).toEqual([[1, 0], [5, 2]]);
+    expect(pairs(reopened)).toEqual([
+      [1, 0],
+      [5, 2],
+    ]);
   });
 
   it('in an earlier segment: the later segments go, the one holding the offset becomes active', () => {
@@ -289,7 +316,10 @@ describe('truncateTo', () => {
     const log = leaderWithBatches(5, { segmentBytes: 250 });
     log.deleteRecordsBefore(5);
     expect(log.logStartOffset).toBe(5);
-    expect(pairs(log)).toEqual([[1, 5], [2, 6]]); // the start moved up in the epoch cache too
+    expect(pairs(log)).toEqual([
+      [1, 5],
+      [2, 6],
+    ]); // the start moved up in the epoch cache too
     expect(log.truncateTo(3)).toBe(true);
     expect(log.logStartOffset).toBe(3);
     expect(log.logEndOffset).toBe(3);
@@ -297,7 +327,7 @@ describe('truncateTo', () => {
     expect(pairs(log)).toEqual([]);
   });
 
-  it('sets an idempotent producer\'s last sequence back, so the duplicate check is right afterwards', () => {
+  it("sets an idempotent producer's last sequence back, so the duplicate check is right afterwards", () => {
     const log = openLog('leader-0', { segmentBytes: 250 });
     const send = (seq: number) => lead(log, 0, { producerId: 7, producerEpoch: 0, baseSequence: seq, records: 1 });
     for (let seq = 0; seq < 8; seq++) send(seq); // offsets 0-7, several segments with snapshots
@@ -347,11 +377,23 @@ describe('the leader epoch checkpoint of a partition log', () => {
 
   it('survives a clean reopen and a crash', () => {
     const log = withEpochs();
-    expect(pairs(log)).toEqual([[0, 0], [2, 4], [5, 8]]);
+    expect(pairs(log)).toEqual([
+      [0, 0],
+      [2, 4],
+      [5, 8],
+    ]);
     log.close();
-    expect(pairs(openLog('leader-0', { cleanShutdown: true }))).toEqual([[0, 0], [2, 4], [5, 8]]);
+    expect(pairs(openLog('leader-0', { cleanShutdown: true }))).toEqual([
+      [0, 0],
+      [2, 4],
+      [5, 8],
+    ]);
     opened.pop()!.close();
-    expect(pairs(openLog('leader-0'))).toEqual([[0, 0], [2, 4], [5, 8]]);
+    expect(pairs(openLog('leader-0'))).toEqual([
+      [0, 0],
+      [2, 4],
+      [5, 8],
+    ]);
   });
 
   it('is rebuilt from the batch headers when the file is missing or unreadable', () => {
@@ -360,11 +402,19 @@ describe('the leader epoch checkpoint of a partition log', () => {
     const file = path.join(log.dir, LEADER_EPOCH_CHECKPOINT);
     fs.rmSync(file);
     const rebuilt = openLog('leader-0', { cleanShutdown: true });
-    expect(pairs(rebuilt)).toEqual([[0, 0], [2, 4], [5, 8]]);
+    expect(pairs(rebuilt)).toEqual([
+      [0, 0],
+      [2, 4],
+      [5, 8],
+    ]);
     expect(fs.readFileSync(file, 'utf8')).toBe('0\n3\n0 0\n2 4\n5 8\n');
     rebuilt.close();
     fs.writeFileSync(file, 'not a checkpoint');
-    expect(pairs(openLog('leader-0', { cleanShutdown: true }))).toEqual([[0, 0], [2, 4], [5, 8]]);
+    expect(pairs(openLog('leader-0', { cleanShutdown: true }))).toEqual([
+      [0, 0],
+      [2, 4],
+      [5, 8],
+    ]);
   });
 
   it('follows the log start offset when segments are deleted', () => {

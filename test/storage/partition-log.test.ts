@@ -35,7 +35,10 @@ function appendBatch(log: PartitionLog, spec: Parameters<typeof buildBatch>[0] =
 }
 
 function segFiles(): string[] {
-  return fs.readdirSync(dir).filter((n) => n.endsWith('.log')).sort();
+  return fs
+    .readdirSync(dir)
+    .filter((n) => n.endsWith('.log'))
+    .sort();
 }
 
 describe('PartitionLog append and read', () => {
@@ -51,7 +54,11 @@ describe('PartitionLog append and read', () => {
     const read = log.read(0, 1 << 20);
     expect(read.logStartOffset).toBe(0);
     const got = parseBatches(read.records);
-    expect(got.map((b) => [b.baseOffset, b.lastOffset])).toEqual([[0, 2], [3, 4], [5, 9]]);
+    expect(got.map((b) => [b.baseOffset, b.lastOffset])).toEqual([
+      [0, 2],
+      [3, 4],
+      [5, 9],
+    ]);
     expect(got.every((b) => b.crcOk)).toBe(true);
     // A fetch inside a batch starts with that batch.
     expect(parseBatches(log.read(4, 1 << 20).records)[0].baseOffset).toBe(3);
@@ -357,7 +364,10 @@ describe('recovery', () => {
     const log = openLog();
     expect(log.logEndOffset).toBe(6);
     expect(fs.readdirSync(dir).sort()).toEqual([
-      '00000000000000000000.index', '00000000000000000000.log', '00000000000000000000.timeindex', 'partition.metadata',
+      '00000000000000000000.index',
+      '00000000000000000000.log',
+      '00000000000000000000.timeindex',
+      'partition.metadata',
     ]);
   });
 

@@ -51,7 +51,11 @@ function recordCount(log: PartitionLog): number {
   return parseBatches(log.read(log.logStartOffset, 1 << 24).records).reduce((n, b) => n + b.lastOffset - b.baseOffset + 1, 0);
 }
 
-const snapshots = () => fs.readdirSync(dir).filter((n) => n.endsWith('.snapshot')).sort();
+const snapshots = () =>
+  fs
+    .readdirSync(dir)
+    .filter((n) => n.endsWith('.snapshot'))
+    .sort();
 
 describe('producer state of a partition', () => {
   it('answers a retry of any of the last 5 batches with its first offsets and writes nothing', () => {

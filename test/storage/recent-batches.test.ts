@@ -47,7 +47,12 @@ describe('Segment reads with and without recent batch positions', () => {
 
   const profiles = [
     // small batches: the cold read takes the budget and cuts it
-    { name: 'small batches', segmentBytes: 6000, batch: (i: number) => ({ records: 1 + (i % 3), valueSize: 100 + ((i * 37) % 400) }), budgets: [0, 1, 61, 300, 700, 2000, 5000, 1 << 20] },
+    {
+      name: 'small batches',
+      segmentBytes: 6000,
+      batch: (i: number) => ({ records: 1 + (i % 3), valueSize: 100 + ((i * 37) % 400) }),
+      budgets: [0, 1, 61, 300, 700, 2000, 5000, 1 << 20],
+    },
     // large batches, a few small ones among them: the cold read walks size prefixes (or gives up and cuts)
     {
       name: 'large batches',
@@ -68,7 +73,8 @@ describe('Segment reads with and without recent batch positions', () => {
       const offsets = [0, 1, 5, 30, 60, log.logEndOffset - 2, log.logEndOffset - 1, log.logEndOffset].filter((o) => o <= log.logEndOffset);
       const reads = (l: PartitionLog) => {
         const out: string[] = [];
-        for (const o of offsets) for (const b of profile.budgets) for (const min of [true, false]) out.push(Buffer.concat(l.read(o, b, min).records).toString('hex'));
+        for (const o of offsets)
+          for (const b of profile.budgets) for (const min of [true, false]) out.push(Buffer.concat(l.read(o, b, min).records).toString('hex'));
         return out;
       };
       const withPositions = reads(log);

@@ -25,7 +25,9 @@ afterEach(() => {
 
 function append(log: PartitionLog, count: number, spec: BatchSpec = {}): void {
   for (let i = 0; i < count; i++) {
-    const { buf, batches } = toAppend(buildBatch({ records: 1, valueSize: 150, ...spec, ...(spec.baseSequence !== undefined ? { baseSequence: spec.baseSequence + i } : {}) }));
+    const { buf, batches } = toAppend(
+      buildBatch({ records: 1, valueSize: 150, ...spec, ...(spec.baseSequence !== undefined ? { baseSequence: spec.baseSequence + i } : {}) }),
+    );
     log.append(buf, batches);
   }
 }
@@ -151,7 +153,10 @@ describe('through the log manager and the replica manager', () => {
     m.createTopic('x', 1, { 'segment.bytes': '300' });
     const TRANSACTIONAL = 0x10;
     const { buf, batches } = toAppend(buildBatch({ records: 2, producerId: 9, producerEpoch: 0, baseSequence: 0, attributes: TRANSACTIONAL }));
-    m.partition('x', 0)!.append(buf, batches.map((b) => ({ ...b, isTransactional: true })));
+    m.partition('x', 0)!.append(
+      buf,
+      batches.map((b) => ({ ...b, isTransactional: true })),
+    );
     produce(m, 'x', 2);
     const p = replicas.partition('x', 0)!;
     expect(p.lastStableOffset).toBe(0);

@@ -27,7 +27,10 @@ function appendAt(log: PartitionLog, timestamps: number[]): void {
 const DELETE: RetentionConfig = { cleanupPolicy: ['delete'], retentionMs: -1, retentionBytes: -1 };
 
 function logFiles(): string[] {
-  return fs.readdirSync(dir()).filter((n) => n.endsWith('.log')).sort();
+  return fs
+    .readdirSync(dir())
+    .filter((n) => n.endsWith('.log'))
+    .sort();
 }
 
 const expectOutOfRange = (fn: () => unknown) => expectKafkaError(fn, ErrorCode.OFFSET_OUT_OF_RANGE);

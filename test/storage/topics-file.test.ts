@@ -10,7 +10,12 @@ import { dirSnapshot } from '../helpers.js';
 let dataDir: string;
 const managers: LogManager[] = [];
 let warnings: string[] = [];
-const log = { info() {}, warn(_obj: object, msg?: string) { warnings.push(msg ?? ''); } };
+const log = {
+  info() {},
+  warn(_obj: object, msg?: string) {
+    warnings.push(msg ?? '');
+  },
+};
 
 beforeEach(() => {
   dataDir = tempDir();
@@ -90,7 +95,9 @@ describe('the topic list of a data directory', () => {
     m = open();
     expect(m.getTopic('kept')!.configs['cleanup.policy']).toBe('compact');
     expect(m.getTopic('old')!.configs['cleanup.policy']).toBeUndefined();
-    expect(warnings).toContain('these topics had no krill-topic.json: their configs are back to the broker defaults; set their overrides again (cleanup.policy, retention, compression.type, ...)');
+    expect(warnings).toContain(
+      'these topics had no krill-topic.json: their configs are back to the broker defaults; set their overrides again (cleanup.policy, retention, compression.type, ...)',
+    );
   });
 
   it('a directory that is no partition (no segment, no partition.metadata) does not become a topic', () => {
@@ -125,7 +132,10 @@ describe('the topic list of a data directory', () => {
     expect(m.getTopic('t')).toBeUndefined();
     m.createTopic('t', 2, {});
     expect(m.partition('t', 1)!.logEndOffset).toBe(0);
-    const strays = fs.readdirSync(dataDir).filter((f) => f.endsWith('-stray')).sort();
+    const strays = fs
+      .readdirSync(dataDir)
+      .filter((f) => f.endsWith('-stray'))
+      .sort();
     expect(strays.map((f) => f.replace(/\.[0-9a-f]+-stray$/, ''))).toEqual(['t-0', 't-1']);
     expect(fs.readFileSync(path.join(dataDir, strays[1], '00000000000000000000.log'))).toEqual(oldLog);
   });

@@ -36,7 +36,10 @@ const TRANSACTIONAL = 0x10;
 
 function sendTxn(log: PartitionLog, producerId: number, baseSequence: number, records = 2, producerEpoch = 0) {
   const { buf, batches } = toAppend(buildBatch({ records, producerId, producerEpoch, baseSequence, attributes: TRANSACTIONAL }));
-  return log.append(buf, batches.map((b) => ({ ...b, isTransactional: true })));
+  return log.append(
+    buf,
+    batches.map((b) => ({ ...b, isTransactional: true })),
+  );
 }
 
 function mark(log: PartitionLog, producerId: number, commit: boolean, producerEpoch = 0, coordinatorEpoch = 0) {

@@ -21,7 +21,10 @@ function importGraph(roots: string[]): Map<string, string[]> {
   for (const file of roots.flatMap((r) => sourceFiles(path.join(ROOT, r)))) {
     const text = fs.readFileSync(file, 'utf8');
     const deps = [...text.matchAll(IMPORT)].map((m) => path.resolve(path.dirname(file), m[1].replace(/\.js$/, '.ts')));
-    graph.set(path.relative(ROOT, file), deps.map((d) => path.relative(ROOT, d)));
+    graph.set(
+      path.relative(ROOT, file),
+      deps.map((d) => path.relative(ROOT, d)),
+    );
   }
   return graph;
 }
@@ -65,7 +68,15 @@ describe('module graph', () => {
   it('finds the imports it checks (the parser is not blind)', () => {
     const graph = importGraph(['src', 'protocol']);
     expect(graph.get(path.join('src', 'broker.ts'))).toContain(path.join('src', 'config.ts'));
-    expect(cycles(new Map([['a', ['b']], ['b', ['a']], ['c', ['a']]]))).toEqual([['a', 'b']]);
+    expect(
+      cycles(
+        new Map([
+          ['a', ['b']],
+          ['b', ['a']],
+          ['c', ['a']],
+        ]),
+      ),
+    ).toEqual([['a', 'b']]);
   });
 
   it('has no import cycles in src/ and protocol/', () => {
@@ -85,9 +96,14 @@ describe('module graph', () => {
     rule(`protocol${sep}`, [`src${sep}`]);
     rule(`src${sep}handlers${sep}`, [`src${sep}broker.ts`, `src${sep}storage${sep}`, `src${sep}server${sep}connection`]);
     rule(`src${sep}server${sep}`, [`src${sep}broker.ts`, `src${sep}storage${sep}`, `src${sep}handlers${sep}0`, `src${sep}handlers${sep}index`]);
-    rule(`src${sep}storage${sep}`, [`src${sep}handlers${sep}`, `src${sep}server${sep}`, `src${sep}group${sep}`, `src${sep}partition${sep}`, `src${sep}broker.ts`]);
+    rule(`src${sep}storage${sep}`, [
+      `src${sep}handlers${sep}`,
+      `src${sep}server${sep}`,
+      `src${sep}group${sep}`,
+      `src${sep}partition${sep}`,
+      `src${sep}broker.ts`,
+    ]);
     rule(`src${sep}group${sep}`, [`src${sep}handlers${sep}`, `src${sep}server${sep}`, `src${sep}broker.ts`]);
     expect(offending).toEqual([]);
   });
 });
-

@@ -21,7 +21,15 @@ function host() {
     partitionExists: (topic) => topic !== 'gone',
     now: () => now,
   };
-  return { h, persisted, markers, failing, setNow: (t: number) => { now = t; } };
+  return {
+    h,
+    persisted,
+    markers,
+    failing,
+    setNow: (t: number) => {
+      now = t;
+    },
+  };
 }
 
 describe('TransactionCoordinator', () => {
@@ -29,8 +37,17 @@ describe('TransactionCoordinator', () => {
     const { h, persisted, markers } = host();
     const c = new TransactionCoordinator(h, { maxTimeoutMs: 900_000 });
     const prepared = (id: string, state: TransactionMetadata['state']): TransactionMetadata => ({
-      transactionalId: id, producerId: 7, producerEpoch: 3, timeoutMs: 60_000, state,
-      partitions: new Map([['t', new Set([0, 1])], ['gone', new Set([0])]]), startTimestamp: 500, lastUpdateTimestamp: 900,
+      transactionalId: id,
+      producerId: 7,
+      producerEpoch: 3,
+      timeoutMs: 60_000,
+      state,
+      partitions: new Map([
+        ['t', new Set([0, 1])],
+        ['gone', new Set([0])],
+      ]),
+      startTimestamp: 500,
+      lastUpdateTimestamp: 900,
     });
     c.load(prepared('a', 'PrepareCommit'), 'a');
     c.load(prepared('b', 'PrepareAbort'), 'b');
@@ -58,7 +75,19 @@ describe('TransactionCoordinator', () => {
   it('keeps the producer id for the markers when the epoch runs out, and takes a new one at the next init', () => {
     const { h, markers } = host();
     const c = new TransactionCoordinator(h, { maxTimeoutMs: 60_000 });
-    c.load({ transactionalId: 'e', producerId: 5, producerEpoch: 32766, timeoutMs: 1_000, state: 'Ongoing', partitions: new Map([['t', new Set([0])]]), startTimestamp: 0, lastUpdateTimestamp: 0 }, 'e');
+    c.load(
+      {
+        transactionalId: 'e',
+        producerId: 5,
+        producerEpoch: 32766,
+        timeoutMs: 1_000,
+        state: 'Ongoing',
+        partitions: new Map([['t', new Set([0])]]),
+        startTimestamp: 0,
+        lastUpdateTimestamp: 0,
+      },
+      'e',
+    );
     expect(c.initProducerId('e', 1_000, -1, -1).errorCode).toBe(ErrorCode.CONCURRENT_TRANSACTIONS);
     expect(markers).toEqual(['t-0:5/32767:abort']); // the transaction's own producer id
     expect(c.initProducerId('e', 1_000, -1, -1)).toEqual({ errorCode: 0, producerId: 100, producerEpoch: 0 });
@@ -94,4 +123,3 @@ describe('TransactionCoordinator', () => {
     expect(persisted).toContain('idle:forgotten');
   });
 });
-

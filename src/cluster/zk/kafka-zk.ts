@@ -227,7 +227,13 @@ export class KafkaZk {
    * The controller's rewrite of a topic's assignment (reassignments: Kafka's setTopicAssignmentRaw), whatever
    * its version, fenced by /controller_epoch's version. ZkError NO_NODE when the topic is gone.
    */
-  async updateTopicAssignment(topic: string, topicId: Buffer, assignment: Map<number, number[]>, reassigning: ReassigningReplicas, controllerEpochZkVersion: number): Promise<void> {
+  async updateTopicAssignment(
+    topic: string,
+    topicId: Buffer,
+    assignment: Map<number, number[]>,
+    reassigning: ReassigningReplicas,
+    controllerEpochZkVersion: number,
+  ): Promise<void> {
     await this.fencedMulti(controllerEpochZkVersion, [{ op: 'set', path: topicPath(topic), data: encodeTopicAssignment(topicId, assignment, reassigning) }]);
   }
 

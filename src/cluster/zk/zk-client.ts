@@ -123,9 +123,7 @@ export class ZkClient {
       const timer = setTimeout(() => {
         client.removeListener('connected', onConnected);
         closeQuietly(client);
-        reject(
-          new Error(`could not connect to ZooKeeper at ${connect} within ${opts.connectionTimeoutMs} ms (zookeeper.connect)`),
-        );
+        reject(new Error(`could not connect to ZooKeeper at ${connect} within ${opts.connectionTimeoutMs} ms (zookeeper.connect)`));
       }, opts.connectionTimeoutMs);
       const onConnected = (): void => {
         clearTimeout(timer);

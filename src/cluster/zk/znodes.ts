@@ -199,7 +199,10 @@ export function decodeTopicAssignment(
   const o = parseObject(path, data);
   const partitions = decodeByPartition(path, o, 'partitions');
   if (!partitions) throw new MalformedZNodeError(path, '"partitions" is not an object');
-  const reassigning = { adding: decodeByPartition(path, o, 'adding_replicas') ?? new Map(), removing: decodeByPartition(path, o, 'removing_replicas') ?? new Map() };
+  const reassigning = {
+    adding: decodeByPartition(path, o, 'adding_replicas') ?? new Map(),
+    removing: decodeByPartition(path, o, 'removing_replicas') ?? new Map(),
+  };
   let topicId: Buffer | null = null;
   if (o.topic_id !== undefined && o.topic_id !== null) {
     topicId = Buffer.from(stringField(path, o, 'topic_id'), 'base64url');

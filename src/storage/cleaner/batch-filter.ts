@@ -15,9 +15,7 @@
 //     timestamps are deltas from it, so every record keeps its timestamp); the pass after it has passed
 //     removes them.
 
-import {
-  CONTROL_FLAG_MASK, TIMESTAMP_LOG_APPEND_TIME, decodeBatch, encodeBatch, type BatchInfo, type KafkaRecord,
-} from '../../../protocol/record-batch.js';
+import { CONTROL_FLAG_MASK, TIMESTAMP_LOG_APPEND_TIME, decodeBatch, encodeBatch, type BatchInfo, type KafkaRecord } from '../../../protocol/record-batch.js';
 import { CODEC_NONE } from '../../../protocol/compression/index.js';
 import { readMarker } from '../../../protocol/control-record.js';
 import type { AbortedTxn } from '../transaction-index.js';

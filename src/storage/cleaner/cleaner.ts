@@ -93,7 +93,15 @@ async function cleanLogSegments(log: PartitionLog, config: LogConfig, range: Cle
 
   const segments = log.segmentList();
   const toClean = segments.slice(0, -1).filter((s) => s.baseOffset < endOffset);
-  const result: CleanResult = { endOffset, deleteHorizon: null, recordsRead: 0, recordsRemoved: 0, bytesRead: 0, bytesWritten: 0, segmentsCleaned: toClean.length };
+  const result: CleanResult = {
+    endOffset,
+    deleteHorizon: null,
+    recordsRead: 0,
+    recordsRemoved: 0,
+    bytesRead: 0,
+    bytesWritten: 0,
+    segmentsCleaned: toClean.length,
+  };
   if (toClean.length === 0) return result;
   const ctx: FilterContext = {
     map,

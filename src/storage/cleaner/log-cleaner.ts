@@ -182,8 +182,12 @@ export class LogCleaner {
         const range = cleanableRange(log, info.logConfig, this.firstDirty.get(key), now);
         const candidate = { key, topic: info.name, partition: p, log, config: info.logConfig, range };
         if (shouldClean(range, info.logConfig)) {
-          if (!best || range.needCompactionNow > best.range.needCompactionNow
-            || (range.needCompactionNow === best.range.needCompactionNow && range.dirtyRatio > best.range.dirtyRatio)) best = candidate;
+          if (
+            !best ||
+            range.needCompactionNow > best.range.needCompactionNow ||
+            (range.needCompactionNow === best.range.needCompactionNow && range.dirtyRatio > best.range.dirtyRatio)
+          )
+            best = candidate;
         } else if (!tried.has(key) && (this.deleteHorizons.get(key) ?? Infinity) <= now) {
           expired ??= candidate;
         }
@@ -196,8 +200,10 @@ export class LogCleaner {
   private async clean(target: LogToClean): Promise<boolean> {
     const { key, topic, partition, log, config, range } = target;
     if (range.checkpointReset) {
-      this.options.log?.warn({ topic, partition, checkpoint: this.firstDirty.get(key), logStartOffset: log.logStartOffset },
-        `the cleaner's checkpointed offset of ${topic}-${partition} is outside the log; cleaning from its start`);
+      this.options.log?.warn(
+        { topic, partition, checkpoint: this.firstDirty.get(key), logStartOffset: log.logStartOffset },
+        `the cleaner's checkpointed offset of ${topic}-${partition} is outside the log; cleaning from its start`,
+      );
     }
     const started = performance.now();
     let result: CleanResult;
@@ -223,8 +229,18 @@ export class LogCleaner {
     this.passes.push(pass);
     if (this.passes.length > 100) this.passes.shift();
     this.options.log?.info(
-      { topic, partition, from: range.firstDirtyOffset, to: result.endOffset, dirtyRatio: Number(range.dirtyRatio.toFixed(3)), recordsRead: result.recordsRead,
-        recordsRemoved: result.recordsRemoved, bytesBefore: result.bytesRead, bytesAfter: result.bytesWritten, ms: Math.round(pass.durationMs) },
+      {
+        topic,
+        partition,
+        from: range.firstDirtyOffset,
+        to: result.endOffset,
+        dirtyRatio: Number(range.dirtyRatio.toFixed(3)),
+        recordsRead: result.recordsRead,
+        recordsRemoved: result.recordsRemoved,
+        bytesBefore: result.bytesRead,
+        bytesAfter: result.bytesWritten,
+        ms: Math.round(pass.durationMs),
+      },
       `cleaned ${topic}-${partition}`,
     );
     return true;
@@ -236,8 +252,10 @@ export class LogCleaner {
     this.failures.set(key, count);
     if (count >= MAX_FAILURES) {
       this.uncleanable.add(key);
-      this.options.log?.error({ topic, partition, failures: count, err: err.message, stack: err.stack },
-        `marking ${topic}-${partition} uncleanable after ${count} failed cleaning passes; it is no longer compacted until the broker restarts (its data is untouched)`);
+      this.options.log?.error(
+        { topic, partition, failures: count, err: err.message, stack: err.stack },
+        `marking ${topic}-${partition} uncleanable after ${count} failed cleaning passes; it is no longer compacted until the broker restarts (its data is untouched)`,
+      );
     } else {
       this.skipThisRun.add(key);
       this.options.log?.warn({ topic, partition, failures: count, err: err.message }, `cleaning ${topic}-${partition} failed; it will be tried again`);
@@ -246,15 +264,17 @@ export class LogCleaner {
 
   /** Rewrites the checkpoint off the event loop, one write at a time, with the partitions that still exist. */
   private writeCheckpoint(): void {
-    this.checkpointWrite = this.checkpointWrite.then(async () => {
-      const entries: CheckpointEntry[] = [];
-      for (const info of this.options.logs.topics()) {
-        for (let p = 0; p < info.partitions; p++) {
-          const offset = this.firstDirty.get(keyOf(info.name, p));
-          if (offset !== undefined) entries.push({ topic: info.name, partition: p, offset });
+    this.checkpointWrite = this.checkpointWrite
+      .then(async () => {
+        const entries: CheckpointEntry[] = [];
+        for (const info of this.options.logs.topics()) {
+          for (let p = 0; p < info.partitions; p++) {
+            const offset = this.firstDirty.get(keyOf(info.name, p));
+            if (offset !== undefined) entries.push({ topic: info.name, partition: p, offset });
+          }
         }
-      }
-      await writeCheckpointFileInBackground(this.file, entries, this.options.logs.openFiles);
-    }).catch((err) => this.options.log?.warn({ file: this.file, err: (err as Error).message }, 'writing cleaner-offset-checkpoint failed'));
+        await writeCheckpointFileInBackground(this.file, entries, this.options.logs.openFiles);
+      })
+      .catch((err) => this.options.log?.warn({ file: this.file, err: (err as Error).message }, 'writing cleaner-offset-checkpoint failed'));
   }
 }

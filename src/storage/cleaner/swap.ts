@@ -98,7 +98,10 @@ export function completeSwaps(dir: string, log?: { warn(obj: object, msg?: strin
       if (parsed?.kind === 'log') swaps.push(parsed.baseOffset);
     }
   }
-  const logs = names.map((n) => parseSegmentFileName(n)).filter((p) => p?.kind === 'log').map((p) => p!.baseOffset);
+  const logs = names
+    .map((n) => parseSegmentFileName(n))
+    .filter((p) => p?.kind === 'log')
+    .map((p) => p!.baseOffset);
   for (const base of swaps.sort((a, b) => a - b)) {
     const next = nextOffsetOfFile(swapFilePath(dir, base, 'log'), base);
     const replaced = logs.filter((b) => b >= base && b < Math.max(next, base + 1));
