@@ -1,12 +1,12 @@
 // Kafka's DelayedOperationPurgatory: where a request that cannot be answered yet waits for something to
-// happen to what it watches (a partition, later a group or a transaction), or for its deadline.
+// happen to what it watches (a partition), or for its deadline.
 //
 // An operation watches one or more keys. Whoever changes the state behind a key (an append, a move of the
 // high watermark, a member joining) calls checkAndComplete(key); each operation watching it is asked
 // tryComplete(), and one that can complete is completed exactly once and leaves every key it watched. An
 // operation that never completes expires at its deadline (onExpiration, then onComplete), or when its
-// abort signal fires (the client's connection closed). Fetch's wait for min_bytes uses it now; acks=all
-// produce (followers catching up), JoinGroup and transaction waits are meant to use it too.
+// abort signal fires (the client's connection closed). Fetch's wait for min_bytes and acks=all produce's
+// wait for followers use it (ReplicaManager's two purgatories); a rebalance waits on the group's own timers.
 
 export interface DelayedOperationSpec {
   /** Whether the operation can complete now; called on every checkAndComplete of a watched key. */

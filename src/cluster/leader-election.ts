@@ -1,7 +1,7 @@
 // The controller's choice of a partition leader, as Kafka's PartitionLeaderElectionAlgorithms: always a live
 // replica in the ISR, taken in the order of the assignment (so the preferred replica, the first, wins when it
-// can). A replica outside the ISR may lack acknowledged records, so it is never chosen here (an unclean
-// election is issue 13's, behind unclean.leader.election.enable).
+// can). A replica outside the ISR may lack acknowledged records, so it is never chosen here; an unclean
+// election (unclean.leader.election.enable, or ElectLeaders of type UNCLEAN) is replica-elections.ts's.
 
 /** A new leader when the current one is gone (or there is none); -1 when no ISR member is alive. */
 export function offlinePartitionLeader(assignment: readonly number[], isr: readonly number[], isLive: (id: number) => boolean): number {
