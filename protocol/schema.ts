@@ -173,6 +173,10 @@ type Typed<D extends { name: string }, T> = string extends D['name'] ? UntypedMe
 export type RequestOf<M extends MessageDef> = Typed<M, DecodedFields<M['request'], M['validVersions']>>;
 /** A response as a handler may hand it to the codec. */
 export type ResponseOf<M extends MessageDef> = Typed<M, InputFields<M['response'], M['validVersions']>>;
+/** A request as a client (the broker-to-broker client) hands it to the codec. */
+export type RequestInputOf<M extends MessageDef> = Typed<M, InputFields<M['request'], M['validVersions']>>;
+/** A response as the codec decodes it for that client. */
+export type DecodedResponseOf<M extends MessageDef> = Typed<M, DecodedFields<M['response'], M['validVersions']>>;
 /** A standalone struct as the codec decodes it. */
 export type DataOf<D extends DataDef> = Typed<D, DecodedFields<D['fields'], D['validVersions']>>;
 /** A standalone struct as it may be handed to the codec. */

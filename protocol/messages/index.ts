@@ -100,4 +100,10 @@ export type KnownMessage = (typeof MESSAGES)[number];
 export type ApiKey = KnownMessage['apiKey'];
 export type MessageFor<K extends ApiKey> = Extract<KnownMessage, { apiKey: K }>;
 
+export type ApiName = KnownMessage['name'];
+export type MessageNamed<N extends ApiName> = Extract<KnownMessage, { name: N }>;
+
+/** Each API's key by its name (`API_KEYS.Fetch` is 1), from the definitions: the one place the numbers live. */
+export const API_KEYS = Object.fromEntries(MESSAGES.map((m) => [m.name, m.apiKey])) as { readonly [M in KnownMessage as M['name']]: M['apiKey'] };
+
 export const MESSAGES_BY_KEY: ReadonlyMap<number, MessageDef> = new Map(MESSAGES.map((m): [number, MessageDef] => [m.apiKey, m]));

@@ -13,25 +13,37 @@
 
 import net from 'node:net';
 import { decodeMessage, encodeRequestFrame, isFlexible, skipTaggedFields } from '../../protocol/codec.js';
-import { MESSAGES_BY_KEY } from '../../protocol/messages/index.js';
+import { API_KEYS, MESSAGES_BY_KEY, type ApiKey, type MessageFor } from '../../protocol/messages/index.js';
 import { Reader } from '../../protocol/primitives.js';
-import { inRange, type MessageDef } from '../../protocol/schema.js';
+import { inRange, type DecodedResponseOf, type MessageDef, type RequestInputOf } from '../../protocol/schema.js';
 import { ReceiveBuffer } from '../server/receive-buffer.js';
 import type { Message } from '../../protocol/codec.js';
 
 /**
- * The versions a krill controller sends: the newest that Kafka 3.x's ZooKeeper-mode controller sent (at
- * inter.broker.protocol.version 3.4+, ControllerChannelManager). All carry the broker epoch, so a request meant
- * for an earlier incarnation of a broker is refused (LeaderAndIsr v2+, UpdateMetadata v5+, StopReplica v1+,
- * ControlledShutdown v2+), and topic ids (LeaderAndIsr v5+, UpdateMetadata v7+); StopReplica v3+ carries each
- * partition's leader epoch and delete flag. The last versions only add isKRaftController (false here) and, for
- * UpdateMetadata, a tagged type field (KIP-866's migration).
+ * The version of each request one krill broker sends another: the one table of them.
+ *
+ * The controller's (LeaderAndIsr, StopReplica, UpdateMetadata) and ControlledShutdown are the newest that
+ * Kafka 3.x's ZooKeeper-mode controller sent (at inter.broker.protocol.version 3.4+, ControllerChannelManager).
+ * All carry the broker epoch, so a request meant for an earlier incarnation of a broker is refused
+ * (LeaderAndIsr v2+, UpdateMetadata v5+, StopReplica v1+, ControlledShutdown v2+), and topic ids (LeaderAndIsr
+ * v5+, UpdateMetadata v7+); StopReplica v3+ carries each partition's leader epoch and delete flag. The last
+ * versions only add isKRaftController (false here) and, for UpdateMetadata, a tagged type field (KIP-866's
+ * migration).
+ *
+ * The replica fetcher's: Fetch v12 (the last by topic name, with diverging epochs, KIP-320/595),
+ * ListOffsets v7 and OffsetForLeaderEpoch v4 (what Kafka 3.x followers send by name). AlterPartition v1 (by
+ * topic name; v2 moved to topic ids) and WriteTxnMarkers v1 (flexible).
  */
 export const INTER_BROKER_VERSIONS = {
-  leaderAndIsr: 7,
-  stopReplica: 4,
-  updateMetadata: 8,
-  controlledShutdown: 3,
+  LeaderAndIsr: 7,
+  StopReplica: 4,
+  UpdateMetadata: 8,
+  ControlledShutdown: 3,
+  Fetch: 12,
+  ListOffsets: 7,
+  OffsetForLeaderEpoch: 4,
+  AlterPartition: 1,
+  WriteTxnMarkers: 1,
 } as const;
 
 export interface BrokerClientOptions {
@@ -60,8 +72,6 @@ export class BrokerRequestError extends Error {
 const DEFAULT_MAX_RESPONSE_BYTES = 100 * 1024 * 1024;
 /** Requests awaiting a response, per client: beyond this send() rejects, so a stalled peer cannot grow memory. */
 export const MAX_PENDING_REQUESTS = 1000;
-const API_VERSIONS_KEY = 18;
-const CONTROLLED_SHUTDOWN_KEY = 7;
 
 interface Pending {
   def: MessageDef;
@@ -93,7 +103,7 @@ export class BrokerClient {
    * failure; rejects (never throws) with a BrokerRequestError on timeout, connection failure, a malformed or
    * oversized response, an unknown API or version, too many requests in flight, or after close().
    */
-  send(apiKey: number, apiVersion: number, body: Record<string, unknown>): Promise<Message> {
+  send<K extends ApiKey>(apiKey: K, apiVersion: number, body: RequestInputOf<MessageFor<K>>): Promise<DecodedResponseOf<MessageFor<K>>> {
     return new Promise((resolve, reject) => {
       if (this.closed) return reject(new BrokerRequestError('closed', `client for ${this.peer} is closed`));
       if (this.pending.size >= MAX_PENDING_REQUESTS) {
@@ -103,7 +113,7 @@ export class BrokerClient {
       if (!def || !inRange(def.validVersions, apiVersion)) {
         return reject(new BrokerRequestError('invalid', `no definition for API key ${apiKey} version ${apiVersion}`));
       }
-      if (apiKey === CONTROLLED_SHUTDOWN_KEY && apiVersion === 0) {
+      if (apiKey === API_KEYS.ControlledShutdown && apiVersion === 0) {
         // v0 goes with request header v0 (no client id), which encodeRequestFrame does not write.
         return reject(new BrokerRequestError('invalid', 'ControlledShutdown v0 is not sent (request header v0)'));
       }
@@ -122,7 +132,7 @@ export class BrokerClient {
         return reject(new BrokerRequestError('connection', `cannot connect to ${this.peer}: ${(err as Error).message}`));
       }
       const timer = setTimeout(() => this.timedOut(correlationId), this.opts.requestTimeoutMs);
-      this.pending.set(correlationId, { def, apiVersion, timer, resolve, reject });
+      this.pending.set(correlationId, { def, apiVersion, timer, resolve: resolve as (body: Message) => void, reject });
       // A socket still connecting queues the write until it is connected.
       socket.write(frame);
     });
@@ -187,7 +197,8 @@ export class BrokerClient {
     let body: Message;
     try {
       const r = new Reader(frame, 4);
-      if (p.def.apiKey !== API_VERSIONS_KEY && isFlexible(p.def, p.apiVersion)) skipTaggedFields(r);
+      // ApiVersions responses keep header v0 in every version (KIP-511), so a client can read any of them.
+      if (p.def.apiKey !== API_KEYS.ApiVersions && isFlexible(p.def, p.apiVersion)) skipTaggedFields(r);
       body = decodeMessage(p.def, 'response', p.apiVersion, r);
       if (r.remaining !== 0) throw new Error(`${r.remaining} bytes left over`);
     } catch (err) {

@@ -30,6 +30,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../logger.js';
 import { ErrorCode } from '../../protocol/errors.js';
+import { API_KEYS, type MessageFor } from '../../protocol/messages/index.js';
+import type { RequestInputOf } from '../../protocol/schema.js';
 import { BrokerClient, INTER_BROKER_VERSIONS } from './broker-client.js';
 import { ControllerMovedError, type BrokerInfo, type KafkaZk, type PartitionLeadership } from './zk/kafka-zk.js';
 import { controlledShutdownLeader, isrWithout, offlinePartitionLeader } from './leader-election.js';
@@ -39,9 +41,9 @@ import { partitionKey, splitKey, type ControllerCore, type PartitionState } from
 import { ControllerElections, type ElectionResult, type LeaderBalanceConfig } from './controller-elections.js';
 import { ControllerReassignments, type OngoingReassignment, type ReassignmentRequest, type ReassignmentResult } from './controller-reassignments.js';
 
-const API_LEADER_AND_ISR = 4;
-const API_STOP_REPLICA = 5;
-const API_UPDATE_METADATA = 6;
+/** What the controller sends each broker (all answer with a top-level errorCode). */
+type ControllerApi = typeof API_KEYS.LeaderAndIsr | typeof API_KEYS.StopReplica | typeof API_KEYS.UpdateMetadata;
+type UpdateMetadataTopicStates = NonNullable<RequestInputOf<MessageFor<typeof API_KEYS.UpdateMetadata>>['topicStates']>;
 /** Attempts at delivering one request to a live broker (it may be starting, or briefly unreachable). */
 const SEND_ATTEMPTS = 5;
 const SEND_RETRY_MS = 200;
@@ -361,7 +363,7 @@ export class Controller {
         // Every broker keeps a log for every partition (see ZkCluster): all of them delete theirs.
         await Promise.all(
           live.map((id) =>
-            this.send(id, API_STOP_REPLICA, INTER_BROKER_VERSIONS.stopReplica, {
+            this.send(id, API_KEYS.StopReplica, INTER_BROKER_VERSIONS.StopReplica, {
               controllerId: this.options.brokerId,
               controllerEpoch: this.epoch,
               brokerEpoch: this.live.get(id)?.epoch ?? -1,
@@ -656,7 +658,7 @@ export class Controller {
     }));
     const leaders = new Set<number>();
     for (const key of keys) leaders.add(this.states.get(key)!.leader);
-    await this.send(id, API_LEADER_AND_ISR, INTER_BROKER_VERSIONS.leaderAndIsr, {
+    await this.send(id, API_KEYS.LeaderAndIsr, INTER_BROKER_VERSIONS.LeaderAndIsr, {
       controllerId: this.options.brokerId,
       isKRaftController: false,
       controllerEpoch: this.epoch,
@@ -682,7 +684,7 @@ export class Controller {
     await this.sendUpdateMetadataRaw(to, topicStates, keys.length === this.states.size ? UPDATE_FULL : UPDATE_INCREMENTAL);
   }
 
-  private async sendUpdateMetadataRaw(to: number[], topicStates: unknown[], type = UPDATE_INCREMENTAL): Promise<void> {
+  private async sendUpdateMetadataRaw(to: number[], topicStates: UpdateMetadataTopicStates, type = UPDATE_INCREMENTAL): Promise<void> {
     const liveBrokers = [...this.live.values()]
       .sort((a, b) => a.id - b.id)
       .map((b) => ({
@@ -692,7 +694,7 @@ export class Controller {
       }));
     await Promise.all(
       to.map((id) =>
-        this.send(id, API_UPDATE_METADATA, INTER_BROKER_VERSIONS.updateMetadata, {
+        this.send(id, API_KEYS.UpdateMetadata, INTER_BROKER_VERSIONS.UpdateMetadata, {
           controllerId: this.options.brokerId,
           isKRaftController: false,
           controllerEpoch: this.epoch,
@@ -706,7 +708,7 @@ export class Controller {
   }
 
   private async sendStopReplica(id: number, keys: string[], deletePartition = false): Promise<void> {
-    await this.send(id, API_STOP_REPLICA, INTER_BROKER_VERSIONS.stopReplica, {
+    await this.send(id, API_KEYS.StopReplica, INTER_BROKER_VERSIONS.StopReplica, {
       controllerId: this.options.brokerId,
       controllerEpoch: this.epoch,
       brokerEpoch: this.live.get(id)?.epoch ?? -1,
@@ -753,7 +755,7 @@ export class Controller {
    * and its channel closes. Each is tried a few times (the broker may still be binding its port), then
    * logged and given up: the broker catches up at the next change it is sent.
    */
-  private send(id: number, apiKey: number, version: number, body: Record<string, unknown>): Promise<void> {
+  private send<K extends ControllerApi>(id: number, apiKey: K, version: number, body: RequestInputOf<MessageFor<K>>): Promise<void> {
     const channel = this.channels.get(id);
     if (!channel || !this.active) return Promise.resolve();
     if (channel.queued >= MAX_QUEUED_PER_BROKER) {
@@ -769,11 +771,12 @@ export class Controller {
     return Promise.resolve();
   }
 
-  private async deliver(id: number, channel: Channel, apiKey: number, version: number, body: Record<string, unknown>): Promise<void> {
+  private async deliver<K extends ControllerApi>(id: number, channel: Channel, apiKey: K, version: number, body: RequestInputOf<MessageFor<K>>): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       if (this.channels.get(id) !== channel || !this.active) return;
       try {
-        const response = await channel.client.send(apiKey, version, body);
+        // Each controller request's response has a top-level errorCode (ControllerApi).
+        const response = (await channel.client.send(apiKey, version, body)) as { errorCode: number };
         if (response.errorCode) this.log.warn({ broker: id, apiKey, errorCode: response.errorCode }, 'broker refused a controller request');
         return;
       } catch (err) {

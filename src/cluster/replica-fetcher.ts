@@ -22,16 +22,13 @@ import type { Logger } from '../logger.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { Partition } from '../partition/partition.js';
 import type { ReplicaManager } from '../partition/replica-manager.js';
-import { BrokerClient } from './broker-client.js';
-import type { Message } from '../../protocol/codec.js';
+import { BrokerClient, INTER_BROKER_VERSIONS } from './broker-client.js';
+import { API_KEYS } from '../../protocol/messages/index.js';
+import type { DecodedResponseOf, ElementOf } from '../../protocol/schema.js';
+import type { MessageFor } from '../../protocol/messages/index.js';
 
-const API_FETCH = 1;
-const API_LIST_OFFSETS = 2;
-const API_OFFSET_FOR_LEADER_EPOCH = 23;
-/** Fetch v12: the last with topic names; the replica id is a plain field. */
-const FETCH_VERSION = 12;
-const LIST_OFFSETS_VERSION = 7;
-const OFFSET_FOR_LEADER_EPOCH_VERSION = 4;
+/** One partition of the leader's answer to a replica Fetch. */
+type FetchedPartition = ElementOf<ElementOf<DecodedResponseOf<MessageFor<typeof API_KEYS.Fetch>>['responses']>['partitions']>;
 const EARLIEST_TIMESTAMP = -2;
 const LATEST_TIMESTAMP = -1;
 
@@ -222,15 +219,15 @@ class LeaderFetcher {
       return false;
     });
     if (asking.length === 0) return;
-    const response = await client.send(API_OFFSET_FOR_LEADER_EPOCH, OFFSET_FOR_LEADER_EPOCH_VERSION, {
+    const response = await client.send(API_KEYS.OffsetForLeaderEpoch, INTER_BROKER_VERSIONS.OffsetForLeaderEpoch, {
       replicaId: this.options.localId,
       topics: byTopic(asking).map(([topic, fs]) => ({
         topic,
         partitions: fs.map((f) => ({ partition: f.partition.index, currentLeaderEpoch: f.leaderEpoch, leaderEpoch: f.partition.log.leaderEpochs.latestEpoch })),
       })),
     });
-    for (const t of response.topics ?? []) {
-      for (const r of t.partitions ?? []) {
+    for (const t of response.topics) {
+      for (const r of t.partitions) {
         const f = asking.find((x) => x.partition.topic === t.topic && x.partition.index === r.partition);
         if (!f || !this.current(f)) continue;
         if (r.errorCode !== ErrorCode.NONE) {
@@ -282,7 +279,7 @@ class LeaderFetcher {
 
   private async fetch(client: BrokerClient, list: Followed[]): Promise<void> {
     const { config, localId } = this.options;
-    const response = await client.send(API_FETCH, FETCH_VERSION, {
+    const response = await client.send(API_KEYS.Fetch, INTER_BROKER_VERSIONS.Fetch, {
       replicaId: localId,
       maxWaitMs: config.maxWaitMs,
       minBytes: config.minBytes,
@@ -305,8 +302,8 @@ class LeaderFetcher {
       rackId: '',
     });
     if (response.errorCode) throw new Error(`the leader refused the fetch with error ${response.errorCode}`);
-    for (const t of response.responses ?? []) {
-      for (const r of t.partitions ?? []) {
+    for (const t of response.responses) {
+      for (const r of t.partitions) {
         const f = list.find((x) => x.partition.topic === t.topic && x.partition.index === r.partitionIndex);
         if (!f || !this.current(f)) continue;
         await this.handlePartition(client, f, r);
@@ -314,7 +311,7 @@ class LeaderFetcher {
     }
   }
 
-  private async handlePartition(client: BrokerClient, f: Followed, r: Message): Promise<void> {
+  private async handlePartition(client: BrokerClient, f: Followed, r: FetchedPartition): Promise<void> {
     const { partition } = f;
     const log = partition.log;
     switch (r.errorCode) {
@@ -387,12 +384,12 @@ class LeaderFetcher {
   /** The leader's earliest (-2) or latest (-1: its log end, for a replica) offset of `f`, or null. */
   private async leaderOffset(client: BrokerClient, f: Followed, timestamp: number): Promise<number | null> {
     const { partition } = f;
-    const response = await client.send(API_LIST_OFFSETS, LIST_OFFSETS_VERSION, {
+    const response = await client.send(API_KEYS.ListOffsets, INTER_BROKER_VERSIONS.ListOffsets, {
       replicaId: this.options.localId,
       isolationLevel: 0,
       topics: [{ name: partition.topic, partitions: [{ partitionIndex: partition.index, currentLeaderEpoch: f.leaderEpoch, timestamp }] }],
     });
-    const r = response.topics?.[0]?.partitions?.[0];
+    const r = response.topics[0]?.partitions[0];
     if (!r || r.errorCode !== ErrorCode.NONE) {
       this.hold(f, 'the leader did not give its offsets', r?.errorCode);
       return null;

@@ -40,6 +40,7 @@ import { ZkClient, ZkError } from './zk/zk-client.js';
 import { KafkaZk } from './zk/kafka-zk.js';
 import { BROKER_DEFAULT_ENTITY } from './zk/znodes.js';
 import { BrokerClient, INTER_BROKER_VERSIONS } from './broker-client.js';
+import { API_KEYS } from '../../protocol/messages/index.js';
 import { ReplicaFetcherManager } from './replica-fetcher.js';
 import type { Partition } from '../partition/partition.js';
 import type { AlterPartitionRequestData, AlterPartitionResult } from './controller.js';
@@ -48,18 +49,12 @@ import { OFFSETS_TOPIC } from '../group/offsets-topic.js';
 import { partitionForGroup } from '../group/records.js';
 import { TRANSACTION_STATE_TOPIC, partitionForTransactionalId } from '../txn/state-topic.js';
 
-const API_CONTROLLED_SHUTDOWN = 7;
 /** Kafka's LeaderAndIsr.EpochDuringDelete: StopReplica's leader epoch for the partitions of a topic being deleted. */
 const EPOCH_DURING_DELETE = -2;
-const API_ALTER_PARTITION = 56;
-/** AlterPartition v1: topic names (the controller's ZooKeeper state is by name). */
-const ALTER_PARTITION_VERSION = 1;
 const ALTER_PARTITION_RETRY_MS = 1000;
 const REJOIN_BACKOFF_MS = 1000;
 /** Kafka's ZkNodeChangeNotificationListener.changeExpirationMs. */
 const CONFIG_CHANGE_EXPIRATION_MS = 15 * 60_000;
-const API_WRITE_TXN_MARKERS = 27;
-const WRITE_TXN_MARKERS_VERSION = 1;
 /** Markers on their way to other brokers at once; more wait for the coordinator's next retry. */
 const MAX_MARKERS_IN_FLIGHT = 10_000;
 /** A stopping broker whose controller moved asks ZooKeeper again, this often and this many times. */
@@ -468,7 +463,7 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     }
     const leaderEpoch = partition.leaderEpoch;
     this.peerClient(controller)
-      .send(API_ALTER_PARTITION, ALTER_PARTITION_VERSION, {
+      .send(API_KEYS.AlterPartition, INTER_BROKER_VERSIONS.AlterPartition, {
         brokerId: this.localNodeId,
         brokerEpoch: this.brokerEpoch,
         topics: [
@@ -482,7 +477,7 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
         (response) => {
           if (partition.pendingIsr !== pending) return;
           partition.pendingIsr = null;
-          const r = response.topics?.[0]?.partitions?.[0];
+          const r = response.topics[0]?.partitions[0];
           const errorCode = r?.errorCode ?? response.errorCode;
           if (errorCode !== ErrorCode.NONE || !r) {
             this.log.info({ topic: partition.topic, partition: partition.index, isr, errorCode }, 'the controller did not change the ISR');
@@ -801,7 +796,7 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     this.markersInFlight.add(key);
     const client = this.peerClient(endpoint);
     client
-      .send(API_WRITE_TXN_MARKERS, WRITE_TXN_MARKERS_VERSION, {
+      .send(API_KEYS.WriteTxnMarkers, INTER_BROKER_VERSIONS.WriteTxnMarkers, {
         markers: [
           {
             producerId: marker.producerId,
@@ -814,7 +809,7 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       })
       .then(
         (response) => {
-          const errorCode = response.markers?.[0]?.topics?.[0]?.partitions?.[0]?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR;
+          const errorCode = response.markers[0]?.topics[0]?.partitions[0]?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR;
           if (errorCode !== ErrorCode.NONE) {
             this.log.warn({ topic, partition, leader, errorCode }, 'the leader did not write a transaction marker; retrying later');
             return;
@@ -902,7 +897,7 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       log: this.log,
     });
     try {
-      const response = await client.send(API_CONTROLLED_SHUTDOWN, INTER_BROKER_VERSIONS.controlledShutdown, {
+      const response = await client.send(API_KEYS.ControlledShutdown, INTER_BROKER_VERSIONS.ControlledShutdown, {
         brokerId: this.localNodeId,
         brokerEpoch: this.brokerEpoch,
       });

@@ -25,10 +25,9 @@ import {
   type RequestHeader,
 } from '../../protocol/codec.js';
 import { ErrorCode, KafkaError, errorName } from '../../protocol/errors.js';
+import { API_KEYS } from '../../protocol/messages/index.js';
 import type { Handler, HandlerRegistry } from '../handlers/registry.js';
 import type { BrokerServices, RequestContext } from './request-context.js';
-
-const API_VERSIONS_KEY = 18;
 
 /** Responses queued on the socket beyond which no further request of the connection is taken. */
 const MAX_PENDING_OUTPUT_BYTES = 16 * 1024 * 1024;
@@ -225,7 +224,7 @@ export class Connection implements TrackedConnection {
     }
     const version = header.apiVersion;
     if (version < handler.minVersion || version > handler.maxVersion) {
-      if (header.apiKey === API_VERSIONS_KEY) {
+      if (header.apiKey === API_KEYS.ApiVersions) {
         // KIP-511: answer at v0 with the supported list so the client can pick a version.
         const slot = this.enqueue(header.correlationId);
         this.complete(slot, handler, 0, header, {
@@ -243,7 +242,7 @@ export class Connection implements TrackedConnection {
       request = decodeMessage(handler.def, 'request', version, r);
     } catch (err) {
       // ApiVersions is special: a newer client may send a request version whose body we cannot read.
-      if (header.apiKey === API_VERSIONS_KEY && err instanceof ProtocolError) {
+      if (header.apiKey === API_KEYS.ApiVersions && err instanceof ProtocolError) {
         const slot = this.enqueue(header.correlationId);
         this.complete(slot, handler, 0, header, { errorCode: ErrorCode.INVALID_REQUEST, apiKeys: this.host.registry.apiVersions() });
         return false;
@@ -348,7 +347,7 @@ export class Connection implements TrackedConnection {
     const size = w.reserveInt32();
     w.int32(header.correlationId);
     // Response header v1 (tagged fields) for flexible versions, except ApiVersions which is always v0.
-    if (handler.apiKey !== API_VERSIONS_KEY && isFlexible(handler.def, version)) w.uvarint(0);
+    if (handler.apiKey !== API_KEYS.ApiVersions && isFlexible(handler.def, version)) w.uvarint(0);
     encodeMessage(handler.def, 'response', version, body, w);
     size.buf.writeInt32BE(w.length - 4, size.at);
     return w.finish();

@@ -8,13 +8,10 @@ import crypto from 'node:crypto';
 import type { RunningBroker } from '../../src/index.js';
 import { BrokerClient, BrokerRequestError, INTER_BROKER_VERSIONS, MAX_PENDING_REQUESTS, type BrokerClientOptions } from '../../src/cluster/broker-client.js';
 import { decodeMessage, decodeRequestHeaderStart, encodeMessage, isFlexible, skipTaggedFields, type RequestHeader } from '../../protocol/codec.js';
-import { MESSAGES_BY_KEY } from '../../protocol/messages/index.js';
+import { API_KEYS, MESSAGES_BY_KEY, type ApiKey } from '../../protocol/messages/index.js';
 import { Reader, Writer } from '../../protocol/primitives.js';
 import { withBroker } from '../helpers.js';
 import type { Message } from '../../protocol/codec.js';
-
-const API_VERSIONS = 18;
-const METADATA = 3;
 
 /** A rejection's BrokerRequestError, for asserting its reason and message. */
 async function failure(p: Promise<unknown>): Promise<BrokerRequestError> {
@@ -82,7 +79,7 @@ function responseFrame(header: RequestHeader, body: Record<string, unknown>): Bu
   const w = new Writer();
   const size = w.reserveInt32();
   w.int32(header.correlationId);
-  if (header.apiKey !== API_VERSIONS && isFlexible(def, header.apiVersion)) w.uvarint(0);
+  if (header.apiKey !== API_KEYS.ApiVersions && isFlexible(def, header.apiVersion)) w.uvarint(0);
   encodeMessage(def, 'response', header.apiVersion, body, w);
   size.buf.writeInt32BE(w.length - 4, size.at);
   return w.toBuffer();
@@ -101,19 +98,19 @@ describe('BrokerClient against a real krill', () => {
     const c = client(broker.port);
     for (const v of [0, 3]) {
       const body = v >= 3 ? { clientSoftwareName: 'krill', clientSoftwareVersion: '1' } : {};
-      const res = await c.send(API_VERSIONS, v, body);
+      const res = await c.send(API_KEYS.ApiVersions, v, body);
       expect(res.errorCode).toBe(0);
-      expect(res.apiKeys.map((k: { apiKey: number }) => k.apiKey)).toContain(METADATA);
+      expect(res.apiKeys.map((k: { apiKey: number }) => k.apiKey)).toContain(API_KEYS.Metadata);
     }
   });
 
   it('sends Metadata (v1 and flexible v12) and decodes brokers and cluster id', async () => {
     const c = client(broker.port);
-    const v12 = await c.send(METADATA, 12, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+    const v12 = await c.send(API_KEYS.Metadata, 12, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
     expect(v12.clusterId).toBe(broker.clusterId);
     expect(v12.brokers).toHaveLength(1);
     expect(v12.brokers[0].port).toBe(broker.port);
-    const v1 = await c.send(METADATA, 1, { topics: null });
+    const v1 = await c.send(API_KEYS.Metadata, 1, { topics: null });
     expect(v1.brokers[0].nodeId).toBe(v12.brokers[0].nodeId);
   });
 
@@ -121,13 +118,13 @@ describe('BrokerClient against a real krill', () => {
     const c = client(broker.port);
     const sends = Array.from({ length: 50 }, (_, i) =>
       i % 2 === 0
-        ? c.send(API_VERSIONS, i % 4 === 0 ? 3 : 0, i % 4 === 0 ? { clientSoftwareName: 'k', clientSoftwareVersion: '1' } : {})
-        : c.send(METADATA, 12, { topics: [], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false }),
+        ? c.send(API_KEYS.ApiVersions, i % 4 === 0 ? 3 : 0, i % 4 === 0 ? { clientSoftwareName: 'k', clientSoftwareVersion: '1' } : {})
+        : c.send(API_KEYS.Metadata, 12, { topics: [], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false }),
     );
     const results = await Promise.all(sends);
     results.forEach((res, i) => {
-      if (i % 2 === 0) expect(res.apiKeys.length).toBeGreaterThan(0);
-      else expect(res.clusterId).toBe(broker.clusterId);
+      if (i % 2 === 0) expect((res as Message).apiKeys.length).toBeGreaterThan(0);
+      else expect((res as Message).clusterId).toBe(broker.clusterId);
     });
   });
 });
@@ -164,7 +161,7 @@ describe('BrokerClient with the inter-broker requests', () => {
         leaderRecoveryState: 0,
       };
       const [lai, um, sr, cs] = await Promise.all([
-        c.send(4, INTER_BROKER_VERSIONS.leaderAndIsr, {
+        c.send(4, INTER_BROKER_VERSIONS.LeaderAndIsr, {
           controllerId: 1,
           controllerEpoch: 3,
           brokerEpoch: 77n,
@@ -172,7 +169,7 @@ describe('BrokerClient with the inter-broker requests', () => {
           topicStates: [{ topicName: 't', topicId, partitionStates: [partitionState] }],
           liveLeaders: [{ brokerId: 1, hostName: 'localhost', port: 9092 }],
         }),
-        c.send(6, INTER_BROKER_VERSIONS.updateMetadata, {
+        c.send(6, INTER_BROKER_VERSIONS.UpdateMetadata, {
           controllerId: 1,
           controllerEpoch: 3,
           brokerEpoch: 77n,
@@ -188,13 +185,13 @@ describe('BrokerClient with the inter-broker requests', () => {
           ],
           liveBrokers: [{ id: 1, endpoints: [{ port: 9092, host: 'localhost', listener: 'PLAINTEXT', securityProtocol: 0 }], rack: null }],
         }),
-        c.send(5, INTER_BROKER_VERSIONS.stopReplica, {
+        c.send(5, INTER_BROKER_VERSIONS.StopReplica, {
           controllerId: 1,
           controllerEpoch: 3,
           brokerEpoch: 77n,
           topicStates: [{ topicName: 't', partitionStates: [{ partitionIndex: 1, leaderEpoch: 4, deletePartition: true }] }],
         }),
-        c.send(7, INTER_BROKER_VERSIONS.controlledShutdown, { brokerId: 2, brokerEpoch: 78n }),
+        c.send(7, INTER_BROKER_VERSIONS.ControlledShutdown, { brokerId: 2, brokerEpoch: 78n }),
       ]);
       expect(fake.connections()).toBe(1);
       expect(got.map((r) => r.header.clientId)).toEqual(Array(4).fill('krill-controller'));
@@ -222,8 +219,8 @@ describe('BrokerClient with the inter-broker requests', () => {
     const fake = await fakeBroker(() => {});
     try {
       const c = client(fake.port);
-      expect((await failure(c.send(999, 0, {}))).reason).toBe('invalid');
-      expect((await failure(c.send(4, 8, {}))).reason).toBe('invalid');
+      expect((await failure(c.send(999 as ApiKey, 0, {} as never))).reason).toBe('invalid');
+      expect((await failure(c.send(4, 8, {} as never))).reason).toBe('invalid');
       expect((await failure(c.send(7, 0, { brokerId: 1 }))).reason).toBe('invalid');
       expect(fake.connections()).toBe(0);
     } finally {
@@ -240,12 +237,12 @@ describe('BrokerClient failures', () => {
     });
     try {
       const c = client(fake.port, { requestTimeoutMs: 300 });
-      const first = c.send(API_VERSIONS, 0, {});
+      const first = c.send(API_KEYS.ApiVersions, 0, {});
       const firstErr = await failure(first);
       expect(firstErr.reason).toBe('timeout');
       expect(firstErr.message).toMatch(/ApiVersions v0 .* timed out after 300 ms/);
 
-      const res = await c.send(API_VERSIONS, 0, {});
+      const res = await c.send(API_KEYS.ApiVersions, 0, {});
       expect(res.errorCode).toBe(0);
       expect(fake.connections()).toBe(2);
     } finally {
@@ -257,9 +254,9 @@ describe('BrokerClient failures', () => {
     const fake = await fakeBroker(() => {});
     try {
       const c = client(fake.port, { requestTimeoutMs: 300 });
-      const first = c.send(API_VERSIONS, 0, {});
+      const first = c.send(API_KEYS.ApiVersions, 0, {});
       // Sent after the first with the same timeout: its timer is due later, so the first one's reset fails it.
-      const second = c.send(API_VERSIONS, 0, {});
+      const second = c.send(API_KEYS.ApiVersions, 0, {});
       expect((await failure(first)).reason).toBe('timeout');
       const secondErr = await failure(second);
       expect(secondErr.reason).toBe('connection');
@@ -276,7 +273,7 @@ describe('BrokerClient failures', () => {
     await new Promise((resolve) => probe.close(resolve));
     const warnings: string[] = [];
     const c = client(port, { log: { warn: (_o, m) => warnings.push(m ?? '') } });
-    const err = await failure(c.send(API_VERSIONS, 0, {}));
+    const err = await failure(c.send(API_KEYS.ApiVersions, 0, {}));
     expect(err.reason).toBe('connection');
     expect(err.message).toMatch(new RegExp(`connection to 127.0.0.1:${port} failed: .*ECONNREFUSED`));
     expect(warnings.some((w) => /ECONNREFUSED/.test(w))).toBe(true);
@@ -284,7 +281,7 @@ describe('BrokerClient failures', () => {
 
   it('rejects (does not throw) for a port that cannot be connected to at all', async () => {
     const c = client(70_000);
-    const err = await failure(c.send(API_VERSIONS, 0, {}));
+    const err = await failure(c.send(API_KEYS.ApiVersions, 0, {}));
     expect(err.reason).toBe('connection');
     expect(err.message).toMatch(/cannot connect to 127.0.0.1:70000/);
   });
@@ -298,7 +295,7 @@ describe('BrokerClient failures', () => {
     });
     try {
       const c = client(fake.port, { maxResponseBytes: 1024 });
-      const err = await failure(c.send(API_VERSIONS, 0, {}));
+      const err = await failure(c.send(API_KEYS.ApiVersions, 0, {}));
       expect(err.reason).toBe('protocol');
       expect(err.message).toMatch(/response size 2048 .* outside 0-1024/);
     } finally {
@@ -321,10 +318,10 @@ describe('BrokerClient failures', () => {
     });
     try {
       const c = client(fake.port);
-      const malformed = await failure(c.send(API_VERSIONS, 0, {}));
+      const malformed = await failure(c.send(API_KEYS.ApiVersions, 0, {}));
       expect(malformed.reason).toBe('protocol');
       expect(malformed.message).toMatch(/ApiVersions v0 response .* is malformed/);
-      const unknown = await failure(c.send(API_VERSIONS, 0, {}));
+      const unknown = await failure(c.send(API_KEYS.ApiVersions, 0, {}));
       expect(unknown.reason).toBe('protocol');
       expect(unknown.message).toMatch(/unknown correlation id/);
       expect(fake.connections()).toBe(2);
@@ -337,11 +334,11 @@ describe('BrokerClient failures', () => {
     const fake = await fakeBroker(() => {});
     try {
       const c = client(fake.port);
-      const pending = [c.send(API_VERSIONS, 0, {}), c.send(API_VERSIONS, 0, {}), c.send(METADATA, 1, { topics: null })];
+      const pending = [c.send(API_KEYS.ApiVersions, 0, {}), c.send(API_KEYS.ApiVersions, 0, {}), c.send(API_KEYS.Metadata, 1, { topics: null })];
       await expect.poll(() => fake.connections()).toBe(1);
       c.close();
       for (const p of pending) expect((await failure(p)).reason).toBe('closed');
-      expect((await failure(c.send(API_VERSIONS, 0, {}))).reason).toBe('closed');
+      expect((await failure(c.send(API_KEYS.ApiVersions, 0, {}))).reason).toBe('closed');
       expect(fake.connections()).toBe(1);
     } finally {
       await fake.close();
@@ -352,8 +349,8 @@ describe('BrokerClient failures', () => {
     const fake = await fakeBroker(() => {});
     try {
       const c = client(fake.port);
-      const pending = Array.from({ length: MAX_PENDING_REQUESTS }, () => c.send(API_VERSIONS, 0, {}));
-      const over = await failure(c.send(API_VERSIONS, 0, {}));
+      const pending = Array.from({ length: MAX_PENDING_REQUESTS }, () => c.send(API_KEYS.ApiVersions, 0, {}));
+      const over = await failure(c.send(API_KEYS.ApiVersions, 0, {}));
       expect(over.reason).toBe('overloaded');
       c.close();
       const settled = await Promise.allSettled(pending);

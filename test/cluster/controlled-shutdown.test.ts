@@ -42,7 +42,7 @@ describe.skipIf(skip)('controlled shutdown', () => {
     const controller = brokers.find((b) => b.id === controllerId)!;
     const client = new BrokerClient({ host: controller.host, port: controller.port, clientId: 'test', requestTimeoutMs: 10_000 });
     try {
-      const response = await client.send(7, INTER_BROKER_VERSIONS.controlledShutdown, { brokerId: 1, brokerEpoch: brokers.find((b) => b.id === 1)!.epoch });
+      const response = await client.send(7, INTER_BROKER_VERSIONS.ControlledShutdown, { brokerId: 1, brokerEpoch: brokers.find((b) => b.id === 1)!.epoch });
       expect(response).toMatchObject({ errorCode: 0, remainingPartitions: [] });
     } finally {
       client.close();

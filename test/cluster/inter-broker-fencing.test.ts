@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type RunningCluster } from '../../src/embedded-cluster.js';
 import { BrokerClient, INTER_BROKER_VERSIONS } from '../../src/cluster/broker-client.js';
 import { ErrorCode } from '../../protocol/errors.js';
+import { API_KEYS } from '../../protocol/messages/index.js';
 import { buildBatch } from '../../protocol/record-batch.js';
 import { TestClient } from '../server/client.js';
 import { API, fetchOne, produce, produceOk, recordsOf, values } from '../server/kafka.js';
@@ -17,16 +18,12 @@ import { withBroker } from '../helpers.js';
 import { coordinatorOf, createTopicOk, leaderOf, metadata, zkState } from './cluster-probe.js';
 import { waitFor } from './zk-helpers.js';
 
-const LEADER_AND_ISR = 4;
-const STOP_REPLICA = 5;
-const UPDATE_METADATA = 6;
-const CONTROLLED_SHUTDOWN = 7;
 const OFFSET_COMMIT = 8;
 const JOIN_GROUP = 11;
 const OFFSET_FETCH = 9;
 const DESCRIBE_GROUPS = 15;
 const DELETE_GROUPS = 42;
-const INTER_BROKER_KEYS = [LEADER_AND_ISR, STOP_REPLICA, UPDATE_METADATA, CONTROLLED_SHUTDOWN];
+const INTER_BROKER_KEYS = [API_KEYS.LeaderAndIsr, API_KEYS.StopReplica, API_KEYS.UpdateMetadata, API_KEYS.ControlledShutdown];
 
 let cluster: RunningCluster;
 const clients = new Map<number, TestClient>();
@@ -113,10 +110,10 @@ describe('controller requests with stale epochs', () => {
       liveBrokers: [{ id: target, endpoints: [{ port: broker(target).port, host: '127.0.0.1', listener: 'PLAINTEXT', securityProtocol: 0 }], rack: null }],
     });
     const c = asController(target);
-    expect((await c.send(UPDATE_METADATA, INTER_BROKER_VERSIONS.updateMetadata, body(controllerEpoch - 1, brokerEpochs.get(target)!))).errorCode).toBe(
+    expect((await c.send(API_KEYS.UpdateMetadata, INTER_BROKER_VERSIONS.UpdateMetadata, body(controllerEpoch - 1, brokerEpochs.get(target)!))).errorCode).toBe(
       ErrorCode.STALE_CONTROLLER_EPOCH,
     );
-    expect((await c.send(UPDATE_METADATA, INTER_BROKER_VERSIONS.updateMetadata, body(controllerEpoch, brokerEpochs.get(target)! - 1))).errorCode).toBe(
+    expect((await c.send(API_KEYS.UpdateMetadata, INTER_BROKER_VERSIONS.UpdateMetadata, body(controllerEpoch, brokerEpochs.get(target)! - 1))).errorCode).toBe(
       ErrorCode.STALE_BROKER_EPOCH,
     );
     // Still every broker, and no topic 'ghost', in its metadata or on its disk.
@@ -161,10 +158,10 @@ describe('controller requests with stale epochs', () => {
       liveLeaders: [{ brokerId: target, hostName: '127.0.0.1', port: broker(target).port }],
     });
     const c = asController(target);
-    expect((await c.send(LEADER_AND_ISR, INTER_BROKER_VERSIONS.leaderAndIsr, body(controllerEpoch - 1, brokerEpochs.get(target)!))).errorCode).toBe(
+    expect((await c.send(API_KEYS.LeaderAndIsr, INTER_BROKER_VERSIONS.LeaderAndIsr, body(controllerEpoch - 1, brokerEpochs.get(target)!))).errorCode).toBe(
       ErrorCode.STALE_CONTROLLER_EPOCH,
     );
-    expect((await c.send(LEADER_AND_ISR, INTER_BROKER_VERSIONS.leaderAndIsr, body(controllerEpoch, brokerEpochs.get(target)! - 1))).errorCode).toBe(
+    expect((await c.send(API_KEYS.LeaderAndIsr, INTER_BROKER_VERSIONS.LeaderAndIsr, body(controllerEpoch, brokerEpochs.get(target)! - 1))).errorCode).toBe(
       ErrorCode.STALE_BROKER_EPOCH,
     );
     expect((await produce(client(target), 'fenced-lai', 0, buildBatch(values(1)))).errorCode).toBe(ErrorCode.NOT_LEADER_OR_FOLLOWER);
@@ -184,10 +181,10 @@ describe('controller requests with stale epochs', () => {
       topicStates: [{ topicName: 'fenced-stop', partitionStates: [{ partitionIndex: 0, leaderEpoch: -2, deletePartition: true }] }],
     });
     const c = asController(leader);
-    expect((await c.send(STOP_REPLICA, INTER_BROKER_VERSIONS.stopReplica, body(controllerEpoch - 1, brokerEpochs.get(leader)!))).errorCode).toBe(
+    expect((await c.send(API_KEYS.StopReplica, INTER_BROKER_VERSIONS.StopReplica, body(controllerEpoch - 1, brokerEpochs.get(leader)!))).errorCode).toBe(
       ErrorCode.STALE_CONTROLLER_EPOCH,
     );
-    expect((await c.send(STOP_REPLICA, INTER_BROKER_VERSIONS.stopReplica, body(controllerEpoch, brokerEpochs.get(leader)! - 1))).errorCode).toBe(
+    expect((await c.send(API_KEYS.StopReplica, INTER_BROKER_VERSIONS.StopReplica, body(controllerEpoch, brokerEpochs.get(leader)! - 1))).errorCode).toBe(
       ErrorCode.STALE_BROKER_EPOCH,
     );
     expect(fs.existsSync(path.join(broker(leader).dataDir, 'fenced-stop-0'))).toBe(true);
@@ -200,7 +197,7 @@ describe('controller requests with stale epochs', () => {
     const { controllerId, brokerEpochs } = await zkState(cluster.zookeeperConnect);
     const target = otherThan(controllerId);
     const other = otherThan(controllerId, target);
-    const res = await asController(target).send(CONTROLLED_SHUTDOWN, INTER_BROKER_VERSIONS.controlledShutdown, {
+    const res = await asController(target).send(API_KEYS.ControlledShutdown, INTER_BROKER_VERSIONS.ControlledShutdown, {
       brokerId: other,
       brokerEpoch: brokerEpochs.get(other)!,
     });
@@ -295,7 +292,7 @@ describe('Metadata of all topics in a cluster', () => {
     const { controllerEpoch, controllerId, brokerEpochs } = await zkState(cluster.zookeeperConnect);
     // A LeaderAndIsr that passes the epoch checks but names a topic the controller does not have: the broker
     // makes its log, and its metadata still does not name it.
-    const res = await asController(target).send(LEADER_AND_ISR, INTER_BROKER_VERSIONS.leaderAndIsr, {
+    const res = await asController(target).send(API_KEYS.LeaderAndIsr, INTER_BROKER_VERSIONS.LeaderAndIsr, {
       controllerId,
       isKRaftController: false,
       controllerEpoch,
@@ -338,7 +335,7 @@ describe('a newer controller epoch seen in any controller request', () => {
     const target = 3;
     const { controllerEpoch, controllerId, brokerEpochs } = await zkState(cluster.zookeeperConnect);
     const c = asController(target);
-    const newer = await c.send(LEADER_AND_ISR, INTER_BROKER_VERSIONS.leaderAndIsr, {
+    const newer = await c.send(API_KEYS.LeaderAndIsr, INTER_BROKER_VERSIONS.LeaderAndIsr, {
       controllerId,
       isKRaftController: false,
       controllerEpoch: controllerEpoch + 1,
@@ -348,7 +345,7 @@ describe('a newer controller epoch seen in any controller request', () => {
       liveLeaders: [],
     });
     expect(newer.errorCode).toBe(0);
-    const older = await c.send(UPDATE_METADATA, INTER_BROKER_VERSIONS.updateMetadata, {
+    const older = await c.send(API_KEYS.UpdateMetadata, INTER_BROKER_VERSIONS.UpdateMetadata, {
       controllerId,
       isKRaftController: false,
       controllerEpoch,

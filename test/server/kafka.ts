@@ -3,18 +3,10 @@ import { expect } from 'vitest';
 import { buildBatch, decodeBatch, readBatchHeader, type SimpleRecord } from '../../protocol/record-batch.js';
 import type { Message } from '../../protocol/codec.js';
 import type { TestClient } from './client.js';
+import { API_KEYS } from '../../protocol/messages/index.js';
 
-export const API = {
-  Produce: 0,
-  Fetch: 1,
-  ListOffsets: 2,
-  Metadata: 3,
-  ApiVersions: 18,
-  CreateTopics: 19,
-  DeleteTopics: 20,
-  InitProducerId: 22,
-  DescribeCluster: 60,
-} as const;
+/** API keys by name, from the protocol's definitions. */
+export const API = API_KEYS;
 
 import { ZERO_UUID } from '../../protocol/sentinels.js';
 
