@@ -11,14 +11,6 @@ export interface PartitionState extends PartitionLeadership {
   zkVersion: number;
 }
 
-/** The controller's name of a partition in its maps. */
-export const partitionKey = (topic: string, partition: number): string => `${topic}\u0000${partition}`;
-
-export function splitKey(key: string): [string, number] {
-  const at = key.lastIndexOf('\u0000');
-  return [key.slice(0, at), Number(key.slice(at + 1))];
-}
-
 export interface ControllerCore {
   readonly zk: KafkaZk;
   readonly log: Logger;

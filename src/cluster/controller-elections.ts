@@ -10,9 +10,10 @@
 //   resigning stops it.
 
 import { ErrorCode } from '../../protocol/errors.js';
-import { splitKey, type ControllerCore, type PartitionState } from './controller-core.js';
+import { type ControllerCore, type PartitionState } from './controller-core.js';
 import { ElectionType, imbalancedPartitions, preferredReplicaLeader, uncleanElection } from './replica-elections.js';
 import type { PartitionLeadership } from './zk/kafka-zk.js';
+import { splitPartitionKey } from '../topic-partition.js';
 
 /** Kafka's delay of the first balance check after a controller takes over. */
 const FIRST_BALANCE_CHECK_MS = 5000;
@@ -83,7 +84,7 @@ export class ControllerElections {
         results.set(key, { errorCode: ErrorCode.NONE, errorMessage: null, leader });
         continue;
       }
-      const [topic, p] = splitKey(key);
+      const [topic, p] = splitPartitionKey(key);
       results.set(
         key,
         type === ElectionType.PREFERRED
@@ -99,7 +100,7 @@ export class ControllerElections {
     }
     if (elected.length > 0) {
       this.core.log.info(
-        { type: type === ElectionType.PREFERRED ? 'preferred' : 'unclean', partitions: elected.map((k) => splitKey(k).join('-')) },
+        { type: type === ElectionType.PREFERRED ? 'preferred' : 'unclean', partitions: elected.map((k) => splitPartitionKey(k).join('-')) },
         'elected leaders',
       );
       await this.core.announce(elected, false);

@@ -24,7 +24,7 @@
 // LeaderAndIsr's addingReplicas/removingReplicas fields stay empty (krill's brokers do not use them).
 
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
-import { partitionKey, splitKey, type ControllerCore, type PartitionState } from './controller-core.js';
+import { type ControllerCore, type PartitionState } from './controller-core.js';
 import { isrWithout, offlinePartitionLeader } from './leader-election.js';
 import {
   checkReassignmentTarget,
@@ -37,6 +37,7 @@ import {
   type ReplicaAssignment,
 } from './replica-assignment.js';
 import { ControllerMovedError, type PartitionLeadership } from './zk/kafka-zk.js';
+import { partitionKey, splitPartitionKey } from '../topic-partition.js';
 
 export interface ReassignmentRequest {
   topic: string;
@@ -71,7 +72,7 @@ export class ControllerReassignments {
    * progress, replacing any this controller remembers of a deleted namesake.
    */
   loaded(topic: string, reassigning: { adding: ReadonlyMap<number, readonly number[]>; removing: ReadonlyMap<number, readonly number[]> }): void {
-    for (const key of [...this.ongoing.keys()]) if (splitKey(key)[0] === topic) this.ongoing.delete(key);
+    for (const key of [...this.ongoing.keys()]) if (splitPartitionKey(key)[0] === topic) this.ongoing.delete(key);
     for (const p of new Set([...reassigning.adding.keys(), ...reassigning.removing.keys()])) {
       const entry = { adding: reassigning.adding.get(p) ?? [], removing: reassigning.removing.get(p) ?? [] };
       if (entry.adding.length > 0 || entry.removing.length > 0) this.ongoing.set(partitionKey(topic, p), entry);
@@ -106,7 +107,7 @@ export class ControllerReassignments {
         } else if (err instanceof ControllerMovedError) {
           throw err;
         } else {
-          this.core.log.error({ partition: splitKey(key).join('-'), err }, 'reassigning a partition failed');
+          this.core.log.error({ partition: splitPartitionKey(key).join('-'), err }, 'reassigning a partition failed');
           results.set(key, { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: (err as Error).message });
         }
       }
@@ -121,7 +122,7 @@ export class ControllerReassignments {
       const entry = this.ongoing.get(key);
       const replicas = this.core.replicas(key);
       if (!entry || !replicas) continue;
-      const [topic, partition] = splitKey(key);
+      const [topic, partition] = splitPartitionKey(key);
       listed.push({ topic, partition, replicas: [...replicas], addingReplicas: [...entry.adding], removingReplicas: [...entry.removing] });
     }
     return listed;
@@ -163,7 +164,7 @@ export class ControllerReassignments {
       await this.core.announce([key], false);
     } else {
       this.core.log.warn(
-        { partition: splitKey(key).join('-') },
+        { partition: splitPartitionKey(key).join('-') },
         'reassigning a partition that has no leadership yet: its new replicas start with its first leader',
       );
     }
@@ -191,7 +192,7 @@ export class ControllerReassignments {
     await this.core.updateState(key, (s) => this.leaderWithin(key, target, s));
     await this.stopReplicas(key, reassignment.removingReplicas);
     await this.writeAssignment(key);
-    this.core.log.info({ partition: splitKey(key).join('-'), replicas: target }, 'partition reassignment complete');
+    this.core.log.info({ partition: splitPartitionKey(key).join('-'), replicas: target }, 'partition reassignment complete');
   }
 
   /** The leader in `target`: the current one (next epoch, so that replicas learn the new RS), or a live ISR member of it. */
@@ -200,7 +201,7 @@ export class ControllerReassignments {
     const leader = target.includes(s.leader) && online(s.leader) ? s.leader : offlinePartitionLeader(target, s.isr, online);
     if (leader === -1) {
       // As Kafka's, the reassignment completes anyway: the partition is offline until a target replica can lead.
-      this.core.log.warn({ partition: splitKey(key).join('-'), target, isr: s.isr }, 'no target replica of a reassigned partition can lead');
+      this.core.log.warn({ partition: splitPartitionKey(key).join('-'), target, isr: s.isr }, 'no target replica of a reassigned partition can lead');
       return null;
     }
     return { ...leadership(s), leader, leaderEpoch: s.leaderEpoch + 1, controllerEpoch: this.core.epoch };
@@ -225,7 +226,7 @@ export class ControllerReassignments {
 
   /** The topic's assignment znode, as the controller has it, with `reassignment` for this partition when given. */
   private async writeAssignment(key: string, reassignment?: ReplicaAssignment): Promise<void> {
-    const [topic, partition] = splitKey(key);
+    const [topic, partition] = splitPartitionKey(key);
     const topicId = this.core.topicId(topic);
     if (!topicId) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', 'The partition does not exist.');
     const replicas = new Map<number, number[]>();
@@ -233,7 +234,7 @@ export class ControllerReassignments {
     const adding = new Map<number, readonly number[]>();
     const removing = new Map<number, readonly number[]>();
     for (const [k, entry] of this.ongoing) {
-      const [t, p] = splitKey(k);
+      const [t, p] = splitPartitionKey(k);
       if (t !== topic) continue;
       adding.set(p, entry.adding);
       removing.set(p, entry.removing);

@@ -37,9 +37,10 @@ import { ControllerMovedError, type BrokerInfo, type KafkaZk, type PartitionLead
 import { controlledShutdownLeader, isrWithout, offlinePartitionLeader } from './leader-election.js';
 import { LEADER_DURING_DELETE } from './metadata-cache.js';
 import { randomKafkaUuid } from '../storage/meta-properties.js';
-import { partitionKey, splitKey, type ControllerCore, type PartitionState } from './controller-core.js';
+import { type ControllerCore, type PartitionState } from './controller-core.js';
 import { ControllerElections, type ElectionResult, type LeaderBalanceConfig } from './controller-elections.js';
 import { ControllerReassignments, type OngoingReassignment, type ReassignmentRequest, type ReassignmentResult } from './controller-reassignments.js';
+import { partitionKey, splitPartitionKey } from '../topic-partition.js';
 
 /** What the controller sends each broker (all answer with a top-level errorCode). */
 type ControllerApi = typeof API_KEYS.LeaderAndIsr | typeof API_KEYS.StopReplica | typeof API_KEYS.UpdateMetadata;
@@ -265,7 +266,7 @@ export class Controller {
   private async onBrokerGone(id: number): Promise<string[]> {
     const changed: string[] = [];
     for (const [key, state] of this.states) {
-      const [topic, p] = splitKey(key);
+      const [topic, p] = splitPartitionKey(key);
       const replicas = this.topics.get(topic)?.assignment.get(p) ?? [];
       if (!replicas.includes(id)) continue;
       let next: PartitionLeadership | null = null;
@@ -303,7 +304,7 @@ export class Controller {
     const changed: string[] = [];
     for (const [key, state] of this.states) {
       if (state.leader !== -1 && this.live.has(state.leader)) continue;
-      const [topic, p] = splitKey(key);
+      const [topic, p] = splitPartitionKey(key);
       const replicas = this.topics.get(topic)?.assignment.get(p) ?? [];
       const leader = offlinePartitionLeader(replicas, state.isr, (b) => this.live.has(b) && !this.shuttingDown.has(b));
       if (leader === -1) {
@@ -407,7 +408,7 @@ export class Controller {
       const changed: string[] = [];
       const stopped: string[] = [];
       for (const [key, state] of this.states) {
-        const [topic, p] = splitKey(key);
+        const [topic, p] = splitPartitionKey(key);
         const replicas = this.topics.get(topic)?.assignment.get(p) ?? [];
         if (!replicas.includes(id) || replicas.length < 2) continue;
         if (state.leader === id) {
@@ -426,7 +427,7 @@ export class Controller {
       const remainingPartitions: ControlledShutdownResult['remainingPartitions'] = [];
       for (const [key, state] of this.states) {
         if (state.leader !== id || !state.isr.some((r) => r !== id && this.live.has(r))) continue;
-        const [topicName, partitionIndex] = splitKey(key);
+        const [topicName, partitionIndex] = splitPartitionKey(key);
         remainingPartitions.push({ topicName, partitionIndex });
       }
       this.log.info({ broker: id, moved: changed.length, remaining: remainingPartitions.length }, 'controlled shutdown');
@@ -587,7 +588,7 @@ export class Controller {
   private async sendLeaderAndIsrFor(keys: string[], except: number[], isNew = false): Promise<void> {
     const byBroker = new Map<number, string[]>();
     for (const key of keys) {
-      const [topic, p] = splitKey(key);
+      const [topic, p] = splitPartitionKey(key);
       for (const r of this.topics.get(topic)?.assignment.get(p) ?? []) {
         if (!this.live.has(r) || except.includes(r)) continue;
         const list = byBroker.get(r) ?? [];
@@ -600,7 +601,7 @@ export class Controller {
 
   private partitionsWithReplica(id: number): string[] {
     return [...this.states.keys()].filter((key) => {
-      const [topic, p] = splitKey(key);
+      const [topic, p] = splitPartitionKey(key);
       return this.topics.get(topic)?.assignment.get(p)?.includes(id);
     });
   }
@@ -613,7 +614,7 @@ export class Controller {
   private byTopic(keys: string[]): Map<string, number[]> {
     const grouped = new Map<string, number[]>();
     for (const key of keys.sort()) {
-      const [topic, p] = splitKey(key);
+      const [topic, p] = splitPartitionKey(key);
       const list = grouped.get(topic) ?? [];
       list.push(p);
       grouped.set(topic, list);
@@ -819,7 +820,7 @@ export class Controller {
 
   /** Writes a partition's next state as `change` computes it, reading it again (a few times) when it moved on. */
   private async updateState(key: string, change: (current: PartitionState) => PartitionLeadership | null): Promise<boolean> {
-    const [topic, p] = splitKey(key);
+    const [topic, p] = splitPartitionKey(key);
     for (let attempt = 0; attempt < STATE_WRITE_ATTEMPTS; attempt++) {
       const current = this.states.get(key);
       const next = current && change(current);
@@ -830,7 +831,7 @@ export class Controller {
   }
 
   private async reloadState(key: string, watch?: () => void): Promise<PartitionState | undefined> {
-    const [topic, p] = splitKey(key);
+    const [topic, p] = splitPartitionKey(key);
     const state = await this.zk.getPartitionState(topic, p, watch);
     if (!state || !this.topics.has(topic)) return undefined;
     this.states.set(key, state);
@@ -862,11 +863,11 @@ export class Controller {
       partitionKeys: () => [...this.states.keys()],
       state: (key) => this.states.get(key),
       replicas: (key) => {
-        const [topic, p] = splitKey(key);
+        const [topic, p] = splitPartitionKey(key);
         return this.topics.get(topic)?.assignment.get(p);
       },
       setReplicas: (key, replicas) => {
-        const [topic, p] = splitKey(key);
+        const [topic, p] = splitPartitionKey(key);
         this.topics.get(topic)?.assignment.set(p, [...replicas]);
       },
       topicId: (topic) => this.topics.get(topic)?.topicId,

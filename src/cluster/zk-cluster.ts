@@ -35,7 +35,6 @@ import { MetadataCache, LEADER_DURING_DELETE, type TopicStateUpdate } from './me
 import { Controller, UPDATE_FULL, type ControlledShutdownResult } from './controller.js';
 import type { ElectionResult, LeaderBalanceConfig } from './controller-elections.js';
 import type { OngoingReassignment, ReassignmentRequest, ReassignmentResult } from './controller-reassignments.js';
-import { partitionKey } from './controller-core.js';
 import { ZkClient, ZkError } from './zk/zk-client.js';
 import { KafkaZk } from './zk/kafka-zk.js';
 import { BROKER_DEFAULT_ENTITY } from './zk/znodes.js';
@@ -48,6 +47,7 @@ import { randomKafkaUuid, writeMetaProperties } from '../storage/meta-properties
 import { OFFSETS_TOPIC } from '../group/offsets-topic.js';
 import { partitionForGroup } from '../group/records.js';
 import { TRANSACTION_STATE_TOPIC, partitionForTransactionalId } from '../txn/state-topic.js';
+import { partitionKey } from '../topic-partition.js';
 
 /** Kafka's LeaderAndIsr.EpochDuringDelete: StopReplica's leader epoch for the partitions of a topic being deleted. */
 const EPOCH_DURING_DELETE = -2;

@@ -17,6 +17,7 @@ import { encodeGroupMetadataKey, encodeOffsetCommitKey, encodeOffsetCommitValue 
 import type { CoordinatorStore, StoreRecord, Timers } from './store.js';
 import { brokerConfigDefault } from '../config.js';
 import type { Scheduler } from '../scheduler.js';
+import { partitionKey, splitPartitionKey } from '../topic-partition.js';
 
 export interface CommitPartition {
   partition: number;
@@ -28,16 +29,10 @@ export interface CommitPartition {
 /** Per topic, per partition error codes of a commit. */
 export type CommitResult = { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[];
 
-export const offsetKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
-export const splitKey = (k: string): [string, number] => {
-  const i = k.lastIndexOf('\u0000');
-  return [k.slice(0, i), Number(k.slice(i + 1))];
-};
-
 /** Tombstones for the given offsets (offsetKey form) of a group. */
 export function offsetTombstones(groupId: string, keys: Iterable<string>): StoreRecord[] {
   return [...keys].map((k) => {
-    const [topic, partition] = splitKey(k);
+    const [topic, partition] = splitPartitionKey(k);
     return { key: encodeOffsetCommitKey({ group: groupId, topic, partition }), value: null };
   });
 }
@@ -157,7 +152,7 @@ export class GroupOffsets {
             key: encodeOffsetCommitKey({ group: groupId, topic: t.name, partition: p.partition }),
             value: encodeOffsetCommitValue(value),
           });
-          accepted.push([offsetKey(t.name, p.partition), value]);
+          accepted.push([partitionKey(t.name, p.partition), value]);
         }
         return { partitionIndex: p.partition, errorCode };
       }),
@@ -245,7 +240,7 @@ export class GroupOffsets {
         if (Buffer.byteLength(metadata) > this.metadataMax) return { partitionIndex: p.partition, errorCode: ErrorCode.OFFSET_METADATA_TOO_LARGE };
         const value: CommittedOffset = { offset: p.offset, leaderEpoch: p.leaderEpoch, metadata, commitTimestamp: now };
         records.push({ key: encodeOffsetCommitKey({ group: groupId, topic: t.name, partition: p.partition }), value: encodeOffsetCommitValue(value) });
-        accepted.push([offsetKey(t.name, p.partition), value]);
+        accepted.push([partitionKey(t.name, p.partition), value]);
         return { partitionIndex: p.partition, errorCode: ErrorCode.NONE as number };
       }),
     }));
@@ -264,7 +259,7 @@ export class GroupOffsets {
 
   /** Replay: an offset a transaction wrote, pending until its marker. */
   loadPending(producerId: number, groupId: string, topic: string, partition: number, value: CommittedOffset): void {
-    this.pendingFor(producerId, groupId).set(offsetKey(topic, partition), value);
+    this.pendingFor(producerId, groupId).set(partitionKey(topic, partition), value);
   }
 
   /**
@@ -298,7 +293,7 @@ export class GroupOffsets {
 
   /** Whether a transaction's offsets for the group's partition are pending (OffsetFetch requireStable). */
   hasPending(groupId: string, topic: string, partition: number): boolean {
-    const k = offsetKey(topic, partition);
+    const k = partitionKey(topic, partition);
     for (const byGroup of this.pending.values()) if (byGroup.get(groupId)?.has(k)) return true;
     return false;
   }
@@ -317,7 +312,7 @@ export class GroupOffsets {
           errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT as number,
         };
       }
-      const c = group?.offsets.get(offsetKey(topic, partition));
+      const c = group?.offsets.get(partitionKey(topic, partition));
       return {
         partitionIndex: partition,
         committedOffset: c ? c.offset : -1,
@@ -329,7 +324,7 @@ export class GroupOffsets {
     if (topics === null) {
       const byTopic = new Map<string, number[]>();
       for (const k of group?.offsets.keys() ?? []) {
-        const [t, p] = splitKey(k);
+        const [t, p] = splitPartitionKey(k);
         if (!byTopic.has(t)) byTopic.set(t, []);
         byTopic.get(t)!.push(p);
       }
@@ -353,7 +348,7 @@ export class GroupOffsets {
       name: t.name,
       partitions: t.partitions.map((p) => {
         if (subscribed === null || subscribed.has(t.name)) return { partitionIndex: p, errorCode: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC };
-        const k = offsetKey(t.name, p);
+        const k = partitionKey(t.name, p);
         if (group.offsets.has(k)) {
           tombstones.push({ key: encodeOffsetCommitKey({ group: groupId, topic: t.name, partition: p }), value: null });
           removed.push(k);
@@ -390,7 +385,7 @@ export class GroupOffsets {
     if (base === null) return [];
     const expired: string[] = [];
     for (const [k, c] of group.offsets) {
-      if (subscribed !== null && subscribed.has(splitKey(k)[0])) continue;
+      if (subscribed !== null && subscribed.has(splitPartitionKey(k)[0])) continue;
       const gone =
         c.expireTimestamp !== undefined && c.expireTimestamp >= 0
           ? now >= c.expireTimestamp // a v1 record with an explicit expire timestamp: the old semantics
@@ -435,7 +430,7 @@ export class GroupOffsets {
   load(groupId: string, topic: string, partition: number, value: CommittedOffset | null): void {
     let group = this.host.groups.get(groupId);
     if (value === null) {
-      group?.offsets.delete(offsetKey(topic, partition));
+      group?.offsets.delete(partitionKey(topic, partition));
       if (group && group.offsets.size === 0 && group.protocolType === null && group.generationId === 0) this.host.groups.delete(groupId);
       return;
     }
@@ -443,7 +438,7 @@ export class GroupOffsets {
       group = new Group(groupId);
       this.host.groups.set(groupId, group);
     }
-    group.offsets.set(offsetKey(topic, partition), value);
+    group.offsets.set(partitionKey(topic, partition), value);
   }
 }
 

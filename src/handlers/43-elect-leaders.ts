@@ -19,8 +19,7 @@ import type { ElectLeadersRequest, ElectLeadersResponse } from '../../protocol/m
 import type { PartitionResult } from '../cluster/zk-cluster.js';
 import type { ReplicaManager } from '../partition/replica-manager.js';
 import type { TopicAdmin } from '../topics.js';
-
-type TopicPartition = { topic: string; partition: number };
+import { partitionKey, type TopicPartition } from '../topic-partition.js';
 
 /** The partitions named, each once (Kafka reads them as a set); null for all. */
 function requestedPartitions(req: ElectLeadersRequest): TopicPartition[] | null {
@@ -29,7 +28,7 @@ function requestedPartitions(req: ElectLeadersRequest): TopicPartition[] | null 
   const partitions: TopicPartition[] = [];
   for (const t of req.topicPartitions) {
     for (const partition of t.partitions) {
-      const key = `${t.topic}\u0000${partition}`;
+      const key = partitionKey(t.topic, partition);
       if (seen.has(key)) continue;
       seen.add(key);
       partitions.push({ topic: t.topic, partition });

@@ -19,6 +19,7 @@ import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { deleteOldSegments } from '../storage/retention.js';
 import path from 'node:path';
 import { readCheckpointFile, writeCheckpointFile, writeCheckpointFileInBackground, type CheckpointEntry } from '../storage/checkpoints.js';
+import { partitionKey } from '../topic-partition.js';
 
 /**
  * Kafka's replication-offset-checkpoint in the data dir: the high watermarks of a cluster broker's
@@ -62,7 +63,7 @@ export class ReplicaManager {
     if (!clustered) return;
     try {
       for (const e of readCheckpointFile(path.join(logs.dataDir, HIGH_WATERMARK_CHECKPOINT)))
-        this.savedHighWatermarks.set(`${e.topic}/${e.partition}`, e.offset);
+        this.savedHighWatermarks.set(partitionKey(e.topic, e.partition), e.offset);
     } catch {
       // A damaged checkpoint only costs the wait for followers to fetch again: high watermarks start low.
     }
@@ -74,7 +75,7 @@ export class ReplicaManager {
     if (!log) return undefined;
     let p = this.partitions.get(log);
     if (!p) {
-      p = new Partition(topic, index, log, this.localNodeId, this.clustered ? -1 : this.localNodeId, this.savedHighWatermarks.get(`${topic}/${index}`));
+      p = new Partition(topic, index, log, this.localNodeId, this.clustered ? -1 : this.localNodeId, this.savedHighWatermarks.get(partitionKey(topic, index)));
       this.partitions.set(log, p);
     }
     return p;

@@ -49,6 +49,7 @@ import {
   writeTopicsFile,
   type PersistedTopic,
 } from './topics-file.js';
+import { partitionKey } from '../topic-partition.js';
 
 export { DataDirError, TOPICS_FILE } from './topics-file.js';
 
@@ -79,10 +80,6 @@ export interface LogManagerOptions {
 interface TopicState {
   info: TopicInfo;
   logs: PartitionLog[];
-}
-
-function key(topic: string, partition: number): string {
-  return `${topic}\u0000${partition}`;
 }
 
 export function formatPartitionMetadata(topicId: Buffer): string {
@@ -174,7 +171,7 @@ export class LogManager {
             mgr.setAside(dir, 'its partition.metadata names another topic id');
             clean = false;
           }
-          const k = key(t.name, p);
+          const k = partitionKey(t.name, p);
           state.logs.push(
             mgr.openLog(dir, info, {
               recoveryPoint: recoveryPoints.get(k),
@@ -203,7 +200,7 @@ export class LogManager {
       // A broken checkpoint only costs a longer recovery.
       this.options.log?.warn({ file: name, err: (err as Error).message }, 'ignoring an unreadable checkpoint file');
     }
-    for (const e of entries) out.set(key(e.topic, e.partition), e.offset);
+    for (const e of entries) out.set(partitionKey(e.topic, e.partition), e.offset);
     return out;
   }
 

@@ -26,6 +26,7 @@ import type { LogManager } from '../log-manager.js';
 import type { PartitionLog } from '../partition-log.js';
 import { cleanableRange, shouldClean, type CleanableRange } from './cleanable.js';
 import { CleaningAborted, cleanLog, type CleanResult } from './cleaner.js';
+import { partitionKey, partitionKeyPrefix } from '../../topic-partition.js';
 
 export const CLEANER_OFFSET_CHECKPOINT = 'cleaner-offset-checkpoint';
 const MAX_FAILURES = 3;
@@ -65,8 +66,6 @@ export interface CleanerPass extends CleanResult {
   durationMs: number;
 }
 
-const keyOf = (topic: string, partition: number) => `${topic}\u0000${partition}`;
-
 export class LogCleaner {
   private readonly firstDirty = new Map<string, number>();
   private readonly inProgress = new Set<string>();
@@ -87,7 +86,7 @@ export class LogCleaner {
     this.file = path.join(options.logs.dataDir, CLEANER_OFFSET_CHECKPOINT);
     this.now = options.now ?? Date.now;
     try {
-      for (const e of readCheckpointFile(this.file)) this.firstDirty.set(keyOf(e.topic, e.partition), e.offset);
+      for (const e of readCheckpointFile(this.file)) this.firstDirty.set(partitionKey(e.topic, e.partition), e.offset);
     } catch (err) {
       // Losing it costs a pass over already clean data, nothing else.
       options.log?.warn({ file: this.file, err: (err as Error).message }, 'ignoring an unreadable cleaner-offset-checkpoint');
@@ -101,7 +100,7 @@ export class LogCleaner {
    * the cleaner had been, so its first dirty offset goes back to the active segment's base offset.
    */
   private truncateCheckpoint(topic: string, partition: number, offset: number): void {
-    const key = keyOf(topic, partition);
+    const key = partitionKey(topic, partition);
     const current = this.firstDirty.get(key);
     if (current === undefined || current <= offset) return;
     this.firstDirty.set(key, offset);
@@ -110,7 +109,7 @@ export class LogCleaner {
 
   /** A deleted topic: its partitions' state goes, and the checkpoint is rewritten without them. */
   private forgetTopic(topic: string): void {
-    const ofTopic = (key: string) => key.startsWith(`${topic}\u0000`); // keyOf's form
+    const ofTopic = (key: string) => key.startsWith(partitionKeyPrefix(topic));
     for (const state of [this.firstDirty, this.failures, this.deleteHorizons]) {
       for (const key of [...state.keys()]) if (ofTopic(key)) state.delete(key);
     }
@@ -122,12 +121,12 @@ export class LogCleaner {
 
   /** The first dirty offset the checkpoint holds for a partition (undefined before its first pass). */
   checkpointedOffset(topic: string, partition: number): number | undefined {
-    return this.firstDirty.get(keyOf(topic, partition));
+    return this.firstDirty.get(partitionKey(topic, partition));
   }
 
   /** Whether a partition was marked uncleanable. */
   isUncleanable(topic: string, partition: number): boolean {
-    return this.uncleanable.has(keyOf(topic, partition));
+    return this.uncleanable.has(partitionKey(topic, partition));
   }
 
   /** One thread's run: cleans logs, dirtiest first, until none needs it; returns how many passes it made. */
@@ -175,7 +174,7 @@ export class LogCleaner {
     for (const info of this.options.logs.topics()) {
       if (!isCompacted(info.logConfig)) continue;
       for (let p = 0; p < info.partitions; p++) {
-        const key = keyOf(info.name, p);
+        const key = partitionKey(info.name, p);
         if (this.inProgress.has(key) || this.uncleanable.has(key) || this.skipThisRun.has(key)) continue;
         const log = this.options.logs.partition(info.name, p);
         if (!log || log.isClosed) continue;
@@ -269,7 +268,7 @@ export class LogCleaner {
         const entries: CheckpointEntry[] = [];
         for (const info of this.options.logs.topics()) {
           for (let p = 0; p < info.partitions; p++) {
-            const offset = this.firstDirty.get(keyOf(info.name, p));
+            const offset = this.firstDirty.get(partitionKey(info.name, p));
             if (offset !== undefined) entries.push({ topic: info.name, partition: p, offset });
           }
         }
