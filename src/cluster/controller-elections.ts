@@ -1,4 +1,4 @@
-// The elections the controller holds besides failover ones (see replica-elections.ts for the choices), as
+// The elections the controller holds besides failover ones (leader-election-algorithms.ts makes the choices), as
 // Kafka's ZooKeeper-mode KafkaController does them:
 // - ElectLeaders (API 43): a preferred election for partitions not led by their preferred replica (the others:
 //   ELECTION_NOT_NEEDED), or an unclean one for partitions without a live leader (the others likewise); a
@@ -11,7 +11,7 @@
 
 import { ErrorCode } from '../../protocol/errors.js';
 import { type ControllerCore, type PartitionState } from './controller-core.js';
-import { ElectionType, imbalancedPartitions, preferredReplicaLeader, uncleanElection } from './replica-elections.js';
+import { ElectionType, imbalancedPartitions, preferredReplicaLeader, uncleanElection } from './leader-election-algorithms.js';
 import type { PartitionLeadership } from './zk/kafka-zk.js';
 import { splitPartitionKey } from '../topic-partition.js';
 

@@ -25,7 +25,7 @@
 
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { type ControllerCore, type PartitionState } from './controller-core.js';
-import { isrWithout, offlinePartitionLeader } from './leader-election.js';
+import { isrWithout, offlinePartitionLeader } from './leader-election-algorithms.js';
 import {
   checkReassignmentTarget,
   isBeingReassigned,

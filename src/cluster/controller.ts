@@ -34,7 +34,7 @@ import { API_KEYS, type MessageFor } from '../../protocol/messages/index.js';
 import type { RequestInputOf } from '../../protocol/schema.js';
 import { BrokerClient, INTER_BROKER_VERSIONS } from './broker-client.js';
 import { ControllerMovedError, type BrokerInfo, type KafkaZk, type PartitionLeadership } from './zk/kafka-zk.js';
-import { controlledShutdownLeader, isrWithout, offlinePartitionLeader } from './leader-election.js';
+import { controlledShutdownLeader, isrWithout, offlinePartitionLeader } from './leader-election-algorithms.js';
 import { LEADER_DURING_DELETE } from './metadata-cache.js';
 import { randomKafkaUuid } from '../storage/meta-properties.js';
 import { type ControllerCore, type PartitionState } from './controller-core.js';

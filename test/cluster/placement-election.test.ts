@@ -2,7 +2,7 @@
 // replica leads (always a live ISR member, in assignment order).
 import { describe, expect, it } from 'vitest';
 import { assignReplicas } from '../../src/cluster/replica-placement.js';
-import { controlledShutdownLeader, isrWithout, offlinePartitionLeader } from '../../src/cluster/leader-election.js';
+import { controlledShutdownLeader, isrWithout, offlinePartitionLeader } from '../../src/cluster/leader-election-algorithms.js';
 
 describe('assignReplicas', () => {
   it('places as Kafka does with a fixed start and shift: leaders round-robin, followers shifted each round', () => {

@@ -11,7 +11,7 @@ import {
   targetReplicas,
   type ReplicaAssignment,
 } from '../../src/cluster/replica-assignment.js';
-import { imbalancedPartitions, preferredReplicaLeader, uncleanElection } from '../../src/cluster/replica-elections.js';
+import { imbalancedPartitions, preferredReplicaLeader, uncleanElection } from '../../src/cluster/leader-election-algorithms.js';
 
 const settled = (replicas: number[]): ReplicaAssignment => ({ replicas, addingReplicas: [], removingReplicas: [] });
 

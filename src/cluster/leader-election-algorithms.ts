@@ -1,16 +1,42 @@
-// The controller's choices for the elections an operator asks for (ElectLeaders, KIP-460) and the automatic
-// leader balance, as Kafka's PartitionLeaderElectionAlgorithms and KafkaController.checkAndTriggerAutoLeaderRebalance
-// make them. "Online" is Kafka's isReplicaOnline: registered and not shutting down.
+// How the controller picks a partition's leader, as Kafka's PartitionLeaderElectionAlgorithms and
+// KafkaController.checkAndTriggerAutoLeaderRebalance do: pure choices over an assignment, an ISR and who is
+// live, for the controller's events (controller.ts) and the elections an operator asks for
+// (controller-elections.ts: ElectLeaders, KIP-460, and the automatic leader balance). "Online" is Kafka's
+// isReplicaOnline: registered and not shutting down.
 //
+// - Offline (the leader is gone) and controlled shutdown (it is going): a live ISR member, taken in the order
+//   of the assignment, so the preferred replica, the first, wins when it can. A replica outside the ISR may
+//   lack acknowledged records, so it is never chosen there.
 // - Preferred: the first replica of the assignment, only when it is online and in the ISR; the ISR is kept.
-// - Unclean (only for a partition whose leader is gone): an online ISR member first, as any offline election;
-//   failing that any online replica, which then is the ISR alone (it may lack acknowledged records: that is
-//   what the operator asked for).
+// - Unclean (unclean.leader.election.enable, or ElectLeaders of type UNCLEAN; only for a partition whose
+//   leader is gone): an online ISR member first, as any offline election; failing that any online replica,
+//   which then is the ISR alone (it may lack acknowledged records: that is what the operator asked for).
 // - Auto balance: for each broker, the partitions that prefer it (it is their first replica) but are led by
 //   another; above leader.imbalance.per.broker.percentage of those it prefers, the ones whose preferred replica
 //   can lead get a preferred election.
 
-import { offlinePartitionLeader } from './leader-election.js';
+/** A new leader when the current one is gone (or there is none); -1 when no ISR member is alive. */
+export function offlinePartitionLeader(assignment: readonly number[], isr: readonly number[], isLive: (id: number) => boolean): number {
+  return assignment.find((id) => isr.includes(id) && isLive(id)) ?? -1;
+}
+
+/** A new leader for a partition whose leader is shutting down: another live ISR member, or -1. */
+export function controlledShutdownLeader(
+  assignment: readonly number[],
+  isr: readonly number[],
+  isLive: (id: number) => boolean,
+  shuttingDown: ReadonlySet<number>,
+): number {
+  return assignment.find((id) => isr.includes(id) && isLive(id) && !shuttingDown.has(id)) ?? -1;
+}
+
+/**
+ * The ISR without a replica that has gone (or is going): as Kafka's controller, the last member stays, so
+ * that the partition remembers which replica holds every acknowledged record.
+ */
+export function isrWithout(isr: readonly number[], id: number): number[] {
+  return isr.length === 1 ? [...isr] : isr.filter((r) => r !== id);
+}
 
 /** ElectLeaders' electionType. */
 export const ElectionType = { PREFERRED: 0, UNCLEAN: 1 } as const;
