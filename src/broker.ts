@@ -118,10 +118,15 @@ export class Broker {
     }
     broker.scheduler.schedule('log-checkpoints', () => broker.logs.checkpointInBackground(), { periodMs: CHECKPOINT_INTERVAL_MS });
     // Kafka's replica.high.watermark.checkpoint.interval.ms (5 s): a cluster broker's high watermarks.
-    if (broker.zkCluster)
+    if (broker.zkCluster) {
       broker.scheduler.schedule('high-watermark-checkpoint', () => broker.replicas.checkpointHighWatermarks(), {
         periodMs: HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS,
       });
+      // Kafka's ReplicaManager "isr-expiration": followers behind for replica.lag.time.max.ms leave the ISR.
+      broker.scheduler.schedule('isr-expiration', () => broker.replicas.checkIsrs(Date.now()), {
+        periodMs: Math.max(1, Math.floor(broker.replicas.replicaLagTimeMaxMs / 2)),
+      });
+    }
     broker.scheduler.schedule(
       'transaction-abort',
       () => {

@@ -124,7 +124,6 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
   readonly fetchers: ReplicaFetcherManager;
   /** Where the leaders named by LeaderAndIsr listen (they may precede the UpdateMetadata naming them). */
   private readonly leaderEndpoints = new Map<number, { host: string; port: number }>();
-  private isrCheck: NodeJS.Timeout | null = null;
   /** The newest controller epoch a request was accepted from (see staleness). */
   private controllerEpoch = -1;
 
@@ -243,11 +242,6 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       uncleanLeaderElectionDefault: () => this.options.config.bool('unclean.leader.election.enable'),
       leaderBalance: leaderBalanceConfig(this.options.config),
     });
-    if (!this.isrCheck) {
-      const every = Math.max(1, Math.floor(this.options.replicas.replicaLagTimeMaxMs / 2));
-      this.isrCheck = setInterval(() => this.options.replicas.checkIsrs(Date.now()), every);
-      this.isrCheck.unref();
-    }
     zk.zk.on('expired', () => this.onSessionExpired(zk));
     this.log.info({ brokerId: this.localNodeId, brokerEpoch: this.brokerEpoch }, 'registered in ZooKeeper');
     await this.elect(zk);
@@ -917,7 +911,6 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
   async close(): Promise<void> {
     this.closing = true;
     this.controller?.resign();
-    if (this.isrCheck) clearInterval(this.isrCheck);
     this.options.replicas.isrChanger = null;
     await this.fetchers.close();
     for (const client of this.peerClients.values()) client.close();
