@@ -35,6 +35,7 @@ import type { CoordinatorElections } from './cluster/coordinator-guard.js';
 import { LocalMarkerWrites } from './txn/markers.js';
 import { Scheduler } from './scheduler.js';
 import { LogCleaner } from './storage/cleaner/log-cleaner.js';
+import { SINGLE_BROKER_CONTROLLER_REQUESTS, SINGLE_BROKER_COORDINATORS, singleBrokerElections, singleBrokerReassignments } from './cluster/cluster-services.js';
 
 const CHECKPOINT_INTERVAL_MS = 60_000;
 const HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS = 5_000;
@@ -271,7 +272,7 @@ export class Broker {
     const topics = new TopicAdmin(logs, this.replicas, this.offsetsTopic, this.config, this.log, this.zkCluster, this.transactionState);
     return {
       cluster: this.zkCluster ?? new SingleBrokerCluster(this.clusterId, this.config.nodeId, () => this.advertised),
-      clusterMember: this.zkCluster,
+      ...this.clusterServices(topics),
       replicas: this.replicas,
       groups: this.groups,
       topics,
@@ -281,6 +282,25 @@ export class Broker {
       transactionState: this.transactionState,
       config: this.config,
       apiVersions: () => registry.apiVersions(),
+    };
+  }
+
+  /** The cluster's part of the services: ZooKeeper's in a cluster, a single broker's own otherwise. */
+  private clusterServices(topics: TopicAdmin): Pick<BrokerServices, 'coordinators' | 'controllerRequests' | 'elections' | 'reassignments'> {
+    const zk = this.zkCluster;
+    if (!zk) {
+      return {
+        coordinators: SINGLE_BROKER_COORDINATORS,
+        controllerRequests: SINGLE_BROKER_CONTROLLER_REQUESTS,
+        elections: singleBrokerElections(topics, this.replicas),
+        reassignments: singleBrokerReassignments(topics),
+      };
+    }
+    return {
+      coordinators: zk,
+      controllerRequests: zk,
+      elections: zk,
+      reassignments: { alter: (requests) => zk.alterPartitionReassignments(requests), list: (partitions) => zk.listPartitionReassignments(partitions) },
     };
   }
 

@@ -23,6 +23,13 @@ export interface ClusterView {
    * single broker, whose partitions describe themselves.
    */
   partitionMetadata(topic: string, partition: number): PartitionMetadata | undefined;
+  /**
+   * Whether this broker's metadata names the topic. A single broker's metadata is its own topics; a broker
+   * of a cluster may hold a topic's logs before the controller's metadata names it (LeaderAndIsr comes first).
+   */
+  hasTopic(name: string): boolean;
+  /** The partition's leader as this broker's metadata has it (itself on a single broker); undefined before it has it. */
+  partitionLeader(topic: string, partition: number): number | undefined;
 }
 
 /** A partition as Metadata describes it. leaderId -1: no leader (offline, or not elected yet). */
@@ -58,5 +65,13 @@ export class SingleBrokerCluster implements ClusterView {
 
   partitionMetadata(): undefined {
     return undefined;
+  }
+
+  hasTopic(): boolean {
+    return true;
+  }
+
+  partitionLeader(): number {
+    return this.localNodeId;
   }
 }

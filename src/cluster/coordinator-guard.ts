@@ -79,15 +79,13 @@ export function checkCoordinator(apiKey: number, request: Message, owner: Coordi
 }
 
 /** The error a request for one group gets here (the handlers naming several groups): NONE, NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS. */
-export function groupCoordinatorError(owner: CoordinatorOwnership | null, groupId: string): number {
-  if (!owner) return ErrorCode.NONE;
+export function groupCoordinatorError(owner: CoordinatorOwnership, groupId: string): number {
   if (!owner.coordinatesGroup(groupId)) return ErrorCode.NOT_COORDINATOR;
   return owner.groupLoading(groupId) ? ErrorCode.COORDINATOR_LOAD_IN_PROGRESS : ErrorCode.NONE;
 }
 
 /** As groupCoordinatorError, for a transactional id. */
-export function transactionCoordinatorError(owner: CoordinatorOwnership | null, transactionalId: string): number {
-  if (!owner) return ErrorCode.NONE;
+export function transactionCoordinatorError(owner: CoordinatorOwnership, transactionalId: string): number {
   if (!owner.coordinatesTransactionalId(transactionalId)) return ErrorCode.NOT_COORDINATOR;
   return owner.transactionalIdLoading(transactionalId) ? ErrorCode.COORDINATOR_LOAD_IN_PROGRESS : ErrorCode.NONE;
 }

@@ -48,6 +48,7 @@ import { OFFSETS_TOPIC } from '../group/offsets-topic.js';
 import { partitionForGroup } from '../group/records.js';
 import { TRANSACTION_STATE_TOPIC, partitionForTransactionalId } from '../txn/state-topic.js';
 import { partitionKey } from '../topic-partition.js';
+import type { ControllerRequests, PartitionElections, PartitionResult } from './cluster-services.js';
 
 /** Kafka's LeaderAndIsr.EpochDuringDelete: StopReplica's leader epoch for the partitions of a topic being deleted. */
 const EPOCH_DURING_DELETE = -2;
@@ -77,12 +78,6 @@ export interface ZkClusterOptions {
 }
 
 /** One partition's answer to an operator's request to the controller. */
-export interface PartitionResult {
-  topic: string;
-  partition: number;
-  errorCode: number;
-  errorMessage: string | null;
-}
 
 /** The topic changes TopicAdmin makes in a cluster: through ZooKeeper and the controller. */
 export interface ClusterTopics {
@@ -100,7 +95,7 @@ export interface ClusterTopics {
   setTopicConfigs(name: string, configs: Record<string, string>): Promise<void>;
 }
 
-export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopics {
+export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopics, ControllerRequests, PartitionElections {
   readonly cache = new MetadataCache();
   clusterId: string;
   brokerEpoch = -1;
@@ -165,6 +160,10 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
 
   brokers(): BrokerEndpoint[] {
     return this.cache.brokers();
+  }
+
+  partitionLeader(topic: string, partition: number): number | undefined {
+    return this.cache.partition(topic, partition)?.leaderId;
   }
 
   partitionMetadata(topic: string, partition: number): PartitionMetadata | undefined {

@@ -81,7 +81,7 @@ export default defineHandler({
   // Records are written to the segment (a copy into the page cache) before handle() returns.
   releasesRequestBytes: true,
   errorResponse,
-  handle({ replicas, topics, transactions, clusterMember, apiVersion, log, closeConnection, signal }, req): ProduceResponse | null | Promise<ProduceResponse> {
+  handle({ replicas, topics, transactions, coordinators, apiVersion, log, closeConnection, signal }, req): ProduceResponse | null | Promise<ProduceResponse> {
     if (apiVersion < 3) return errorResponse(req, ErrorCode.UNSUPPORTED_VERSION);
     if (req.acks !== 0 && req.acks !== 1 && req.acks !== -1) return errorResponse(req, ErrorCode.INVALID_REQUIRED_ACKS);
     const now = Date.now();
@@ -104,7 +104,7 @@ export default defineHandler({
         }
         // Verified where this broker is the transaction's coordinator; in a cluster a leader elsewhere takes the
         // batch as Kafka did before KIP-890's verification (the producer epoch is still checked by the log).
-        const verifiable = !clusterMember || req.transactionalId === null || clusterMember.coordinatesTransactionalId(req.transactionalId);
+        const verifiable = req.transactionalId === null || coordinators.coordinatesTransactionalId(req.transactionalId);
         const txnError = verifiable ? verifyTransactional(transactions, req.transactionalId, t.name, p.index, p.records, apiVersion) : null;
         if (txnError !== null) {
           partitionResponses.push(

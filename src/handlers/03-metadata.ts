@@ -77,7 +77,7 @@ export default defineHandler({
   apiKey: 3,
   minVersion: 0,
   maxVersion: 12,
-  handle({ cluster, clusterMember, replicas, topics: admin, config, apiVersion }, req): MetadataResponse {
+  handle({ cluster, replicas, topics: admin, config, apiVersion }, req): MetadataResponse {
     const requested: { name: string | null; topicId: Buffer }[] | null = req.topics;
     const all = requested === null || (apiVersion === 0 && requested.length === 0);
     const allowCreate = config.bool('auto.create.topics.enable') && req.allowAutoTopicCreation !== false;
@@ -86,7 +86,7 @@ export default defineHandler({
       for (const t of admin.topics()) {
         // In a cluster, the topics of the controller's metadata, as Kafka's cache answers: not a local log the
         // controller has not described yet, nor one of a topic deleted while this broker was away.
-        if (clusterMember && !clusterMember.hasTopic(t.name)) continue;
+        if (!cluster.hasTopic(t.name)) continue;
         topics.push(describeTopic(cluster, replicas, t));
       }
     } else {

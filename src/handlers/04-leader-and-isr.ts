@@ -4,16 +4,14 @@
 // controller epoch, or for an older registration of this broker, is refused whole (STALE_CONTROLLER_EPOCH,
 // STALE_BROKER_EPOCH), as Kafka refuses it.
 import { defineHandler } from './registry.js';
-import { KafkaError } from '../../protocol/errors.js';
 import type { LeaderAndIsrResponse } from '../../protocol/messages/04-leader-and-isr.js';
 
 export default defineHandler({
   apiKey: 4,
   minVersion: 7,
   maxVersion: 7,
-  async handle({ clusterMember }, req): Promise<LeaderAndIsrResponse> {
-    if (!clusterMember) throw new KafkaError('UNSUPPORTED_VERSION', 'LeaderAndIsr is for brokers of a cluster');
-    const { errorCode, partitions } = await clusterMember.applyLeaderAndIsr(req);
+  async handle({ controllerRequests }, req): Promise<LeaderAndIsrResponse> {
+    const { errorCode, partitions } = await controllerRequests.applyLeaderAndIsr(req);
     const byTopic = new Map<string, { topicId: Buffer; partitionErrors: { topicName: string; partitionIndex: number; errorCode: number }[] }>();
     for (const p of partitions) {
       const entry = byTopic.get(p.topicName) ?? { topicId: p.topicId, partitionErrors: [] };

@@ -2,16 +2,14 @@
 // only: this broker stops leading the partitions named, and deletes them when the topic is being deleted
 // (cluster/zk-cluster.ts applyStopReplica). Stale controller or broker epochs are refused as in LeaderAndIsr.
 import { defineHandler } from './registry.js';
-import { KafkaError } from '../../protocol/errors.js';
 import type { StopReplicaResponse } from '../../protocol/messages/05-stop-replica.js';
 
 export default defineHandler({
   apiKey: 5,
   minVersion: 4,
   maxVersion: 4,
-  async handle({ clusterMember }, req): Promise<StopReplicaResponse> {
-    if (!clusterMember) throw new KafkaError('UNSUPPORTED_VERSION', 'StopReplica is for brokers of a cluster');
-    const { errorCode, partitions } = await clusterMember.applyStopReplica(req);
+  async handle({ controllerRequests }, req): Promise<StopReplicaResponse> {
+    const { errorCode, partitions } = await controllerRequests.applyStopReplica(req);
     return { errorCode, partitionErrors: partitions };
   },
   errorResponse(_req, code): StopReplicaResponse {

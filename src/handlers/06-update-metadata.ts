@@ -2,16 +2,14 @@
 // only: the live brokers and the partitions' leaders, replicas and ISR, which Metadata, FindCoordinator and
 // DescribeCluster answer from (cluster/metadata-cache.ts); topics new to this broker get their local logs.
 import { defineHandler } from './registry.js';
-import { KafkaError } from '../../protocol/errors.js';
 import type { UpdateMetadataResponse } from '../../protocol/messages/06-update-metadata.js';
 
 export default defineHandler({
   apiKey: 6,
   minVersion: 8,
   maxVersion: 8,
-  async handle({ clusterMember }, req): Promise<UpdateMetadataResponse> {
-    if (!clusterMember) throw new KafkaError('UNSUPPORTED_VERSION', 'UpdateMetadata is for brokers of a cluster');
-    return { errorCode: await clusterMember.applyUpdateMetadata(req) };
+  async handle({ controllerRequests }, req): Promise<UpdateMetadataResponse> {
+    return { errorCode: await controllerRequests.applyUpdateMetadata(req) };
   },
   errorResponse(_req, code): UpdateMetadataResponse {
     return { errorCode: code };

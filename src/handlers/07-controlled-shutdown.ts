@@ -3,16 +3,14 @@
 // partitions it still leads that could have moved are listed; BROKER_NOT_AVAILABLE for a broker not
 // registered, STALE_BROKER_EPOCH for an older registration of it (cluster/controller.ts).
 import { defineHandler } from './registry.js';
-import { KafkaError } from '../../protocol/errors.js';
 import type { ControlledShutdownResponse } from '../../protocol/messages/07-controlled-shutdown.js';
 
 export default defineHandler({
   apiKey: 7,
   minVersion: 3,
   maxVersion: 3,
-  async handle({ clusterMember }, req): Promise<ControlledShutdownResponse> {
-    if (!clusterMember) throw new KafkaError('UNSUPPORTED_VERSION', 'ControlledShutdown is for brokers of a cluster');
-    return clusterMember.controlledShutdown(req.brokerId, Number(req.brokerEpoch));
+  async handle({ controllerRequests }, req): Promise<ControlledShutdownResponse> {
+    return controllerRequests.controlledShutdown(req.brokerId, Number(req.brokerEpoch));
   },
   errorResponse(_req, code): ControlledShutdownResponse {
     return { errorCode: code, remainingPartitions: [] };

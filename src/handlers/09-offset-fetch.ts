@@ -18,13 +18,13 @@ export default defineHandler({
   apiKey: 9,
   minVersion: 1,
   maxVersion: 9,
-  handle({ groups, clusterMember, apiVersion }, req): OffsetFetchResponse {
+  handle({ groups, coordinators, apiVersion }, req): OffsetFetchResponse {
     if (apiVersion >= 8) {
       return {
         throttleTimeMs: 0,
         // In a cluster, each group's offsets come from its own coordinator, once it has loaded them.
         groups: req.groups.map((g): GroupResponse => {
-          const code = groupCoordinatorError(clusterMember, g.groupId);
+          const code = groupCoordinatorError(coordinators, g.groupId);
           return code !== ErrorCode.NONE
             ? { groupId: g.groupId, topics: [], errorCode: code }
             : { groupId: g.groupId, topics: groups.fetchOffsets(g.groupId, g.topics, req.requireStable), errorCode: ErrorCode.NONE };

@@ -27,7 +27,7 @@ const TRANSACTION = 1;
 
 const unavailable = (errorCode: number, errorMessage: string): Location => ({ errorCode, errorMessage, nodeId: -1, host: '', port: -1 });
 
-function locate(cluster: ClusterView, inCluster: boolean, topics: TopicAdmin, key: string, keyType: number): Location {
+function locate(cluster: ClusterView, topics: TopicAdmin, key: string, keyType: number): Location {
   let topic: string;
   let partition: number;
   try {
@@ -47,12 +47,11 @@ function locate(cluster: ClusterView, inCluster: boolean, topics: TopicAdmin, ke
     const { code, message } = asKafkaError(err);
     return unavailable(code, message);
   }
-  // A single broker coordinates everything; in a cluster the partition's leader does, once the controller's
-  // metadata has reached this broker (its logs may exist before: LeaderAndIsr comes first).
-  const described = cluster.partitionMetadata(topic, partition);
-  if (!described && inCluster)
+  // The partition's leader coordinates (a single broker: itself), once the controller's metadata has reached
+  // this broker (its logs may exist before: LeaderAndIsr comes first).
+  const leader = cluster.partitionLeader(topic, partition);
+  if (leader === undefined)
     return unavailable(ErrorCode.COORDINATOR_NOT_AVAILABLE, `The coordinator's partition ${topic}-${partition} is not in this broker's metadata yet.`);
-  const leader = described?.leaderId ?? cluster.localNodeId;
   const endpoint = cluster.brokers().find((b) => b.nodeId === leader);
   if (!endpoint) return unavailable(ErrorCode.COORDINATOR_NOT_AVAILABLE, `The coordinator's partition ${topic}-${partition} has no leader.`);
   return { errorCode: ErrorCode.NONE, errorMessage: null, nodeId: endpoint.nodeId, host: endpoint.host, port: endpoint.port };
@@ -62,14 +61,13 @@ export default defineHandler({
   apiKey: 10,
   minVersion: 0,
   maxVersion: 6,
-  handle({ cluster, clusterMember, topics, apiVersion }, req): FindCoordinatorResponse {
-    const inCluster = clusterMember !== null;
+  handle({ cluster, topics, apiVersion }, req): FindCoordinatorResponse {
     if (apiVersion >= 4) {
       return {
         throttleTimeMs: 0,
-        coordinators: req.coordinatorKeys.map((key): Coordinator => ({ key, ...locate(cluster, inCluster, topics, key, req.keyType) })),
+        coordinators: req.coordinatorKeys.map((key): Coordinator => ({ key, ...locate(cluster, topics, key, req.keyType) })),
       };
     }
-    return { throttleTimeMs: 0, ...locate(cluster, inCluster, topics, req.key, req.keyType) };
+    return { throttleTimeMs: 0, ...locate(cluster, topics, req.key, req.keyType) };
   },
 });

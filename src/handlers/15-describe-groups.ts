@@ -54,12 +54,12 @@ export default defineHandler({
   apiKey: 15,
   minVersion: 0,
   maxVersion: 5,
-  handle({ groups, clusterMember }, req): DescribeGroupsResponse {
+  handle({ groups, coordinators }, req): DescribeGroupsResponse {
     return {
       throttleTimeMs: 0,
       // In a cluster, each group is described by its own coordinator, once it has loaded it.
       groups: req.groups.map((id) => {
-        const code = groupCoordinatorError(clusterMember, id);
+        const code = groupCoordinatorError(coordinators, id);
         return code !== ErrorCode.NONE ? failed(id, code) : describe(groups, id);
       }),
     };

@@ -12,12 +12,12 @@ export default defineHandler({
   apiKey: 16,
   minVersion: 0,
   maxVersion: 5,
-  handle({ groups, clusterMember, apiVersion }, req): ListGroupsResponse {
+  handle({ groups, coordinators, apiVersion }, req): ListGroupsResponse {
     const states = apiVersion >= 4 ? req.statesFilter.map((s) => s.toLowerCase()) : [];
     const types = apiVersion >= 5 ? req.typesFilter.map((s) => s.toLowerCase()) : [];
     const listed = groups
       .allGroups()
-      .filter((g) => !g.is('Dead') && (!clusterMember || clusterMember.coordinatesGroup(g.groupId)))
+      .filter((g) => !g.is('Dead') && coordinators.coordinatesGroup(g.groupId))
       .filter((g) => states.length === 0 || states.includes(g.state.toLowerCase()))
       .filter(() => types.length === 0 || types.includes('classic'))
       .map((g): ListGroupsResponse['groups'][number] => ({

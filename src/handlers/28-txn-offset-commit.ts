@@ -24,12 +24,12 @@ export default defineHandler({
   apiKey: 28,
   minVersion: 0,
   maxVersion: 4,
-  handle({ transactions, groups, clusterMember, apiVersion }, req): TxnOffsetCommitResponse | Promise<TxnOffsetCommitResponse> {
+  handle({ transactions, groups, coordinators, apiVersion }, req): TxnOffsetCommitResponse | Promise<TxnOffsetCommitResponse> {
     if (!req.groupId) return all(req, ErrorCode.INVALID_GROUP_ID);
     // Verified where this broker also coordinates the transaction; in a cluster the two coordinators may be
     // different brokers (a failover moves one), and the offsets are then taken as Kafka took them before
     // KIP-890's verification, as Produce does (the marker still commits or drops them).
-    const here = transactionCoordinatorError(clusterMember, req.transactionalId);
+    const here = transactionCoordinatorError(coordinators, req.transactionalId);
     if (here === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) return all(req, here);
     const verified =
       here === ErrorCode.NONE

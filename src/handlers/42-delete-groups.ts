@@ -10,12 +10,12 @@ export default defineHandler({
   apiKey: 42,
   minVersion: 0,
   maxVersion: 2,
-  handle({ groups, clusterMember }, req): DeleteGroupsResponse {
+  handle({ groups, coordinators }, req): DeleteGroupsResponse {
     return {
       throttleTimeMs: 0,
       // In a cluster, each group is deleted by its own coordinator, once it has loaded it.
       results: req.groupsNames.map((groupId) => {
-        const code = groupCoordinatorError(clusterMember, groupId);
+        const code = groupCoordinatorError(coordinators, groupId);
         return { groupId, errorCode: code !== ErrorCode.NONE ? code : groups.deleteGroup(groupId) };
       }),
     };

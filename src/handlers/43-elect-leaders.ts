@@ -16,9 +16,7 @@
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
 import type { ElectLeadersRequest, ElectLeadersResponse } from '../../protocol/messages/43-elect-leaders.js';
-import type { PartitionResult } from '../cluster/zk-cluster.js';
-import type { ReplicaManager } from '../partition/replica-manager.js';
-import type { TopicAdmin } from '../topics.js';
+import type { PartitionResult } from '../cluster/cluster-services.js';
 import { partitionKey, type TopicPartition } from '../topic-partition.js';
 
 /** The partitions named, each once (Kafka reads them as a set); null for all. */
@@ -38,15 +36,6 @@ function requestedPartitions(req: ElectLeadersRequest): TopicPartition[] | null 
 }
 
 /** A single broker's answer: nothing ever needs electing. */
-function singleBrokerResults(admin: TopicAdmin, replicas: ReplicaManager, requested: TopicPartition[] | null): PartitionResult[] {
-  const partitions = requested ?? admin.topics().flatMap((t) => Array.from({ length: t.partitions }, (_, partition) => ({ topic: t.name, partition })));
-  return partitions.map((tp) =>
-    replicas.partition(tp.topic, tp.partition)
-      ? { ...tp, errorCode: ErrorCode.ELECTION_NOT_NEEDED, errorMessage: null }
-      : { ...tp, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: 'The partition does not exist.' },
-  );
-}
-
 function byTopic(results: readonly PartitionResult[]): ElectLeadersResponse['replicaElectionResults'] {
   const topics = new Map<string, { partitionId: number; errorCode: number; errorMessage: string | null }[]>();
   for (const r of results) {
@@ -61,15 +50,13 @@ export default defineHandler({
   apiKey: 43,
   minVersion: 0,
   maxVersion: 2,
-  async handle({ clusterMember, topics: admin, replicas }, req): Promise<ElectLeadersResponse> {
+  async handle({ elections }, req): Promise<ElectLeadersResponse> {
     const requested = requestedPartitions(req);
     let results: PartitionResult[];
     if (req.electionType !== 0 && req.electionType !== 1) {
       results = (requested ?? []).map((tp) => ({ ...tp, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unknown election type ${req.electionType}.` }));
-    } else if (clusterMember) {
-      results = await clusterMember.electLeaders(req.electionType, requested, req.timeoutMs);
     } else {
-      results = singleBrokerResults(admin, replicas, requested);
+      results = await elections.electLeaders(req.electionType, requested, req.timeoutMs);
     }
     if (requested === null) results = results.filter((r) => r.errorCode !== ErrorCode.ELECTION_NOT_NEEDED);
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, replicaElectionResults: byTopic(results) };

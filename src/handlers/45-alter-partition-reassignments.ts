@@ -12,7 +12,6 @@
 // replicas are NO_REASSIGNMENT_IN_PROGRESS. Each partition is answered on its own; timeoutMs is ignored, as
 // Kafka's controller ignores it.
 import { ErrorCode } from '../../protocol/errors.js';
-import { errorResult } from './error-result.js';
 import { defineHandler } from './registry.js';
 import type { AlterPartitionReassignmentsResponse } from '../../protocol/messages/45-alter-partition-reassignments.js';
 
@@ -23,35 +22,15 @@ export default defineHandler({
   apiKey: 45,
   minVersion: 0,
   maxVersion: 0,
-  async handle({ topics: admin, clusterMember, log }, req): Promise<AlterPartitionReassignmentsResponse> {
-    let responses: TopicResponse[];
-    if (clusterMember) {
-      const requests = req.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, replicas: p.replicas })));
-      const results = await clusterMember.alterPartitionReassignments(requests);
-      const byTopic = new Map<string, PartitionResponse[]>();
-      for (const r of results) {
-        if (r.errorCode !== ErrorCode.NONE)
-          log.info({ topic: r.topic, partition: r.partition, errorCode: r.errorCode }, `unable to alter the partition reassignment: ${r.errorMessage}`);
-        const list = byTopic.get(r.topic) ?? [];
-        list.push({ partitionIndex: r.partition, errorCode: r.errorCode, errorMessage: r.errorMessage });
-        byTopic.set(r.topic, list);
-      }
-      responses = [...byTopic].map(([name, partitions]) => ({ name, partitions }));
-    } else {
-      responses = req.topics.map((t): TopicResponse => ({
-        name: t.name,
-        partitions: t.partitions.map((p) => {
-          try {
-            admin.reassignPartition(t.name, p.partitionIndex, p.replicas);
-            return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE, errorMessage: null };
-          } catch (err) {
-            const { errorCode, errorMessage } = errorResult(err);
-            log.info({ topic: t.name, partition: p.partitionIndex, errorCode }, `unable to alter the partition reassignment: ${errorMessage}`);
-            return { partitionIndex: p.partitionIndex, errorCode, errorMessage };
-          }
-        }),
-      }));
+  async handle({ reassignments, log }, req): Promise<AlterPartitionReassignmentsResponse> {
+    const requests = req.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, replicas: p.replicas })));
+    const byTopic = new Map<string, PartitionResponse[]>(req.topics.map((t) => [t.name, []]));
+    for (const r of await reassignments.alter(requests)) {
+      if (r.errorCode !== ErrorCode.NONE)
+        log.info({ topic: r.topic, partition: r.partition, errorCode: r.errorCode }, `unable to alter the partition reassignment: ${r.errorMessage}`);
+      byTopic.get(r.topic)!.push({ partitionIndex: r.partition, errorCode: r.errorCode, errorMessage: r.errorMessage });
     }
+    const responses = [...byTopic].map(([name, partitions]): TopicResponse => ({ name, partitions }));
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, responses };
   },
   errorResponse(_req, code): AlterPartitionReassignmentsResponse {

@@ -14,15 +14,13 @@ export default defineHandler({
   apiKey: 46,
   minVersion: 0,
   maxVersion: 0,
-  async handle({ clusterMember }, req): Promise<ListPartitionReassignmentsResponse> {
+  async handle({ reassignments }, req): Promise<ListPartitionReassignmentsResponse> {
     const byTopic = new Map<string, TopicReassignments['partitions'][number][]>();
-    if (clusterMember) {
-      const named = req.topics && req.topics.flatMap((t) => t.partitionIndexes.map((partition) => ({ topic: t.name, partition })));
-      for (const r of await clusterMember.listPartitionReassignments(named)) {
-        const list = byTopic.get(r.topic) ?? [];
-        list.push({ partitionIndex: r.partition, replicas: r.replicas, addingReplicas: r.addingReplicas, removingReplicas: r.removingReplicas });
-        byTopic.set(r.topic, list);
-      }
+    const named = req.topics && req.topics.flatMap((t) => t.partitionIndexes.map((partition) => ({ topic: t.name, partition })));
+    for (const r of await reassignments.list(named)) {
+      const list = byTopic.get(r.topic) ?? [];
+      list.push({ partitionIndex: r.partition, replicas: r.replicas, addingReplicas: r.addingReplicas, removingReplicas: r.removingReplicas });
+      byTopic.set(r.topic, list);
     }
     const topics = [...byTopic].map(([name, partitions]): TopicReassignments => ({ name, partitions }));
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, topics };

@@ -5,7 +5,6 @@
 // replica (INELIGIBLE_REPLICA), writes the state znode and answers with the new state (cluster/controller.ts).
 // Version notes: v2+ names topics by id (UNKNOWN_TOPIC_ID for one the controller does not know); v3 gives
 // each new member's broker epoch, which must be its current registration's when given.
-import { KafkaError } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
 import type { AlterPartitionResponse } from '../../protocol/messages/56-alter-partition.js';
 
@@ -13,10 +12,9 @@ export default defineHandler({
   apiKey: 56,
   minVersion: 0,
   maxVersion: 3,
-  async handle({ clusterMember, apiVersion }, req): Promise<AlterPartitionResponse> {
-    if (!clusterMember) throw new KafkaError('UNSUPPORTED_VERSION', 'AlterPartition is for brokers of a cluster');
+  async handle({ controllerRequests, apiVersion }, req): Promise<AlterPartitionResponse> {
     const byId = apiVersion >= 2;
-    return clusterMember.alterPartition({
+    return controllerRequests.alterPartition({
       brokerId: req.brokerId,
       brokerEpoch: Number(req.brokerEpoch),
       topics: req.topics.map((t) => ({

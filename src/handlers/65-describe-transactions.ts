@@ -13,7 +13,7 @@ export default defineHandler({
   apiKey: 65,
   minVersion: 0,
   maxVersion: 0,
-  handle({ transactions, clusterMember }, req): DescribeTransactionsResponse {
+  handle({ transactions, coordinators }, req): DescribeTransactionsResponse {
     return {
       throttleTimeMs: 0,
       transactionStates: req.transactionalIds.map((transactionalId): State => {
@@ -27,7 +27,7 @@ export default defineHandler({
           topics: [],
         };
         if (!transactionalId) return { ...none, errorCode: ErrorCode.INVALID_REQUEST };
-        const notHere = transactionCoordinatorError(clusterMember, transactionalId);
+        const notHere = transactionCoordinatorError(coordinators, transactionalId);
         if (notHere !== ErrorCode.NONE) return { ...none, errorCode: notHere };
         const meta = transactions.get(transactionalId);
         if (!meta || meta.state === 'Dead') return { ...none, errorCode: ErrorCode.TRANSACTIONAL_ID_NOT_FOUND };

@@ -13,13 +13,13 @@ export default defineHandler({
   apiKey: 66,
   minVersion: 0,
   maxVersion: 1,
-  handle({ transactions, clusterMember }, req): ListTransactionsResponse {
+  handle({ transactions, coordinators }, req): ListTransactionsResponse {
     const known = req.stateFilters.filter((s) => s in TXN_STATE_IDS);
     const unknownStateFilters = req.stateFilters.filter((s) => !(s in TXN_STATE_IDS));
     const now = Date.now();
     const transactionStates = transactions
       .all()
-      .filter((m) => m.state !== 'Dead' && (!clusterMember || clusterMember.coordinatesTransactionalId(m.transactionalId)))
+      .filter((m) => m.state !== 'Dead' && coordinators.coordinatesTransactionalId(m.transactionalId))
       .filter((m) => req.stateFilters.length === 0 || known.includes(m.state))
       .filter((m) => req.producerIdFilters.length === 0 || req.producerIdFilters.includes(m.producerId))
       .filter((m) => req.durationFilter < 0 || now - m.startTimestamp > req.durationFilter)

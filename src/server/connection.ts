@@ -251,19 +251,9 @@ export class Connection implements TrackedConnection {
       return false;
     }
     const slot = this.enqueue(header.correlationId);
-    const { cluster, replicas, groups, topics, configs, producerIds, transactions, transactionState, config, clusterMember, apiVersions } = this.host.services;
+    const services = this.host.services;
     const ctx: RequestContext = {
-      cluster,
-      replicas,
-      groups,
-      topics,
-      configs,
-      producerIds,
-      transactions,
-      transactionState,
-      config,
-      clusterMember,
-      apiVersions,
+      ...services,
       header,
       apiVersion: version,
       log: this.log,
@@ -275,7 +265,7 @@ export class Connection implements TrackedConnection {
     };
     let result: Message | null | Promise<Message | null>;
     try {
-      if (clusterMember) checkCoordinator(header.apiKey, request, clusterMember);
+      checkCoordinator(header.apiKey, request, services.coordinators);
       result = handler.handle(ctx, request);
     } catch (err) {
       this.onHandlerError(slot, handler, version, header, request, err);

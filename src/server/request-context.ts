@@ -12,7 +12,8 @@ import type { ConfigAdmin } from '../config-admin/config-admin.js';
 import type { ProducerIdManager } from '../cluster/producer-id-manager.js';
 import type { TransactionCoordinator } from '../txn/coordinator.js';
 import type { TransactionStateTopic } from '../txn/state-topic.js';
-import type { ZkCluster } from '../cluster/zk-cluster.js';
+import type { CoordinatorOwnership } from '../cluster/coordinator-guard.js';
+import type { ControllerRequests, PartitionElections, PartitionReassignments } from '../cluster/cluster-services.js';
 
 export interface ApiVersionRange {
   apiKey: number;
@@ -37,8 +38,14 @@ export interface BrokerServices {
   readonly transactions: TransactionCoordinator;
   readonly transactionState: TransactionStateTopic;
   readonly config: BrokerConfig;
-  /** This broker's part in a ZooKeeper cluster (the controller's requests); null on a single broker. */
-  readonly clusterMember: ZkCluster | null;
+  /** Which groups and transactional ids this broker coordinates (all, on a single broker). */
+  readonly coordinators: CoordinatorOwnership;
+  /** The controller's requests to this broker, and a broker's to the controller (refused on a single broker). */
+  readonly controllerRequests: ControllerRequests;
+  /** ElectLeaders. */
+  readonly elections: PartitionElections;
+  /** AlterPartitionReassignments and ListPartitionReassignments. */
+  readonly reassignments: PartitionReassignments;
   /** The APIs and versions this broker serves (ApiVersions). */
   apiVersions(): ApiVersionRange[];
 }

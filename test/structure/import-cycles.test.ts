@@ -104,6 +104,21 @@ describe('module graph', () => {
       `src${sep}broker.ts`,
     ]);
     rule(`src${sep}group${sep}`, [`src${sep}handlers${sep}`, `src${sep}server${sep}`, `src${sep}broker.ts`]);
+    rule(`src${sep}cluster${sep}`, [`src${sep}handlers${sep}`, `src${sep}server${sep}connection`]);
+    expect(offending).toEqual([]);
+  });
+
+  it('lets handlers and the server reach the cluster only through its services', () => {
+    // What the single-broker and cluster implementations share (cluster-services.ts, cluster-view.ts,
+    // coordinator-guard.ts, and the producer ids every broker hands out); the rest of src/cluster/ is the
+    // cluster's own (most of it its own bundle).
+    const sep = path.sep;
+    const seam = ['cluster-services.ts', 'cluster-view.ts', 'coordinator-guard.ts', 'producer-id-manager.ts'].map((f) => `src${sep}cluster${sep}${f}`);
+    const offending: string[] = [];
+    for (const [file, deps] of importGraph(['src'])) {
+      if (!file.startsWith(`src${sep}handlers${sep}`) && !file.startsWith(`src${sep}server${sep}`)) continue;
+      for (const dep of deps) if (dep.startsWith(`src${sep}cluster${sep}`) && !seam.includes(dep)) offending.push(`${file} -> ${dep}`);
+    }
     expect(offending).toEqual([]);
   });
 });
