@@ -219,7 +219,15 @@ function suite(): void {
       15_000,
       'commitOffsets',
     );
-    expect(await committedOffsets(group, topic)).toEqual({ 0: 5, 1: 3 });
+    // This client's commitOffsets resolves once librdkafka has queued the commit (commitAsync underneath),
+    // not when the coordinator has answered: wait for the commit to become visible, then check what landed.
+    let landed: Record<number, number> = {};
+    const commitDeadline = Date.now() + 15_000;
+    while (Object.keys((landed = await committedOffsets(group, topic))).length === 0) {
+      if (Date.now() > commitDeadline) throw new Error('timed out waiting for the manual commit to land');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(landed).toEqual({ 0: 5, 1: 3 });
     await stop(a);
 
     const second = await produce(topic, 2, 2, 'two');
