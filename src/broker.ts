@@ -22,7 +22,7 @@ import { DataDirLock } from './storage/data-dir-lock.js';
 import { readBuffers } from './storage/read-buffers.js';
 import { GroupCoordinator } from './group/coordinator.js';
 import { OFFSETS_TOPIC, OffsetsTopicStore } from './group/offsets-topic.js';
-import { ReplicaManager } from './partition/replica-manager.js';
+import { ReplicaManager, clusterStart, singleBrokerStart } from './partition/replica-manager.js';
 import { SingleBrokerCluster } from './cluster/cluster-view.js';
 import type { ZkCluster } from './cluster/zk-cluster.js';
 import { TopicAdmin } from './topics.js';
@@ -36,6 +36,7 @@ import { LocalMarkerWrites } from './txn/markers.js';
 import { Scheduler } from './scheduler.js';
 import { LogCleaner } from './storage/cleaner/log-cleaner.js';
 import { SINGLE_BROKER_CONTROLLER_REQUESTS, SINGLE_BROKER_COORDINATORS, singleBrokerElections, singleBrokerReassignments } from './cluster/cluster-services.js';
+import { ServedPartitions } from './group/served-partitions.js';
 
 const CHECKPOINT_INTERVAL_MS = 60_000;
 const HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS = 5_000;
@@ -211,7 +212,7 @@ export class Broker {
     this.connections.setQuotas(Broker.connectionQuotas(config));
     const logs = LogManager.open({ dataDir, defaults: config.topicDefaults(), log, maxOpenFiles: config.int('krill.log.max.open.files') });
     try {
-      this.replicas = new ReplicaManager(logs, config.nodeId, clusterClass !== null);
+      this.replicas = new ReplicaManager(logs, config.nodeId, clusterClass === null ? singleBrokerStart(config.nodeId) : clusterStart(dataDir));
       this.offsetsTopic = OffsetsTopicStore.open(logs, this.replicas, config.int('offsets.topic.num.partitions'));
       this.offsetsTopic.createsTopic = clusterClass === null;
       this.groups = Broker.openGroups(config, logs, this.offsetsTopic, this.scheduler, clusterClass !== null);
@@ -337,7 +338,7 @@ export class Broker {
         maxTimeoutMs: config.int('transaction.max.timeout.ms'),
         idExpirationMs: config.int('transactional.id.expiration.ms'),
         partitionOf: (transactionalId) => state.partitionFor(transactionalId),
-        clustered,
+        served: clustered ? ServedPartitions.byElection() : ServedPartitions.all(),
       },
     );
     if (!clustered) state.load(coordinator);
@@ -354,7 +355,7 @@ export class Broker {
       store,
       scheduler,
       partitionOf: (groupId) => store.partitionFor(groupId),
-      clustered,
+      served: clustered ? ServedPartitions.byElection() : ServedPartitions.all(),
       minSessionTimeoutMs: config.int('group.min.session.timeout.ms'),
       maxSessionTimeoutMs: config.int('group.max.session.timeout.ms'),
       initialRebalanceDelayMs: config.int('group.initial.rebalance.delay.ms'),

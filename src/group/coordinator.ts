@@ -11,7 +11,7 @@
 // Group metadata is written to __consumer_offsets (through the store) at each new generation and replayed
 // at start (groups come back Empty). Committed offsets and their retention live in offsets.ts.
 //
-// Which groups: a single broker coordinates every group, loaded at start. In a cluster (`clustered`) the
+// Which groups: a single broker coordinates every group, loaded at start. In a cluster (ServedPartitions.byElection()) the
 // coordinator serves the groups of the __consumer_offsets partitions this broker leads, as Kafka's
 // onElection/onResignation: elected, a partition is replayed from the local log (its replica) in a task of
 // its own, and its groups are COORDINATOR_LOAD_IN_PROGRESS meanwhile (isLoading); resigned, its groups are
@@ -39,8 +39,11 @@ export interface CoordinatorOptions extends OffsetsOptions {
   minSessionTimeoutMs?: number;
   maxSessionTimeoutMs?: number;
   initialRebalanceDelayMs?: number;
-  /** A broker of a cluster: it serves only the partitions it was elected for (onElection), not all from the start. */
-  clustered?: boolean;
+  /**
+   * Which partitions of its topic it serves: default ServedPartitions.all() (a single broker); a broker of a
+   * cluster gives ServedPartitions.byElection(), the partitions it was elected for (onElection).
+   */
+  served?: ServedPartitions;
 }
 
 export interface JoinRequest {
@@ -94,7 +97,7 @@ export class GroupCoordinator {
   private readonly served: ServedPartitions;
 
   constructor(options: CoordinatorOptions = {}) {
-    this.served = new ServedPartitions(options.clustered ?? false);
+    this.served = options.served ?? ServedPartitions.all();
     this.timers = options.timers ?? realTimers;
     this.store = options.store ?? null;
     this.minSession = options.minSessionTimeoutMs ?? brokerConfigDefault('group.min.session.timeout.ms');

@@ -16,8 +16,18 @@ export class ServedPartitions {
   /** Null on a single broker: every partition served, in epoch 0. */
   private readonly partitions: Map<number, Served> | null;
 
-  constructor(clustered: boolean) {
-    this.partitions = clustered ? new Map() : null;
+  private constructor(partitions: Map<number, Served> | null) {
+    this.partitions = partitions;
+  }
+
+  /** A single broker's coordinator: every partition, served from the start in epoch 0. */
+  static all(): ServedPartitions {
+    return new ServedPartitions(null);
+  }
+
+  /** A cluster broker's coordinator: the partitions it is elected leader of, none until then. */
+  static byElection(): ServedPartitions {
+    return new ServedPartitions(new Map());
   }
 
   /** Whether the partition is served and loaded (always on a single broker). */

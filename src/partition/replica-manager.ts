@@ -28,6 +28,33 @@ import { partitionKey } from '../topic-partition.js';
  */
 export const HIGH_WATERMARK_CHECKPOINT = 'replication-offset-checkpoint';
 
+/** How this broker's partitions start when first opened. */
+export interface ReplicaStart {
+  /** The leader a partition starts with: this broker, or none (-1) until the controller's LeaderAndIsr names one. */
+  readonly leaderId: number;
+  /** The high watermarks checkpointed before, by partition key; a partition not in it starts from its log. */
+  readonly highWatermarks: ReadonlyMap<string, number>;
+}
+
+/** A single broker leads every partition it has, and its high watermark is its log end. */
+export function singleBrokerStart(localNodeId: number): ReplicaStart {
+  return { leaderId: localNodeId, highWatermarks: new Map() };
+}
+
+/**
+ * A broker of a cluster leads a partition only once the controller says so, and its high watermarks start
+ * where its checkpoint (Kafka's replication-offset-checkpoint) left them.
+ */
+export function clusterStart(dataDir: string): ReplicaStart {
+  const highWatermarks = new Map<string, number>();
+  try {
+    for (const e of readCheckpointFile(path.join(dataDir, HIGH_WATERMARK_CHECKPOINT))) highWatermarks.set(partitionKey(e.topic, e.partition), e.offset);
+  } catch {
+    // A damaged checkpoint only costs the wait for followers to fetch again: high watermarks start low.
+  }
+  return { leaderId: -1, highWatermarks };
+}
+
 export interface AppendResult {
   baseOffset: number;
   lastOffset: number;
@@ -48,26 +75,11 @@ export class ReplicaManager {
   /** replica.lag.time.max.ms, as the cluster configures it. */
   replicaLagTimeMaxMs = 30_000;
 
-  /**
-   * `clustered`: this broker is one of several, and leads a partition only once the controller says so
-   * (LeaderAndIsr); a single broker leads every partition it has.
-   */
-  /** The high watermarks read from the checkpoint at start (a cluster broker's), by "topic/partition". */
-  private readonly savedHighWatermarks = new Map<string, number>();
-
   constructor(
     private readonly logs: LogManager,
     readonly localNodeId: number,
-    readonly clustered = false,
-  ) {
-    if (!clustered) return;
-    try {
-      for (const e of readCheckpointFile(path.join(logs.dataDir, HIGH_WATERMARK_CHECKPOINT)))
-        this.savedHighWatermarks.set(partitionKey(e.topic, e.partition), e.offset);
-    } catch {
-      // A damaged checkpoint only costs the wait for followers to fetch again: high watermarks start low.
-    }
-  }
+    private readonly start: ReplicaStart = singleBrokerStart(localNodeId),
+  ) {}
 
   /** The partition, if this broker has it (whoever leads it). */
   partition(topic: string, index: number): Partition | undefined {
@@ -75,7 +87,7 @@ export class ReplicaManager {
     if (!log) return undefined;
     let p = this.partitions.get(log);
     if (!p) {
-      p = new Partition(topic, index, log, this.localNodeId, this.clustered ? -1 : this.localNodeId, this.savedHighWatermarks.get(partitionKey(topic, index)));
+      p = new Partition(topic, index, log, this.localNodeId, this.start.leaderId, this.start.highWatermarks.get(partitionKey(topic, index)));
       this.partitions.set(log, p);
     }
     return p;

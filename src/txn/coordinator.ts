@@ -6,7 +6,7 @@
 // them (WriteTxnMarkers) and the transaction stays prepared until they have written them. A load after a
 // crash completes what was prepared.
 //
-// Which transactional ids: a single broker coordinates them all, loaded at start. In a cluster (`clustered`)
+// Which transactional ids: a single broker coordinates them all, loaded at start. In a cluster (ServedPartitions.byElection())
 // the coordinator serves the ids of the __transaction_state partitions this broker leads, as Kafka's
 // TransactionStateManager: elected, a partition is replayed from the local log in a task of its own
 // (COORDINATOR_LOAD_IN_PROGRESS meanwhile) and what it left prepared is completed; resigned, its ids leave
@@ -67,8 +67,11 @@ export interface TxnCoordinatorOptions {
   idExpirationMs?: number;
   /** The __transaction_state partition of a transactional id; default: all in one. */
   partitionOf?: (transactionalId: string) => number;
-  /** A broker of a cluster: it serves only the partitions it was elected for (onElection). */
-  clustered?: boolean;
+  /**
+   * Which partitions of its topic it serves: default ServedPartitions.all() (a single broker); a broker of a
+   * cluster gives ServedPartitions.byElection(), the partitions it was elected for (onElection).
+   */
+  served?: ServedPartitions;
 }
 
 const MAX_EPOCH = 32766; // Short.MaxValue - 1: the epoch after it needs a new producer id, as in Kafka
@@ -85,7 +88,7 @@ export class TransactionCoordinator {
     private readonly host: TxnCoordinatorHost,
     private readonly options: TxnCoordinatorOptions,
   ) {
-    this.served = new ServedPartitions(options.clustered ?? false);
+    this.served = options.served ?? ServedPartitions.all();
     this.partitionOf = options.partitionOf ?? (() => 0);
   }
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../protocol/errors.js';
 import { LogManager } from '../../src/storage/log-manager.js';
-import { ReplicaManager } from '../../src/partition/replica-manager.js';
+import { ReplicaManager, clusterStart } from '../../src/partition/replica-manager.js';
 import { GroupCoordinator } from '../../src/group/coordinator.js';
 import { OffsetsTopicStore } from '../../src/group/offsets-topic.js';
 import { TransactionCoordinator, type TxnCoordinatorHost } from '../../src/txn/coordinator.js';
@@ -15,6 +15,7 @@ import { OFFSETS_TOPIC } from '../../src/group/offsets-topic.js';
 import { checkCoordinator } from '../../src/cluster/coordinator-guard.js';
 import { KafkaError } from '../../protocol/errors.js';
 import { useTempDirs } from '../helpers.js';
+import { ServedPartitions } from '../../src/group/served-partitions.js';
 
 const tempDir = useTempDirs('krill-coordinator-partitions-');
 const PARTITIONS = 5;
@@ -60,7 +61,7 @@ describe('group coordinator, per __consumer_offsets partition', () => {
     commit(writer, b, 20);
     writer.close();
 
-    const coord = new GroupCoordinator({ store, partitionOf: (g) => store.partitionFor(g), clustered: true });
+    const coord = new GroupCoordinator({ store, partitionOf: (g) => store.partitionFor(g), served: ServedPartitions.byElection() });
     try {
       expect(coord.coordinates(a)).toBe(false); // nothing is loaded before an election
       expect(coord.group(a)).toBeUndefined();
@@ -106,7 +107,7 @@ describe('group coordinator, per __consumer_offsets partition', () => {
   });
 
   it('a resignation before the load ran makes that load moot', async () => {
-    const coord = new GroupCoordinator({ partitionOf: () => 3, clustered: true });
+    const coord = new GroupCoordinator({ partitionOf: () => 3, served: ServedPartitions.byElection() });
     let ran = false;
     const loaded = coord.onElection(3, () => void (ran = true));
     coord.onResignation(3);
@@ -235,7 +236,11 @@ describe('transaction coordinator, per __transaction_state partition', () => {
     expect(markers).toEqual([`t-0:${pid}:commit@0`]); // a single broker's coordinator epoch
     markers.length = 0;
 
-    const coord = new TransactionCoordinator(host(true), { maxTimeoutMs: 60_000, partitionOf: (id) => state.partitionFor(id), clustered: true });
+    const coord = new TransactionCoordinator(host(true), {
+      maxTimeoutMs: 60_000,
+      partitionOf: (id) => state.partitionFor(id),
+      served: ServedPartitions.byElection(),
+    });
     try {
       expect(coord.get(a)).toBeUndefined();
       const loaded = coord.onElection(pa, 7, () => state.loadPartition(coord, pa));
@@ -271,13 +276,13 @@ describe('transaction coordinator, per __transaction_state partition', () => {
 describe('coordinator writes on a replicated __consumer_offsets partition', () => {
   it('a commit is answered once the followers have fetched it; refused without enough in-sync replicas or the leadership', async () => {
     const logs = LogManager.open({ dataDir: tempDir() });
-    const replicas = new ReplicaManager(logs, 1, true);
+    const replicas = new ReplicaManager(logs, 1, clusterStart(logs.dataDir));
     const store = OffsetsTopicStore.open(logs, replicas, PARTITIONS);
     logs.createTopic(OFFSETS_TOPIC, PARTITIONS, { 'cleanup.policy': 'compact', 'min.insync.replicas': '2' });
     const p = store.partitionFor('g');
     const partition = replicas.partition(OFFSETS_TOPIC, p)!;
     partition.setLeaderState({ leaderId: 1, leaderEpoch: 4, replicas: [1, 2, 3], isr: [1, 2, 3] });
-    const coord = new GroupCoordinator({ store, partitionOf: (g) => store.partitionFor(g), clustered: true });
+    const coord = new GroupCoordinator({ store, partitionOf: (g) => store.partitionFor(g), served: ServedPartitions.byElection() });
     try {
       await coord.onElection(p, () => store.loadPartition(coord, p));
       const answered = commit(coord, 'g', 42);

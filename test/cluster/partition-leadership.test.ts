@@ -5,7 +5,7 @@ import { afterEach, expect, it } from 'vitest';
 import { buildBatch, scanBatches } from '../../protocol/record-batch.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { LogManager } from '../../src/storage/log-manager.js';
-import { ReplicaManager } from '../../src/partition/replica-manager.js';
+import { ReplicaManager, clusterStart } from '../../src/partition/replica-manager.js';
 import { useTempDirs } from '../helpers.js';
 
 const newDir = useTempDirs('krill-leadership-');
@@ -18,7 +18,7 @@ function clustered() {
   const logs = LogManager.open({ dataDir: newDir() });
   opened.push(logs);
   logs.createTopic('t', 1);
-  return new ReplicaManager(logs, 2, true);
+  return new ReplicaManager(logs, 2, clusterStart(logs.dataDir));
 }
 
 it("leads only once LeaderAndIsr names this broker, and follows the controller's epochs", () => {

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildBatch, scanBatches } from '../../protocol/record-batch.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { LogManager } from '../../src/storage/log-manager.js';
-import { ReplicaManager } from '../../src/partition/replica-manager.js';
+import { ReplicaManager, clusterStart } from '../../src/partition/replica-manager.js';
 import type { Partition } from '../../src/partition/partition.js';
 import { useTempDirs } from '../helpers.js';
 
@@ -24,7 +24,7 @@ function leader(now = 1_000_000) {
   const logs = LogManager.open({ dataDir: newDir() });
   opened.push(logs);
   logs.createTopic('t', 1);
-  const replicas = new ReplicaManager(logs, 1, true);
+  const replicas = new ReplicaManager(logs, 1, clusterStart(logs.dataDir));
   replicas.replicaLagTimeMaxMs = LAG_MS;
   const asked: number[][] = [];
   replicas.isrChanger = (_p, isr) => asked.push(isr);
@@ -127,7 +127,7 @@ describe("a cluster broker before the controller has named the partition's repli
     const p0 = writer.partition('t', 0)!;
     append(writer, p0, 4);
     // The same log, as a restarted cluster broker sees it before any LeaderAndIsr: no replicas known yet.
-    const replicas = new ReplicaManager(logs, 1, true);
+    const replicas = new ReplicaManager(logs, 1, clusterStart(logs.dataDir));
     const p = replicas.partition('t', 0)!;
     expect(p.replicas).toEqual([]);
     expect(p.logEndOffset).toBe(4);
@@ -140,7 +140,7 @@ describe('a sole replica given followers (a reassignment adding replicas)', () =
     const logs = LogManager.open({ dataDir: newDir() });
     opened.push(logs);
     logs.createTopic('t', 1);
-    const replicas = new ReplicaManager(logs, 1, true);
+    const replicas = new ReplicaManager(logs, 1, clusterStart(logs.dataDir));
     const p = replicas.partition('t', 0)!;
     p.setLeaderState({ leaderId: 1, leaderEpoch: 0, replicas: [1], isr: [1] });
     append(replicas, p, 3);
