@@ -37,6 +37,8 @@ import { Scheduler } from './scheduler.js';
 import { LogCleaner } from './storage/cleaner/log-cleaner.js';
 import { SINGLE_BROKER_CONTROLLER_REQUESTS, SINGLE_BROKER_COORDINATORS, singleBrokerElections, singleBrokerReassignments } from './cluster/cluster-services.js';
 import { ServedPartitions } from './group/served-partitions.js';
+import { LocalTopicStore } from './topic-store.js';
+import { SINGLE_BROKER_WIDE_CONFIGS } from './config-admin/cluster-wide-configs.js';
 
 const CHECKPOINT_INTERVAL_MS = 60_000;
 const HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS = 5_000;
@@ -270,14 +272,15 @@ export class Broker {
   /** The narrow services handlers are given (see RequestContext). */
   private services(logs: LogManager): BrokerServices {
     const registry = this.registry;
-    const topics = new TopicAdmin(logs, this.replicas, this.offsetsTopic, this.config, this.log, this.zkCluster, this.transactionState);
+    const store = this.zkCluster ? this.zkCluster.topics() : new LocalTopicStore(logs, this.replicas, this.log);
+    const topics = new TopicAdmin(logs, this.replicas, store, this.config, this.offsetsTopic, this.transactionState);
     return {
       cluster: this.zkCluster ?? new SingleBrokerCluster(this.clusterId, this.config.nodeId, () => this.advertised),
       ...this.clusterServices(topics),
       replicas: this.replicas,
       groups: this.groups,
       topics,
-      configs: new ConfigAdmin(topics, this.config, this.dynamicConfigs, this.log.level, this.zkCluster),
+      configs: new ConfigAdmin(topics, this.config, this.dynamicConfigs, this.log.level, this.zkCluster ?? SINGLE_BROKER_WIDE_CONFIGS),
       producerIds: this.producerIds,
       transactions: this.transactions,
       transactionState: this.transactionState,

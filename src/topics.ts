@@ -1,23 +1,21 @@
 // Topic administration for Metadata (auto-create), CreateTopics, DeleteTopics, CreatePartitions,
 // AlterPartitionReassignments and FindCoordinator: Kafka's naming rules, the checks that turn a request into
 // KafkaErrors with Kafka's codes (its KRaft controller's messages), and the changes themselves (in Kafka, the
-// controller's part). On a single broker the changes are made here, at once; in a cluster they are written
-// to ZooKeeper, the controller makes them, and creation waits until this broker's metadata shows them.
+// controller's part). The changes themselves are the TopicStore's (topic-store.ts): made at once on a single
+// broker; in a cluster written to ZooKeeper, made by the controller, and awaited until this broker's metadata
+// shows them.
 
-import { ErrorCode, KafkaError } from '../protocol/errors.js';
+import { KafkaError } from '../protocol/errors.js';
 import { ConfigError } from './config-value.js';
 import { checkTopicConfig } from './log-config.js';
 import type { BrokerConfig } from './config.js';
-import type { Logger } from './logger.js';
 import { MAX_PARTITIONS_PER_TOPIC, type LogManager, type TopicInfo } from './storage/log-manager.js';
 import type { ReplicaManager } from './partition/replica-manager.js';
-import type { Partition } from './partition/partition.js';
 import { OFFSETS_TOPIC } from './group/offsets-topic.js';
 import { TRANSACTION_STATE_TOPIC } from './txn/state-topic.js';
-import { assignReplicas } from './cluster/replica-placement.js';
-import type { ClusterTopics } from './cluster/zk-cluster.js';
+import type { CheckedTopic, InternalTopics, TopicStore } from './topic-store.js';
 
-export type { TopicInfo };
+export type { TopicInfo, CheckedTopic, InternalTopics };
 
 const LEGAL = /^[a-zA-Z0-9._-]+$/;
 const MAX_NAME_LENGTH = 249;
@@ -45,22 +43,6 @@ export interface TopicRequest {
   configs: Record<string, string | null>;
 }
 
-/** An internal topic's own creation (here on a single broker), with its partition count and configs. */
-export interface InternalTopics {
-  ensureTopic(): void;
-  readonly numPartitions: number;
-  readonly topicConfigs: Record<string, string>;
-}
-
-/** A checked topic creation (checkNewTopic): what will be created. */
-export interface CheckedTopic {
-  partitions: number;
-  replicationFactor: number;
-  configs: Record<string, string>;
-  /** Replica lists by partition, when the request gave them. */
-  assignment: number[][] | null;
-}
-
 /** The config naming each internal topic's replication factor in a cluster (see ensureInternalTopic). */
 const INTERNAL_TOPIC_REPLICATION: Readonly<Record<string, string>> = {
   [OFFSETS_TOPIC]: 'offsets.topic.replication.factor',
@@ -71,23 +53,16 @@ export class TopicAdmin {
   constructor(
     private readonly logs: LogManager,
     private readonly replicas: ReplicaManager,
-    private readonly offsetsTopic: InternalTopics,
+    /** Where the changes are made: this broker's logs, or the cluster's ZooKeeper and controller. */
+    private readonly store: TopicStore,
     private readonly config: BrokerConfig,
-    private readonly log: Logger,
-    /** In a cluster: ZooKeeper and the controller; null on a single broker. */
-    private readonly cluster: ClusterTopics | null = null,
-    private readonly transactionStateTopic: InternalTopics | null = null,
+    private readonly offsetsTopic: InternalTopics,
+    private readonly transactionStateTopic: InternalTopics,
   ) {}
 
-  /** The brokers replicas may be placed on: the live ones in a cluster, this one alone otherwise. */
-  private brokerIds(): number[] {
-    return this.cluster ? this.cluster.liveBrokerIds() : [this.replicas.localNodeId];
-  }
-
-  /** Every topic; in a cluster those its metadata names (a local one may still be on its way in or out). */
+  /** Every topic the store has (in a cluster a local one may still be on its way in or out). */
   topics(): TopicInfo[] {
-    const local = this.logs.topics();
-    return this.cluster ? local.filter((t) => this.cluster!.hasTopic(t.name)) : local;
+    return this.logs.topics().filter((t) => this.store.has(t.name));
   }
 
   /** The absolute path of the one log directory every partition lives in (DescribeLogDirs). */
@@ -119,7 +94,7 @@ export class TopicAdmin {
   /** Checks a topic creation request as Kafka's controller does; returns the effective partition count and configs. */
   checkNewTopic(req: TopicRequest, assignment: number[][] | null = null): CheckedTopic {
     validateTopicName(req.name);
-    if (this.logs.getTopic(req.name) || this.cluster?.hasTopic(req.name)) throw new KafkaError('TOPIC_ALREADY_EXISTS', `Topic '${req.name}' already exists.`);
+    if (this.logs.getTopic(req.name) || this.store.has(req.name)) throw new KafkaError('TOPIC_ALREADY_EXISTS', `Topic '${req.name}' already exists.`);
     const collision = this.collidingTopic(req.name);
     if (collision !== undefined) throw new KafkaError('INVALID_TOPIC_EXCEPTION', `Topic '${req.name}' collides with existing topic: ${collision}`);
     const partitions = req.numPartitions === -1 ? this.config.int('num.partitions') : req.numPartitions;
@@ -131,7 +106,7 @@ export class TopicAdmin {
     }
     const rf = req.replicationFactor === -1 ? this.config.int('default.replication.factor') : req.replicationFactor;
     if (rf <= 0) throw new KafkaError('INVALID_REPLICATION_FACTOR', 'Replication factor must be larger than 0, or -1 to use the default value.');
-    const brokers = this.brokerIds().length;
+    const brokers = this.store.brokerIds().length;
     if (rf > brokers) {
       throw new KafkaError(
         'INVALID_REPLICATION_FACTOR',
@@ -167,11 +142,11 @@ export class TopicAdmin {
 
   /**
    * Replaces a topic's overrides (checked by checkTopicConfigs); applied to Produce and its logs at once, and
-   * persisted. In a cluster written to ZooKeeper first (with a change notification, from which every other
-   * broker applies them), as Kafka does: a failure there is the request's, and nothing changes.
+   * persisted. In a cluster shared first (TopicStore.shareConfigs), as Kafka does: a failure there is the
+   * request's, and nothing changes.
    */
   async alterTopicConfigs(name: string, overrides: Record<string, string>): Promise<TopicInfo> {
-    await this.cluster?.setTopicConfigs(name, overrides);
+    await this.store.shareConfigs(name, overrides);
     return this.logs.setTopicConfigs(name, overrides);
   }
 
@@ -179,10 +154,8 @@ export class TopicAdmin {
    * Creates a checked topic (see checkNewTopic); returns its id. In a cluster, resolves once this broker's
    * metadata names a leader for every partition (REQUEST_TIMED_OUT after `timeoutMs`: still under way).
    */
-  async createTopic(name: string, checked: CheckedTopic, timeoutMs: number): Promise<Buffer> {
-    if (!this.cluster) return this.logs.createTopic(name, checked.partitions, checked.configs).topicId;
-    const assignment = checked.assignment ?? assignReplicas(this.brokerIds(), checked.partitions, checked.replicationFactor);
-    return this.cluster.createTopic(name, assignment, checked.configs, timeoutMs);
+  createTopic(name: string, checked: CheckedTopic, timeoutMs: number): Promise<Buffer> {
+    return this.store.create(name, checked, timeoutMs);
   }
 
   /**
@@ -195,27 +168,9 @@ export class TopicAdmin {
       return;
     }
     // Known to the cluster, not yet to this broker: the controller's word is on its way.
-    if (this.cluster?.hasTopic(name)) throw new KafkaError('LEADER_NOT_AVAILABLE', `Topic '${name}' is being created.`);
+    if (this.store.has(name)) throw new KafkaError('LEADER_NOT_AVAILABLE', `Topic '${name}' is being created.`);
     const checked = this.checkNewTopic({ name, numPartitions: -1, replicationFactor: -1, configs: {} });
-    if (!this.cluster) {
-      this.logs.createTopic(name, checked.partitions, checked.configs);
-      this.log.info({ topic: name, partitions: checked.partitions }, 'auto-created topic');
-      return;
-    }
-    this.startCreation(name, checked);
-    throw new KafkaError('LEADER_NOT_AVAILABLE', `Topic '${name}' is being created.`);
-  }
-
-  /** A creation nobody waits for (auto-creation, internal topics): its failure is logged, not answered. */
-  private startCreation(name: string, checked: CheckedTopic): void {
-    this.createTopic(name, checked, 0).then(
-      () => this.log.info({ topic: name, partitions: checked.partitions }, 'auto-created topic'),
-      (err) => {
-        const code = err instanceof KafkaError ? err.code : -1;
-        if (code === ErrorCode.REQUEST_TIMED_OUT) this.log.info({ topic: name, partitions: checked.partitions }, 'auto-creating topic');
-        else if (code !== ErrorCode.TOPIC_ALREADY_EXISTS) this.log.warn({ topic: name, err: (err as Error).message }, 'auto-creation failed');
-      },
-    );
+    if (!this.store.createUnawaited(name, checked)) throw new KafkaError('LEADER_NOT_AVAILABLE', `Topic '${name}' is being created.`);
   }
 
   /** Creates __consumer_offsets if missing, as Kafka does on the first FindCoordinator for a group. */
@@ -225,29 +180,13 @@ export class TopicAdmin {
 
   /** Creates __transaction_state if missing, as Kafka does on the first FindCoordinator for a transactional id. */
   ensureTransactionStateTopic(): void {
-    if (this.transactionStateTopic) this.ensureInternalTopic(TRANSACTION_STATE_TOPIC, this.transactionStateTopic);
+    this.ensureInternalTopic(TRANSACTION_STATE_TOPIC, this.transactionStateTopic);
   }
 
-  /**
-   * A single broker creates the internal topic itself. In a cluster, as in Kafka, it is created through the
-   * controller once as many brokers are alive as its replication factor asks; until it exists
-   * COORDINATOR_NOT_AVAILABLE is thrown, and clients retry.
-   */
-  private ensureInternalTopic(name: string, store: InternalTopics): void {
-    if (!this.cluster || this.logs.getTopic(name)) {
-      store.ensureTopic();
-      return;
-    }
-    const rfConfig = INTERNAL_TOPIC_REPLICATION[name];
-    const rf = this.config.int(rfConfig);
-    const live = this.brokerIds().length;
-    if (live < rf) {
-      throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `${name} needs ${rf} live broker(s) (${rfConfig}), and ${live} are alive.`);
-    }
-    if (!this.cluster.hasTopic(name)) {
-      this.startCreation(name, { partitions: store.numPartitions, replicationFactor: rf, configs: store.topicConfigs, assignment: null });
-    }
-    throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `${name} is being created.`);
+  /** The store creates it (see TopicStore.ensureInternal), with the replication factor its config names. */
+  private ensureInternalTopic(name: string, internal: InternalTopics): void {
+    const config = INTERNAL_TOPIC_REPLICATION[name];
+    this.store.ensureInternal(name, internal, { config, value: this.config.int(config) });
   }
 
   /**
@@ -286,20 +225,15 @@ export class TopicAdmin {
 
   /** The topic's replication factor: its first partition's replica count in a cluster, 1 on a single broker. */
   private replicationFactorOf(name: string): number {
-    return this.cluster?.replicationFactor(name) ?? 1;
+    return this.store.replicationFactor(name);
   }
 
   /**
    * Grows a checked topic (see checkNewPartitions) to `count` partitions, the new ones on `assignments` or
    * placed as Kafka places them. In a cluster, resolves once this broker's metadata has their leaders.
    */
-  async addPartitions(topic: TopicInfo, count: number, assignments: number[][] | null, timeoutMs: number): Promise<void> {
-    if (!this.cluster) {
-      this.logs.addPartitions(topic.name, count);
-      return;
-    }
-    const placed = assignments ?? assignReplicas(this.brokerIds(), count - topic.partitions, this.replicationFactorOf(topic.name), topic.partitions);
-    await this.cluster.addPartitions(topic.name, topic.partitions, placed, timeoutMs);
+  addPartitions(topic: TopicInfo, count: number, assignments: number[][] | null, timeoutMs: number): Promise<void> {
+    return this.store.addPartitions(topic, count, assignments, timeoutMs);
   }
 
   /**
@@ -310,7 +244,7 @@ export class TopicAdmin {
   checkManualAssignment(replicas: readonly number[], replicationFactor?: number): void {
     if (replicas.length === 0) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', 'The manual partition assignment includes an empty replica list.');
     const sorted = [...replicas].sort((a, b) => a - b);
-    const registered = this.brokerIds();
+    const registered = this.store.brokerIds();
     sorted.forEach((brokerId, i) => {
       if (!registered.includes(brokerId)) {
         throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `The manual partition assignment includes broker ${brokerId}, but no such broker is registered.`);
@@ -339,7 +273,7 @@ export class TopicAdmin {
     this.checkManualAssignment(replicas);
     // In a cluster only the current replicas are a reassignment with nothing to move: moving data between
     // brokers comes with replication.
-    const current = this.cluster ? (this.cluster.partitionMetadata(name, partition)?.replicas ?? []) : [this.replicas.localNodeId];
+    const current = this.store.replicas(name, partition);
     if (replicas.length !== current.length || replicas.some((r, i) => r !== current[i])) {
       throw new KafkaError(
         'INVALID_REPLICA_ASSIGNMENT',
@@ -355,20 +289,6 @@ export class TopicAdmin {
   async deleteTopic(topic: TopicInfo, timeoutMs: number): Promise<void> {
     if (!this.config.bool('delete.topic.enable')) throw new KafkaError('TOPIC_DELETION_DISABLED', 'Topic deletion is disabled.');
     if (topic.name.startsWith('__')) throw new KafkaError('INVALID_TOPIC_EXCEPTION', `Internal topic ${topic.name} cannot be deleted.`);
-    if (this.cluster) {
-      await this.cluster.deleteTopic(topic.name, timeoutMs);
-      return;
-    }
-    const partitions: Partition[] = [];
-    for (let p = 0; p < topic.partitions; p++) {
-      const partition = this.replicas.partition(topic.name, p);
-      if (partition) partitions.push(partition);
-    }
-    try {
-      this.logs.deleteTopic(topic.name);
-    } finally {
-      // Even when removing the files failed partway: the logs are closed, their readers must not wait.
-      this.replicas.partitionsRemoved(partitions);
-    }
+    await this.store.delete(topic, timeoutMs);
   }
 }

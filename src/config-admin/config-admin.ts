@@ -25,6 +25,7 @@ import { TOPIC_CONFIGS } from '../log-config.js';
 import { validateTopicName, type TopicAdmin, type TopicInfo } from '../topics.js';
 import { ConfigSource, describeBrokerConfigs, describeTopicConfigs, type ConfigEntry, type DescribeOptions } from './describe.js';
 import type { DynamicBrokerConfigs } from './dynamic-broker-configs.js';
+import { SINGLE_BROKER_WIDE_CONFIGS, type ClusterWideConfigs } from './cluster-wide-configs.js';
 
 /** ConfigResource.Type. */
 export const ResourceType = Object.freeze({ TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8 });
@@ -71,8 +72,8 @@ export class ConfigAdmin {
     private readonly dynamic: DynamicBrokerConfigs,
     /** The broker's log level (BROKER_LOGGER's "root"). */
     private readonly logLevel: string,
-    /** In a cluster, where the cluster-wide dynamic broker configs live (ZooKeeper); null on a single broker. */
-    private readonly sharedBrokerConfigs: { setClusterBrokerConfigs(configs: Record<string, string>): Promise<void> } | null = null,
+    /** Where the cluster-wide dynamic broker configs are shared with the other brokers (ZooKeeper in a cluster). */
+    private readonly clusterWide: ClusterWideConfigs = SINGLE_BROKER_WIDE_CONFIGS,
   ) {}
 
   /** One resource's configs; throws KafkaError for that resource. */
@@ -193,11 +194,11 @@ export class ConfigAdmin {
       defaultOf: (config) => BROKER_CONFIGS[config]?.default ?? null,
       isList: (config) => BROKER_CONFIGS[config]?.kind === 'list',
       replace: async (configs, validateOnly) => {
-        // The cluster-wide defaults of a cluster: checked here, written to ZooKeeper (every broker applies
-        // them from there), then applied here at once.
-        if (level === 'cluster' && this.sharedBrokerConfigs && !validateOnly) {
+        // The cluster-wide defaults: checked here, shared (in a cluster every broker applies them from
+        // ZooKeeper), then applied here at once.
+        if (level === 'cluster' && !validateOnly) {
           this.dynamic.replace(level, configs, true);
-          await this.sharedBrokerConfigs.setClusterBrokerConfigs(Object.fromEntries(configs));
+          await this.clusterWide.share(Object.fromEntries(configs));
         }
         this.dynamic.replace(level, configs, validateOnly);
       },

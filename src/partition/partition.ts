@@ -77,8 +77,8 @@ export class Partition {
   partitionEpoch = 0;
   replicas: readonly number[];
   isr: readonly number[];
-  /** An ISR sent to the controller and not yet answered (AlterPartition), or null. */
-  pendingIsr: readonly number[] | null = null;
+  /** An ISR sent to the controller and not yet answered (AlterPartition); see beginIsrChange. */
+  private pending: readonly number[] | null = null;
   /** The leader's view of its followers (empty on a follower). */
   readonly followers = new Map<number, FollowerState>();
   /** The log end offset when this broker became leader: the start of its leader epoch. */
@@ -128,7 +128,7 @@ export class Partition {
     this.partitionEpoch = state.partitionEpoch ?? this.partitionEpoch;
     this.replicas = [...state.replicas];
     this.isr = [...state.isr];
-    this.pendingIsr = null;
+    this.pending = null;
     if (!this.isLeader) {
       this.followers.clear();
       return true;
@@ -144,6 +144,26 @@ export class Partition {
     }
     for (const id of this.followers.keys()) if (!this.replicas.includes(id)) this.followers.delete(id);
     this.maybeIncrementHighWatermark();
+    return true;
+  }
+
+  /** An ISR sent to the controller and not yet answered (AlterPartition), or null. */
+  get pendingIsr(): readonly number[] | null {
+    return this.pending;
+  }
+
+  /**
+   * The AlterPartition manager (the only writer) sent `isr` to the controller: until its answer, or a new
+   * LeaderAndIsr, the larger of the two sets counts and no other change is asked for.
+   */
+  beginIsrChange(isr: readonly number[]): void {
+    this.pending = isr;
+  }
+
+  /** The change `isr` began (beginIsrChange) was answered; false when another one, or a LeaderAndIsr, replaced it. */
+  endIsrChange(isr: readonly number[]): boolean {
+    if (this.pending !== isr) return false;
+    this.pending = null;
     return true;
   }
 

@@ -8,13 +8,16 @@
 // produce purgatory until the high watermark passes their records (awaitReplicated); a periodic check asks
 // the controller for ISR changes (shrink and expand, through the IsrChanger the cluster gives). The follower
 // side (fetching from leaders, truncating) is the cluster's ReplicaFetcherManager.
+// The controller's LeaderAndIsr and StopReplica are applied here, partition by partition, as Kafka's
+// becomeLeaderOrFollower and stopReplicas apply them (epoch checks included); whoever follows a partition's
+// role (the replica fetchers, the coordinators) is told through a RoleChangeListener.
 
 import { PARTITION_LEADER_EPOCH_OFFSET, setPartitionLeaderEpoch, type BatchInfo } from '../../protocol/record-batch.js';
 import type { LogManager, TopicInfo } from '../storage/log-manager.js';
 import type { PartitionLog } from '../storage/partition-log.js';
 import { DelayedOperationPurgatory, awaitDelayed } from '../purgatory.js';
 import { validateRecords, type TopicAppendConfig } from '../log-validator.js';
-import { Partition } from './partition.js';
+import { Partition, type LeaderState } from './partition.js';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { deleteOldSegments } from '../storage/retention.js';
 import path from 'node:path';
@@ -61,8 +64,24 @@ export interface AppendResult {
   logStartOffset: number;
 }
 
-/** How a leader asks the controller for a new ISR (AlterPartition); the answer comes as a new LeaderState. */
+/**
+ * How a leader asks the controller for a new ISR (AlterPartition): it begins the change on the partition
+ * (Partition.beginIsrChange) and sends it; the answer comes as a new LeaderState.
+ */
 export type IsrChanger = (partition: Partition, isr: number[]) => void;
+
+/** Told when a partition's role here changed (leader, follower, neither), once the new role is in place. */
+export type RoleChangeListener = (partition: Partition) => void;
+
+/** Kafka's LeaderAndIsr.EpochDuringDelete: StopReplica's leader epoch for the partitions of a topic being deleted. */
+export const EPOCH_DURING_DELETE = -2;
+
+/** One partition of a StopReplica. */
+export interface StopReplicaState {
+  partitionIndex: number;
+  leaderEpoch: number;
+  deletePartition: boolean;
+}
 
 export class ReplicaManager {
   /** Fetches waiting for data, keyed by the partitions they read. */
@@ -70,8 +89,11 @@ export class ReplicaManager {
   /** acks=all produce requests waiting for the ISR to copy their records. */
   readonly producePurgatory = new DelayedOperationPurgatory<Partition>('Produce');
   private readonly partitions = new WeakMap<PartitionLog, Partition>();
-  /** Set by the cluster: how ISR changes reach the controller. */
-  isrChanger: IsrChanger | null = null;
+  /** How ISR changes reach the controller: the cluster's AlterPartition manager (useIsrChanger); none on a single broker. */
+  private isrChanger: IsrChanger | null = null;
+  private readonly roleListeners: RoleChangeListener[] = [];
+  /** The newest controller epoch a request was accepted from (see controllerRequestStaleness). */
+  private controllerEpoch = -1;
   /** replica.lag.time.max.ms, as the cluster configures it. */
   replicaLagTimeMaxMs = 30_000;
 
@@ -188,9 +210,80 @@ export class ReplicaManager {
   maybeChangeIsr(partition: Partition, now: number): void {
     if (!this.isrChanger) return;
     const isr = partition.desiredIsr(now, this.replicaLagTimeMaxMs);
-    if (!isr) return;
-    partition.pendingIsr = isr;
-    this.isrChanger(partition, isr);
+    if (isr) this.isrChanger(partition, isr);
+  }
+
+  /** The cluster's way of asking the controller for ISR changes (null: none, as when leaving the cluster). */
+  useIsrChanger(changer: IsrChanger | null): void {
+    this.isrChanger = changer;
+  }
+
+  /** `listener` is told of every role change LeaderAndIsr and StopReplica make, in the order listeners came. */
+  onRoleChange(listener: RoleChangeListener): void {
+    this.roleListeners.push(listener);
+  }
+
+  /**
+   * STALE_CONTROLLER_EPOCH / STALE_BROKER_EPOCH for a controller request, as Kafka checks them, or null.
+   * `current` is what this broker knows: its registration's epoch and the controller epoch of its metadata.
+   * A request that passes makes its controller epoch the one to beat, whichever request it is (Kafka's
+   * ReplicaManager.controllerEpoch): a new controller's LeaderAndIsr fences the old one before its
+   * UpdateMetadata has arrived.
+   */
+  controllerRequestStaleness(controllerEpoch: number, brokerEpoch: number, current: { brokerEpoch: number; controllerEpoch: number }): number | null {
+    if (controllerEpoch < Math.max(this.controllerEpoch, current.controllerEpoch)) return ErrorCode.STALE_CONTROLLER_EPOCH;
+    if (brokerEpoch !== -1 && brokerEpoch < current.brokerEpoch) return ErrorCode.STALE_BROKER_EPOCH;
+    this.controllerEpoch = Math.max(this.controllerEpoch, controllerEpoch);
+    return null;
+  }
+
+  /**
+   * One partition of a LeaderAndIsr (Kafka's becomeLeaderOrFollower): the controller's state, unless older
+   * than the one held (STALE_CONTROLLER_EPOCH); then the role listeners, and whatever waited on the old role is
+   * answered. Returns the partition's error code.
+   */
+  becomeLeaderOrFollower(partition: Partition, state: LeaderState): number {
+    if (!partition.setLeaderState(state)) return ErrorCode.STALE_CONTROLLER_EPOCH;
+    this.roleChanged(partition);
+    this.leadershipChanged(partition);
+    return ErrorCode.NONE;
+  }
+
+  /**
+   * One topic's partitions of a StopReplica (Kafka's stopReplicas): this broker neither leads nor follows them
+   * any more. With delete, a deleted topic's logs go (its partitions come with EPOCH_DURING_DELETE); a partition
+   * deleted with its real leader epoch is a replica moved away by a reassignment: its log is emptied (see
+   * emptyMovedReplica), unless the request is older than the replica (FENCED_LEADER_EPOCH). Returns each
+   * partition's error code, and whether the topic's logs were deleted.
+   */
+  stopReplicas(topic: string, states: readonly StopReplicaState[]): { partitions: { partitionIndex: number; errorCode: number }[]; deletedTopic: boolean } {
+    const removed: Partition[] = [];
+    const partitions = states.map(({ partitionIndex, leaderEpoch, deletePartition }) => {
+      const partition = this.partition(topic, partitionIndex);
+      const movedAway = deletePartition && leaderEpoch !== EPOCH_DURING_DELETE;
+      if (!partition) return { partitionIndex, errorCode: ErrorCode.NONE };
+      if (movedAway && leaderEpoch < partition.leaderEpoch) return { partitionIndex, errorCode: ErrorCode.FENCED_LEADER_EPOCH };
+      partition.setLeaderState({ leaderId: -1, leaderEpoch: partition.leaderEpoch, replicas: partition.replicas, isr: partition.isr });
+      this.roleChanged(partition);
+      removed.push(partition);
+      return { partitionIndex, errorCode: movedAway ? emptyMovedReplica(partition) : ErrorCode.NONE };
+    });
+    // The controller deletes a topic by asking every broker to delete all its partitions.
+    const deleteTopic = states.some((p) => p.deletePartition && p.leaderEpoch === EPOCH_DURING_DELETE) && this.logs.getTopic(topic) !== undefined;
+    if (deleteTopic) {
+      try {
+        this.logs.deleteTopic(topic);
+      } finally {
+        this.partitionsRemoved(removed);
+      }
+    } else {
+      for (const partition of removed) this.leadershipChanged(partition);
+    }
+    return { partitions, deletedTopic: deleteTopic };
+  }
+
+  private roleChanged(partition: Partition): void {
+    for (const listener of this.roleListeners) listener(partition);
   }
 
   /** Every partition this broker has, with its topic (whose configs retention reads). */
@@ -295,5 +388,20 @@ export class ReplicaManager {
       this.fetchPurgatory.completeAll(p);
       this.producePurgatory.completeAll(p);
     }
+  }
+}
+
+/**
+ * A replica a reassignment moved away (StopReplica with delete): an explicit request to drop its records, as
+ * Kafka deletes the log. The directory stays, emptied (every segment deleted, the log start offset moved up
+ * to the log end offset), since every broker keeps one for every partition of every topic; should the
+ * partition come back here, this broker follows the leader from there. Returns the partition's error code.
+ */
+function emptyMovedReplica(partition: Partition): number {
+  try {
+    partition.log.deleteRecordsBefore(partition.logEndOffset);
+    return ErrorCode.NONE;
+  } catch {
+    return ErrorCode.KAFKA_STORAGE_ERROR;
   }
 }

@@ -27,7 +27,10 @@ function leader(now = 1_000_000) {
   const replicas = new ReplicaManager(logs, 1, clusterStart(logs.dataDir));
   replicas.replicaLagTimeMaxMs = LAG_MS;
   const asked: number[][] = [];
-  replicas.isrChanger = (_p, isr) => asked.push(isr);
+  replicas.useIsrChanger((p, isr) => {
+    p.beginIsrChange(isr);
+    asked.push(isr);
+  });
   const p = replicas.partition('t', 0)!;
   p.setLeaderState({ leaderId: 1, leaderEpoch: 3, replicas: [1, 2, 3], isr: [1, 2, 3], partitionEpoch: 7 }, now);
   return { replicas, p, asked };
