@@ -39,6 +39,7 @@ import { SINGLE_BROKER_CONTROLLER_REQUESTS, SINGLE_BROKER_COORDINATORS, singleBr
 import { ServedPartitions } from './group/served-partitions.js';
 import { LocalTopicStore } from './topic-store.js';
 import { SINGLE_BROKER_WIDE_CONFIGS } from './config-admin/cluster-wide-configs.js';
+import { CREATE_IN_LOCAL_LOGS, CREATED_BY_CONTROLLER, type InternalTopicCreation } from './internal-topic-creation.js';
 
 const CHECKPOINT_INTERVAL_MS = 60_000;
 const HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS = 5_000;
@@ -214,13 +215,20 @@ export class Broker {
     this.connections.setQuotas(Broker.connectionQuotas(config));
     const logs = LogManager.open({ dataDir, defaults: config.topicDefaults(), log, maxOpenFiles: config.int('krill.log.max.open.files') });
     try {
-      this.replicas = new ReplicaManager(logs, config.nodeId, clusterClass === null ? singleBrokerStart(config.nodeId) : clusterStart(dataDir));
-      this.offsetsTopic = OffsetsTopicStore.open(logs, this.replicas, config.int('offsets.topic.num.partitions'));
-      this.offsetsTopic.createsTopic = clusterClass === null;
-      this.groups = Broker.openGroups(config, logs, this.offsetsTopic, this.scheduler, clusterClass !== null);
+      // What differs between a single broker and a member of a cluster, decided here once.
+      const single = clusterClass === null;
+      this.replicas = new ReplicaManager(logs, config.nodeId, single ? singleBrokerStart(config.nodeId) : clusterStart(dataDir));
+      const createInternal = single ? CREATE_IN_LOCAL_LOGS : CREATED_BY_CONTROLLER;
+      const served = () => (single ? ServedPartitions.all() : ServedPartitions.byElection());
+      this.offsetsTopic = OffsetsTopicStore.open(logs, this.replicas, config.int('offsets.topic.num.partitions'), createInternal);
+      this.groups = Broker.openGroups(config, logs, this.offsetsTopic, this.scheduler, served());
       this.producerIds = new ProducerIdManager(dataDir, config.nodeId);
-      this.openTransactions(logs, clusterClass !== null);
-      this.transactionState.createsTopic = clusterClass === null;
+      this.openTransactions(logs, createInternal, served());
+      // A single broker's coordinators load their topics now; in a cluster, each partition when elected its leader.
+      if (single) {
+        this.offsetsTopic.load(this.groups);
+        this.transactionState.load(this.transactions);
+      }
       const meta = readOrCreateMetaProperties(dataDir, config.nodeId);
       this.clusterId = meta.clusterId;
       if (clusterClass) {
@@ -309,10 +317,10 @@ export class Broker {
   }
 
   /**
-   * The transaction coordinator. A single broker loads it from __transaction_state now (completing what a
-   * crash left mid-way); in a cluster each partition is loaded when this broker is elected its leader.
+   * The transaction coordinator, serving `served` of __transaction_state's partitions; loading them completes
+   * what a crash left mid-way.
    */
-  private openTransactions(logs: LogManager, clustered: boolean): void {
+  private openTransactions(logs: LogManager, createTopic: InternalTopicCreation, served: ServedPartitions): void {
     const { config, replicas } = this;
     const localMarkers = new LocalMarkerWrites();
     const state = TransactionStateTopic.open(
@@ -320,6 +328,7 @@ export class Broker {
       replicas,
       config.int('transaction.state.log.num.partitions'),
       config.int('transaction.state.log.segment.bytes'),
+      createTopic,
     );
     const coordinator = new TransactionCoordinator(
       {
@@ -341,24 +350,28 @@ export class Broker {
         maxTimeoutMs: config.int('transaction.max.timeout.ms'),
         idExpirationMs: config.int('transactional.id.expiration.ms'),
         partitionOf: (transactionalId) => state.partitionFor(transactionalId),
-        served: clustered ? ServedPartitions.byElection() : ServedPartitions.all(),
+        served,
       },
     );
-    if (!clustered) state.load(coordinator);
     this.transactionState = state;
     this.transactions = coordinator;
   }
 
   /**
-   * The group coordinator. A single broker loads it from __consumer_offsets now, when the topic exists; in a
-   * cluster each partition is loaded when this broker is elected its leader.
+   * The group coordinator, serving `served` of __consumer_offsets' partitions.
    */
-  private static openGroups(config: BrokerConfig, logs: LogManager, store: OffsetsTopicStore, scheduler: Scheduler, clustered: boolean): GroupCoordinator {
+  private static openGroups(
+    config: BrokerConfig,
+    logs: LogManager,
+    store: OffsetsTopicStore,
+    scheduler: Scheduler,
+    served: ServedPartitions,
+  ): GroupCoordinator {
     const groups = new GroupCoordinator({
       store,
       scheduler,
       partitionOf: (groupId) => store.partitionFor(groupId),
-      served: clustered ? ServedPartitions.byElection() : ServedPartitions.all(),
+      served,
       minSessionTimeoutMs: config.int('group.min.session.timeout.ms'),
       maxSessionTimeoutMs: config.int('group.max.session.timeout.ms'),
       initialRebalanceDelayMs: config.int('group.initial.rebalance.delay.ms'),
@@ -369,7 +382,6 @@ export class Broker {
         return !!t && partition >= 0 && partition < t.partitions;
       },
     });
-    if (!clustered) store.load(groups);
     return groups;
   }
 

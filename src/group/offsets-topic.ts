@@ -15,19 +15,17 @@ import { decodeGroupMetadataValue, decodeKey, decodeOffsetCommitValue, partition
 import { replayLog } from '../storage/log-replay.js';
 import { OFFSETS_COMMIT_TIMEOUT_MS, awaitCoordinatorWrite, checkCoordinatorAppend } from './replicated-write.js';
 
+import { CREATE_IN_LOCAL_LOGS, type InternalTopicCreation } from '../internal-topic-creation.js';
+
 export const OFFSETS_TOPIC = '__consumer_offsets';
 
 export class OffsetsTopicStore implements CoordinatorStore {
-  /**
-   * In a cluster the topic is created through the controller (TopicAdmin.ensureOffsetsTopic), never by a
-   * broker on its own: it then only appears here, once the controller has told this broker of it.
-   */
-  createsTopic = true;
-
   constructor(
     private readonly logs: LogManager,
     private readonly replicas: ReplicaManager,
     private readonly configuredPartitions: number,
+    /** In a cluster the controller creates the topic: it then only appears here once it has told this broker. */
+    private readonly create: InternalTopicCreation,
   ) {}
 
   /** The topic's partition count once it exists (in a cluster, the one it was created with), else the configured one. */
@@ -39,9 +37,9 @@ export class OffsetsTopicStore implements CoordinatorStore {
    * An existing topic keeps its partition count. A missing one is created on the first write, not here:
    * brokers that never see a group (most test suites) do not pay for 50 partition directories at start.
    */
-  static open(logs: LogManager, replicas: ReplicaManager, numPartitions: number): OffsetsTopicStore {
+  static open(logs: LogManager, replicas: ReplicaManager, numPartitions: number, create = CREATE_IN_LOCAL_LOGS): OffsetsTopicStore {
     const existing = logs.getTopic(OFFSETS_TOPIC);
-    return new OffsetsTopicStore(logs, replicas, existing ? existing.partitions : numPartitions);
+    return new OffsetsTopicStore(logs, replicas, existing ? existing.partitions : numPartitions, create);
   }
 
   partitionFor(groupId: string): number {
@@ -55,10 +53,7 @@ export class OffsetsTopicStore implements CoordinatorStore {
 
   /** Creates the topic, as Kafka does on the first FindCoordinator, a Metadata request for it, or a write. */
   ensureTopic(): void {
-    if (!this.logs.getTopic(OFFSETS_TOPIC)) {
-      if (!this.createsTopic) throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `${OFFSETS_TOPIC} does not exist yet`);
-      this.logs.createTopic(OFFSETS_TOPIC, this.numPartitions, this.topicConfigs);
-    }
+    if (!this.logs.getTopic(OFFSETS_TOPIC)) this.create(this.logs, OFFSETS_TOPIC, this.numPartitions, this.topicConfigs);
   }
 
   append(groupId: string, records: StoreRecord[], txn?: StoreTxn): void {

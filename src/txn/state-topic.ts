@@ -14,6 +14,7 @@ import { javaStringHashCode } from '../group/records.js';
 import { TXN_STATES_BY_ID, TXN_STATE_IDS, type TransactionCoordinator, type TransactionMetadata } from './coordinator.js';
 import { replayLog } from '../storage/log-replay.js';
 import { TXN_STATE_WRITE_TIMEOUT_MS, awaitCoordinatorWrite, checkCoordinatorAppend, coordinatorWriteError } from '../group/replicated-write.js';
+import { CREATE_IN_LOCAL_LOGS, type InternalTopicCreation } from '../internal-topic-creation.js';
 
 export const TRANSACTION_STATE_TOPIC = '__transaction_state';
 const INT32_MIN = -2147483648;
@@ -25,14 +26,13 @@ export function partitionForTransactionalId(transactionalId: string, partitions:
 }
 
 export class TransactionStateTopic {
-  /** As OffsetsTopicStore.createsTopic: false in a cluster, where the controller creates the topic. */
-  createsTopic = true;
-
   constructor(
     private readonly logs: LogManager,
     private readonly replicas: ReplicaManager,
     private readonly configuredPartitions: number,
     private readonly segmentBytes: number,
+    /** In a cluster the controller creates the topic (as for OffsetsTopicStore). */
+    private readonly create: InternalTopicCreation,
   ) {}
 
   /** The topic's partition count once it exists, else the configured one. */
@@ -40,9 +40,9 @@ export class TransactionStateTopic {
     return this.logs.getTopic(TRANSACTION_STATE_TOPIC)?.partitions ?? this.configuredPartitions;
   }
 
-  static open(logs: LogManager, replicas: ReplicaManager, numPartitions: number, segmentBytes: number): TransactionStateTopic {
+  static open(logs: LogManager, replicas: ReplicaManager, numPartitions: number, segmentBytes: number, create = CREATE_IN_LOCAL_LOGS): TransactionStateTopic {
     const existing = logs.getTopic(TRANSACTION_STATE_TOPIC);
-    return new TransactionStateTopic(logs, replicas, existing ? existing.partitions : numPartitions, segmentBytes);
+    return new TransactionStateTopic(logs, replicas, existing ? existing.partitions : numPartitions, segmentBytes, create);
   }
 
   /** The topic's configs when it is created (here, or through the controller in a cluster). */
@@ -52,10 +52,7 @@ export class TransactionStateTopic {
 
   /** Created on the first FindCoordinator for a transactional id, as Kafka does. */
   ensureTopic(): void {
-    if (!this.logs.getTopic(TRANSACTION_STATE_TOPIC)) {
-      if (!this.createsTopic) throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `${TRANSACTION_STATE_TOPIC} does not exist yet`);
-      this.logs.createTopic(TRANSACTION_STATE_TOPIC, this.numPartitions, this.topicConfigs);
-    }
+    if (!this.logs.getTopic(TRANSACTION_STATE_TOPIC)) this.create(this.logs, TRANSACTION_STATE_TOPIC, this.numPartitions, this.topicConfigs);
   }
 
   persist(meta: TransactionMetadata): void {
