@@ -5,6 +5,15 @@ import { readVersioned } from '../../protocol/data/versioned.js';
 
 export type GroupState = 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Stable' | 'Dead';
 
+/** Kafka's GroupState.validPreviousStates: the states each one may be entered from. */
+const VALID_PREVIOUS_STATES: Readonly<Record<GroupState, readonly GroupState[]>> = {
+  Empty: ['PreparingRebalance'],
+  PreparingRebalance: ['Stable', 'CompletingRebalance', 'Empty'],
+  CompletingRebalance: ['PreparingRebalance'],
+  Stable: ['CompletingRebalance'],
+  Dead: ['Stable', 'PreparingRebalance', 'CompletingRebalance', 'Empty', 'Dead'],
+};
+
 export interface JoinResult {
   errorCode: number;
   generationId: number;
@@ -69,7 +78,7 @@ export interface CommittedOffset {
 }
 
 export class Group {
-  state: GroupState = 'Empty';
+  private currentState: GroupState = 'Empty';
   generationId = 0;
   protocolType: string | null = null;
   protocolName: string | null = null;
@@ -88,8 +97,69 @@ export class Group {
 
   constructor(readonly groupId: string) {}
 
+  get state(): GroupState {
+    return this.currentState;
+  }
+
   is(state: GroupState): boolean {
-    return this.state === state;
+    return this.currentState === state;
+  }
+
+  /**
+   * As Kafka's GroupMetadata.transitionTo: a move from a state the target may not follow is a coordinator
+   * bug, not a client's error, so it throws rather than answer anything.
+   */
+  transitionTo(state: GroupState, now: number): void {
+    if (!VALID_PREVIOUS_STATES[state].includes(this.currentState)) {
+      throw new Error(`group ${this.groupId}: illegal transition ${this.currentState} -> ${state}`);
+    }
+    this.currentState = state;
+    this.currentStateTimestamp = now;
+  }
+
+  /** As Kafka's GroupMetadata.add: the first member sets the protocol type and leads until one is chosen. */
+  add(member: Member): void {
+    if (this.members.size === 0) this.protocolType = member.protocolType;
+    this.members.set(member.memberId, member);
+    if (member.groupInstanceId !== null) this.staticMembers.set(member.groupInstanceId, member.memberId);
+    if (this.leaderId === null) this.leaderId = member.memberId;
+  }
+
+  /** A static member's new incarnation takes the old member id's place, its leadership included. */
+  replaceStaticMember(oldId: string, member: Member): void {
+    this.members.delete(oldId);
+    this.members.set(member.memberId, member);
+    this.staticMembers.set(member.groupInstanceId!, member.memberId);
+    if (this.leaderId === oldId) this.leaderId = member.memberId;
+  }
+
+  /** As Kafka's GroupMetadata.remove: a leader that leaves hands the role on to the first member left. */
+  remove(member: Member): void {
+    this.members.delete(member.memberId);
+    if (member.groupInstanceId !== null && this.staticMembers.get(member.groupInstanceId) === member.memberId) {
+      this.staticMembers.delete(member.groupInstanceId);
+    }
+    if (this.leaderId === member.memberId) this.leaderId = this.members.keys().next().value ?? null;
+  }
+
+  /** A leader that did not rejoin hands the role to one that did (or, none having, to the first member). */
+  maybeElectNewJoinedLeader(): void {
+    if (this.leaderId === null || this.members.get(this.leaderId)?.awaitingJoin) return;
+    const joined = [...this.members.values()].find((m) => m.awaitingJoin);
+    this.leaderId = joined ? joined.memberId : (this.members.keys().next().value ?? null);
+  }
+
+  /** The join phase is over: the next generation, CompletingRebalance with a protocol, or Empty without members. */
+  initNextGeneration(now: number): void {
+    this.generationId++;
+    if (this.members.size === 0) {
+      this.protocolName = null;
+      this.leaderId = null;
+      this.transitionTo('Empty', now);
+    } else {
+      this.protocolName = this.selectProtocol();
+      this.transitionTo('CompletingRebalance', now);
+    }
   }
 
   hasAllMembersJoined(): boolean {

@@ -1,7 +1,7 @@
 // JoinGroup: v0-9.
 // Behaviour: long-polling — the answer comes when the rebalance completes (every known member rejoined,
 // or the rebalance timeout passed). The leader (first member) gets every member's metadata for the chosen
-// protocol; followers get an empty list. See src/group/coordinator.ts for the state machine.
+// protocol; followers get an empty list. See src/group/rebalance-protocol.ts for the state machine.
 // Version notes: v0 has no rebalance timeout (the session timeout is used); v4+ makes a new dynamic member
 // rejoin with a generated id (MEMBER_ID_REQUIRED, KIP-394); v5+ static membership (KIP-345); v7+ returns
 // the protocol type; v8 a reason (KIP-800, only logged); v9 skipAssignment, always false here.

@@ -1,5 +1,6 @@
 // Group.subscribedTopics reads each member's consumer protocol subscription with the generic codec
-// (protocol/data/consumer-protocol.ts), whatever version the client wrote.
+// (protocol/data/consumer-protocol.ts), whatever version the client wrote. Group.transitionTo refuses the
+// moves Kafka's state machine does not have.
 import { describe, expect, it } from 'vitest';
 import { Group, Member } from '../../src/group/group.js';
 import { ConsumerProtocolSubscription } from '../../protocol/data/consumer-protocol.js';
@@ -38,5 +39,21 @@ describe('Group.subscribedTopics', () => {
     const ok = writeVersioned(ConsumerProtocolSubscription, 0, { topics: ['a'] });
     expect(groupWith('connect', ok).subscribedTopics()).toBeNull();
     expect(groupWith('consumer', ok, ok.subarray(0, ok.length - 2)).subscribedTopics()).toBeNull();
+  });
+});
+
+describe('Group.transitionTo', () => {
+  it('moves only from the states Kafka allows, and stamps when it moved', () => {
+    const g = new Group('g');
+    expect(() => g.transitionTo('Stable', 1)).toThrow(/Empty -> Stable/);
+    g.transitionTo('PreparingRebalance', 5);
+    expect([g.state, g.currentStateTimestamp]).toEqual(['PreparingRebalance', 5]);
+    expect(() => g.transitionTo('PreparingRebalance', 6)).toThrow();
+    expect(() => g.transitionTo('Stable', 6)).toThrow();
+    g.transitionTo('CompletingRebalance', 7);
+    g.transitionTo('Stable', 8);
+    g.transitionTo('Dead', 9);
+    g.transitionTo('Dead', 10);
+    expect([g.state, g.currentStateTimestamp]).toEqual(['Dead', 10]);
   });
 });
