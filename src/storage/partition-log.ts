@@ -12,24 +12,24 @@
 // Opening recovers the log from what a crash or a clean shutdown left (log-loader.ts).
 // close() fsyncs everything and sets the recovery point to the log end offset.
 
-import fs from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from './random.js';
 import { KafkaError } from '../../protocol/errors.js';
-import { LOG_OVERHEAD, PARTITION_LEADER_EPOCH_OFFSET, RECORD_BATCH_OVERHEAD as HEADER_SIZE, scanBatches, setBaseOffset } from '../../protocol/record-batch.js';
-import { deletedDirName, offsetToName, parsePartitionDirName } from './file-names.js';
+import { PARTITION_LEADER_EPOCH_OFFSET, setBaseOffset } from '../../protocol/record-batch.js';
 import { loadLog, type LoadedLog, type StorageLogger } from './log-loader.js';
 import { LeaderEpochCache, type EpochEndOffset } from './leader-epoch-cache.js';
-import { headerProblem } from './batch-header.js';
 import { OpenFiles } from './open-files.js';
-import { FileDeleter, renameForDeletion } from './file-deleter.js';
-import type { Segment, SegmentAppendBatch, SegmentConfig } from './segment.js';
+import { FileDeleter } from './file-deleter.js';
+import type { Segment, SegmentConfig } from './segment.js';
 import { SegmentList, type LogSegments } from './segment-list.js';
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../log-config.js';
-import { ProducerStateManager, SNAPSHOT_SUFFIX, snapshotOffsets, type ActiveProducer, type CompletedTxn, type ProducerBatch } from './producer-state.js';
+import { ProducerStateManager, renameSnapshotsForDeletion, type ActiveProducer, type CompletedTxn, type ProducerBatch } from './producer-state.js';
 import { readMarker, type TransactionMarker } from '../../protocol/control-record.js';
 import type { AbortedTxn } from './transaction-index.js';
 import type { BatchInfo } from '../../protocol/record-batch.js';
+import { rebuildLeaderEpochs, rebuildProducerState, type RebuildSource } from './rebuild-state.js';
+import { fetchedBatchesToAppend, followerWrites, leaderWrite, type AppendBatchInfo } from './append-batches.js';
+
+export type { AppendBatchInfo } from './append-batches.js';
 
 /** What a partition log reads of its topic's LogConfig (log-config.ts): when to roll, how densely to index. */
 export type PartitionLogConfig = Pick<LogConfig, 'segmentBytes' | 'segmentMs' | 'indexIntervalBytes' | 'fileDeleteDelayMs'>;
@@ -50,28 +50,11 @@ export interface PartitionLogOptions extends Partial<PartitionLogConfig> {
   openFiles?: OpenFiles;
   /** Removes deleted segments' files after file.delete.delay.ms (its log manager's); default: one of this log's own. */
   deleter?: FileDeleter;
-  /** Record timestamps of compressed batches, for exact offsetForTimestamp/maxTimestampOffset answers. */
   /**
    * Called after truncateTo or truncateFullyAndStartAt cut the log back, with the log and the base offset
    * of its active segment then (the log manager tells the cleaner, whose checkpoint must not stay above it).
    */
   onTruncated?: (log: PartitionLog, activeSegmentBaseOffset: number) => void;
-}
-
-/** A batch inside the buffer given to append() (the shape log-validator's BatchInfo has). */
-export interface AppendBatchInfo {
-  position: number;
-  size: number;
-  lastOffsetDelta: number;
-  recordCount: number;
-  maxTimestamp: number;
-  /** Set (>= 0) for an idempotent or transactional producer's batch; absent or -1 otherwise. */
-  producerId?: number;
-  producerEpoch?: number;
-  baseSequence?: number;
-  isTransactional?: boolean;
-  /** A control batch: a transaction marker, written by the broker only. */
-  isControl?: boolean;
 }
 
 /** What append() did: the offsets given, or those of the identical batch appended before (a producer's retry). */
@@ -150,7 +133,7 @@ export class PartitionLog {
     const log = new PartitionLog(dir, config, options, segmentConfig, loadLog(dir, options, segmentConfig));
     try {
       log.loadProducerState(options.cleanShutdown === true);
-      log.loadLeaderEpochs(options.cleanShutdown === true);
+      rebuildLeaderEpochs(log.rebuildSource(), log.leaderEpochs, options.cleanShutdown === true);
     } catch (err) {
       log.close();
       throw err;
@@ -158,26 +141,13 @@ export class PartitionLog {
     return log;
   }
 
-  /**
-   * The producers' state as of the log end: the newest snapshot at or below it, then the batches after it.
-   * With no snapshot file at all no producer wrote before the active segment (one is written at every
-   * roll once a producer has written), and after a clean shutdown none wrote at all (close writes one).
-   */
+  /** From the newest snapshot at or below the log end and the batches after it (rebuild-state.ts). */
   private loadProducerState(cleanShutdown: boolean): void {
-    const end = this.logEndOffset;
-    const hadSnapshots = snapshotOffsets(this.dir).length > 0;
-    const snapshot = this.producers.loadSnapshot(end, (file, why) =>
-      this.options.log?.warn({ dir: this.dir, file, reason: why }, `ignoring producer state snapshot ${path.basename(file)}: ${why}`),
-    );
-    if (snapshot === null && !hadSnapshots && cleanShutdown) return;
-    const from = snapshot ?? (hadSnapshots ? this._logStartOffset : this.segments.active.baseOffset);
-    let replayed = 0;
-    this.forEachBatch(from, (chunk, b) => {
-      if (b.producerId < 0) return;
-      this.applyProducerBatch(b, b.baseOffset, b.isControl ? readMarker(chunk, b) : null, true);
-      replayed++;
-    });
-    if (replayed > 0) this.options.log?.info({ dir: this.dir, batches: replayed }, 'rebuilt producer state from the log');
+    rebuildProducerState(this.rebuildSource(), this.producers, cleanShutdown, (b, marker) => this.applyProducerBatch(b, b.baseOffset, marker, true));
+  }
+
+  private rebuildSource(): RebuildSource {
+    return { dir: this.dir, segments: this.segments, logStartOffset: this._logStartOffset, log: this.options.log };
   }
 
   /**
@@ -191,52 +161,6 @@ export class PartitionLog {
     } else if (!sequenced || b.baseSequence < 0) {
       if (b.isTransactional) this.producers.beginTxn(b.producerId, b.producerEpoch, baseOffset, b.maxTimestamp);
     } else this.producers.update(b, baseOffset, b.isTransactional === true);
-  }
-
-  /** Calls visit(chunk, header) for each batch from the one holding `from` (those starting below it skipped) to the log end. */
-  private forEachBatch(from: number, visit: (chunk: Buffer, b: BatchInfo) => void): void {
-    const end = this.logEndOffset;
-    from = Math.max(from, this._logStartOffset);
-    while (from < end) {
-      const { records } = this.read(from, 1 << 20, true);
-      if (records.length === 0) break;
-      let next: number = from;
-      for (const chunk of records) {
-        for (const b of scanBatches(chunk, { fromClient: false })) {
-          next = b.baseOffset + b.lastOffsetDelta + 1;
-          if (b.baseOffset >= from) visit(chunk, b);
-        }
-      }
-      if (next <= from) break;
-      from = next;
-    }
-  }
-
-  /**
-   * Brings the leader epoch cache in line with the log after opening it. The batch headers are read only
-   * when the checkpoint is missing or unreadable and the log has data (the whole log), or after a crash
-   * (from the recovery point: a crash may fall between an append and the checkpoint's rewrite, which
-   * Kafka's recovery covers the same way).
-   */
-  private loadLeaderEpochs(cleanShutdown: boolean): void {
-    const epochs = this.leaderEpochs;
-    const end = this.logEndOffset;
-    let from: number | null = null;
-    if (!epochs.fromFile && end > this._logStartOffset) from = this._logStartOffset;
-    else if (!cleanShutdown && this.recoveryPoint < end) from = this.recoveryPoint;
-    if (from !== null) {
-      let damage: string | null;
-      try {
-        damage = this.segments.forEachBatchHeader(Math.max(from, this._logStartOffset), (b) => epochs.assign(b.partitionLeaderEpoch, b.baseOffset));
-      } catch (err) {
-        damage = (err as Error).message;
-      }
-      if (damage)
-        this.options.log?.warn({ dir: this.dir, reason: damage }, `reading leader epochs from the log of ${path.basename(this.dir)} stopped early: ${damage}`);
-      if (!epochs.fromFile) this.options.log?.info({ dir: this.dir, entries: epochs.entries().length }, 'rebuilt the leader epoch cache from the log');
-    }
-    epochs.truncateFromEnd(end);
-    epochs.truncateFromStart(this._logStartOffset);
   }
 
   // --- state -------------------------------------------------------------------------------------------
@@ -309,29 +233,16 @@ export class PartitionLog {
       const duplicate = this.producers.check(b as ProducerBatch, path.basename(this.dir));
       if (duplicate) return { baseOffset: duplicate.firstOffset, lastOffset: duplicate.lastOffset, duplicate: true };
     }
-    const start = batches[0].position;
-    let expected = start;
-    let next = baseOffset;
-    const segBatches: SegmentAppendBatch[] = [];
-    for (const b of batches) {
-      if (b.position !== expected) throw new KafkaError('CORRUPT_MESSAGE', 'batches to append are not contiguous');
-      if (b.size < HEADER_SIZE || b.position + b.size > buf.length) throw new KafkaError('CORRUPT_MESSAGE', 'batch extends past the buffer');
-      if (b.lastOffsetDelta < 0) throw new KafkaError('CORRUPT_MESSAGE', `negative lastOffsetDelta ${b.lastOffsetDelta}`);
-      const last = next + b.lastOffsetDelta;
-      segBatches.push({ position: b.position - start, size: b.size, lastOffset: last, maxTimestamp: b.maxTimestamp });
-      next = last + 1;
-      expected += b.size;
-    }
-    const bytes = buf.subarray(start, expected);
-    const lastOffset = next - 1;
-    if (this.shouldRoll(bytes.length, lastOffset)) this.roll();
+    const write = leaderWrite(buf, batches, baseOffset);
+    const lastOffset = write.lastOffset;
+    if (this.shouldRoll(write.bytes.length, lastOffset)) this.roll();
     // Offsets are written only now: the CRC does not cover baseOffset.
     let offset = baseOffset;
     for (const b of batches) {
       setBaseOffset(buf, b.position, offset);
       offset += b.lastOffsetDelta + 1;
     }
-    this.segments.append(bytes, segBatches);
+    this.segments.append(write.bytes, write.batches);
     offset = baseOffset;
     for (const b of batches) {
       this.leaderEpochs.assign(buf.readInt32BE(b.position + PARTITION_LEADER_EPOCH_OFFSET), offset);
@@ -349,11 +260,8 @@ export class PartitionLog {
 
   /**
    * A follower's append of the leader's batches (a Fetch response's records), as they are: offsets, leader
-   * epochs and everything else already set, nothing re-encoded. A trailing partial batch (a fetch may end
-   * in one) is ignored; each whole batch's CRC is checked first (CORRUPT_MESSAGE); batches wholly below
-   * logEndOffset (already here) are skipped. The first batch kept must start at or after logEndOffset
-   * (offsets may jump: a compacted leader log has gaps) and offsets must increase, else nothing is written
-   * (UNKNOWN_SERVER_ERROR "unexpected append offset", CORRUPT_MESSAGE respectively). Rolls and indexes as
+   * epochs and everything else already set, nothing re-encoded. Which batches are taken, and which buffers
+   * are refused with nothing written, is fetched-batches.ts's. Rolls and indexes as
    * append() does; the producers' state and the aborted-transaction index follow the batches as on
    * replay, with no duplicate check (the leader made it); the leader epochs are recorded. Returns the
    * offsets written, or null when nothing was. An empty log (nothing between its start and end) whose end
@@ -362,68 +270,31 @@ export class PartitionLog {
    */
   appendAsFollower(buf: Buffer): FollowerAppendResult | null {
     this.ensureOpen();
-    let end = 0;
-    while (end + LOG_OVERHEAD <= buf.length) {
-      const size = LOG_OVERHEAD + buf.readInt32BE(end + 8);
-      if (size < HEADER_SIZE) throw new KafkaError('CORRUPT_MESSAGE', `batch at ${end} of a fetched buffer declares size ${size}`);
-      if (end + size > buf.length) break;
-      end += size;
-    }
-    if (end === 0) return null;
-    const data = buf.subarray(0, end);
     const logEnd = this.logEndOffset;
-    const kept: BatchInfo[] = [];
-    let next = logEnd;
-    for (const b of scanBatches(data, { fromClient: false })) {
-      const problem = headerProblem(b);
-      if (problem) throw new KafkaError('CORRUPT_MESSAGE', `fetched batch at ${b.position}: ${problem}`);
-      const last = b.baseOffset + b.lastOffsetDelta;
-      if (kept.length === 0 && last < logEnd) continue;
-      if (b.baseOffset < next) {
-        if (kept.length === 0 && this.size === 0 && logEnd === this._logStartOffset && !this.straddleRestarted) {
-          // Kafka's Partition.appendRecordsToFollowerOrFutureReplica: an empty log started inside a batch
-          // (at a leader's log start moved by DeleteRecords) starts over at the batch's base offset.
-          this.truncateFullyAndStartAt(b.baseOffset);
-          this.straddleRestarted = true;
-          try {
-            return this.appendAsFollower(buf);
-          } finally {
-            this.straddleRestarted = false;
-          }
-        }
-        if (kept.length === 0) {
-          throw new KafkaError(
-            'UNKNOWN_SERVER_ERROR',
-            `unexpected append offset: fetched batch [${b.baseOffset}, ${last}] overlaps the log end offset ${logEnd} of ${path.basename(this.dir)}`,
-          );
-        }
-        throw new KafkaError('CORRUPT_MESSAGE', `fetched batches out of order: ${b.baseOffset} follows ${next - 1}`);
+    const mayRestart = this.size === 0 && logEnd === this._logStartOffset && !this.straddleRestarted;
+    const fetched = fetchedBatchesToAppend(buf, logEnd, mayRestart, path.basename(this.dir));
+    if (fetched === null) return null;
+    if ('restartAt' in fetched) {
+      // Kafka's Partition.appendRecordsToFollowerOrFutureReplica: an empty log started inside a batch
+      // (at a leader's log start moved by DeleteRecords) starts over at the batch's base offset.
+      this.truncateFullyAndStartAt(fetched.restartAt);
+      this.straddleRestarted = true;
+      try {
+        return this.appendAsFollower(buf);
+      } finally {
+        this.straddleRestarted = false;
       }
-      kept.push(b);
-      next = last + 1;
     }
-    if (kept.length === 0) return null;
+    const { data, kept } = fetched;
     // Markers are read before anything is written, so that an unreadable one writes nothing.
     const markers = kept.map((b) => (b.isControl && b.producerId >= 0 ? readMarker(data, b) : null));
     const firstOffset = kept[0].baseOffset;
-    const lastOffset = next - 1;
-    // One write, unless the offsets are too far apart for one segment (a compacted log's gaps): then one per batch.
-    const runs = lastOffset - firstOffset > INT32_MAX ? kept.map((_, i) => [i, i + 1]) : [[0, kept.length]];
-    for (const [from, to] of runs) {
-      const run = kept.slice(from, to);
-      const start = run[0].position;
-      const last = run[run.length - 1];
-      const bytes = data.subarray(start, last.position + last.size);
-      const runLast = last.baseOffset + last.lastOffsetDelta;
-      const segBatches = run.map((b) => ({
-        position: b.position - start,
-        size: b.size,
-        lastOffset: b.baseOffset + b.lastOffsetDelta,
-        maxTimestamp: b.maxTimestamp,
-      }));
-      if (runLast - this.segments.active.baseOffset > INT32_MAX) this.rollAt(runLast - this.logEndOffset > INT32_MAX ? run[0].baseOffset : this.logEndOffset);
+    const lastOffset = kept[kept.length - 1].baseOffset + kept[kept.length - 1].lastOffsetDelta;
+    for (const { from, to, bytes, batches, lastOffset: runLast } of followerWrites(data, kept)) {
+      if (runLast - this.segments.active.baseOffset > INT32_MAX)
+        this.rollAt(runLast - this.logEndOffset > INT32_MAX ? kept[from].baseOffset : this.logEndOffset);
       else if (this.shouldRoll(bytes.length, runLast)) this.roll();
-      this.segments.append(bytes, segBatches);
+      this.segments.append(bytes, batches);
       for (let i = from; i < to; i++) {
         const b = kept[i];
         if (b.producerId >= 0) this.applyProducerBatch(b, b.baseOffset, markers[i], true);
@@ -437,8 +308,9 @@ export class PartitionLog {
    * Kafka's UnifiedLog.truncateTo: removes everything at `offset` and after (a follower cutting its log to
    * where it agrees with the leader). No-op (false) when offset >= logEndOffset; below logStartOffset it is
    * truncateFullyAndStartAt(offset). Otherwise the segments are cut there (SegmentList.truncateTo: the log
-   * may end a little below `offset`, at the start of the batch holding it). Then the producers' state reloaded from the newest snapshot at or below the new end
-   * (snapshots above it deleted) and the log after it, and leader epochs starting at or after the end dropped.
+   * may end below `offset`, at the start of the batch holding it). Then the producers' state is reloaded
+   * from the newest snapshot at or below the new end (snapshots above it deleted) and the log after it, and
+   * leader epochs starting at or after the end are dropped.
    * Returns true when something was removed.
    */
   truncateTo(offset: number): boolean {
@@ -585,13 +457,7 @@ export class PartitionLog {
     const first = this.segments.list()[0].baseOffset;
     this._logStartOffset = Math.max(this._logStartOffset, first);
     this.leaderEpochs.truncateFromStart(this._logStartOffset);
-    const snapshots: string[] = [];
-    for (const offset of snapshotOffsets(this.dir)) {
-      if (offset >= first) break;
-      const doomedSnapshot = renameForDeletion(path.join(this.dir, offsetToName(offset) + SNAPSHOT_SUFFIX));
-      if (doomedSnapshot) snapshots.push(doomedSnapshot);
-    }
-    this.deleter.schedule(snapshots, this.config.fileDeleteDelayMs);
+    this.deleter.schedule(renameSnapshotsForDeletion(this.dir, first), this.config.fileDeleteDelayMs);
     this.options.log?.info(
       { dir: this.dir, segments, logStartOffset: this._logStartOffset, fileDeleteDelayMs: this.config.fileDeleteDelayMs },
       `deleted ${n} segment(s) of ${path.basename(this.dir)}; log start offset ${this._logStartOffset}`,
@@ -711,19 +577,7 @@ export class PartitionLog {
    * is removed `delayMs` later in the background (a restart removes it too).
    */
   delete(delayMs = this.config.fileDeleteDelayMs): void {
-    if (!this.closed) {
-      this.closed = true;
-      this.segments.close();
-    }
-    const parsed = parsePartitionDirName(path.basename(this.dir));
-    const unique = randomBytes(8).toString('hex');
-    const doomed = parsed ? path.join(path.dirname(this.dir), deletedDirName(parsed.topic, parsed.partition, unique)) : `${this.dir}.${unique}-delete`;
-    try {
-      fs.renameSync(this.dir, doomed);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw err;
-    }
-    this.deleter.schedule([doomed], delayMs);
+    this.closed = true;
+    this.segments.delete(delayMs);
   }
 }

@@ -8,6 +8,10 @@
 // A rolled segment is fsynced in the background and the recovery point then moves to the next segment's
 // base offset; flush() fsyncs everything and sets the recovery point to the log end offset.
 
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from './random.js';
+import { deletedDirName, parsePartitionDirName } from './file-names.js';
 import { RECORD_BATCH_OVERHEAD as HEADER_SIZE, LOG_OVERHEAD, readBatchHeader, type BatchInfo } from '../../protocol/record-batch.js';
 import { lastIndexWhere } from './binary-search.js';
 import { headerProblem } from './batch-header.js';
@@ -83,6 +87,8 @@ export interface LogSegments<S extends LogSegmentInfo = LogSegmentInfo> {
   /** Waits for the background flushes of rolled segments. */
   flushed(): Promise<void>;
   close(): void;
+  /** Closes without flushing and removes every segment, after `delayMs`. */
+  delete(delayMs: number): void;
 }
 
 export interface SegmentListOptions {
@@ -406,6 +412,24 @@ export class SegmentList implements LogSegments<Segment> {
     if (this.closed) return;
     this.closed = true;
     for (const seg of this.segments) seg.close();
+  }
+
+  /**
+   * The directory is renamed <dir>.<id>-delete at once and removed `delayMs` later in the background (a
+   * restart removes it too).
+   */
+  delete(delayMs: number): void {
+    this.close();
+    const parsed = parsePartitionDirName(path.basename(this.dir));
+    const unique = randomBytes(8).toString('hex');
+    const doomed = parsed ? path.join(path.dirname(this.dir), deletedDirName(parsed.topic, parsed.partition, unique)) : `${this.dir}.${unique}-delete`;
+    try {
+      fs.renameSync(this.dir, doomed);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    this.options.deleter.schedule([doomed], delayMs);
   }
 }
 
