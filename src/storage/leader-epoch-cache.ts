@@ -12,7 +12,7 @@
 // every request for milliseconds, and everything in it is derived from the log's batch headers, which are no
 // more durable until their segment is flushed: a power loss is repaired at open, which reads the epochs again
 // from the recovery point on. A missing file is an empty cache; a malformed one is logged and read as empty
-// (the log rebuilds it from its batch headers: partition-log.ts).
+// (the log rebuilds it from its batch headers: rebuild-state.ts).
 
 import path from 'node:path';
 import { readTextIfExists, writeFileAtomic } from './atomic-file.js';

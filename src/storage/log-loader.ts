@@ -220,7 +220,7 @@ function recoverTail(seg: Segment): ScanResult | null {
 }
 
 /**
- * After the log cut `seg` at a batch boundary (PartitionLog.truncateTo): its end, max timestamp and index
+ * After the log cut `seg` at a batch boundary (SegmentList.truncateTo): its end, max timestamp and index
  * bookkeeping, taken up again from the tail as after a clean shutdown (the whole segment when its indexes
  * are unusable).
  */

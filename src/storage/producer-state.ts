@@ -22,6 +22,7 @@ import { crc32c } from '../../protocol/crc32c.js';
 import { readInt64At, writeInt64At } from '../../protocol/primitives.js';
 import { offsetToName } from './file-names.js';
 import { writeFileAtomic } from './atomic-file.js';
+import { renameForDeletion } from './file-deleter.js';
 
 export const SNAPSHOT_SUFFIX = '.snapshot';
 const SNAPSHOT_VERSION = 1;
@@ -375,4 +376,15 @@ export function snapshotOffsets(dir: string): number[] {
     if (m) out.push(Number(m[1]));
   }
   return out.sort((a, b) => a - b);
+}
+
+/** Renames the snapshot files below `offset` <name>.deleted (deleted segments' snapshots); returns the new names. */
+export function renameSnapshotsForDeletion(dir: string, offset: number): string[] {
+  const renamed: string[] = [];
+  for (const at of snapshotOffsets(dir)) {
+    if (at >= offset) break;
+    const doomed = renameForDeletion(path.join(dir, offsetToName(at) + SNAPSHOT_SUFFIX));
+    if (doomed) renamed.push(doomed);
+  }
+  return renamed;
 }

@@ -13,7 +13,7 @@
 // taken too when it is not empty: it is rolled first (a log always has one segment). Before the rules, a
 // non-empty active segment older than segment.ms is rolled, as the next append would roll it, so that a
 // partition nobody writes to any more still ages out. Deleting segments moves the log start offset to the
-// new first segment's base offset (partition-log.ts: the files are renamed .deleted and removed
+// new first segment's base offset (segment-list.ts: the files are renamed .deleted and removed
 // file.delete.delay.ms later). Kafka also requires the high watermark to be past a segment before
 // deleting it; krill's high watermark is the log end offset, so that always holds.
 

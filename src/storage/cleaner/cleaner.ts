@@ -5,7 +5,7 @@
 //   2. the log is rewritten from its first segment up to the end of what the map covers, in groups of
 //      consecutive segments that together stay within segment.bytes (Kafka's groupSegmentsBySize), each
 //      group into one cleaned segment, each batch kept, rebuilt or removed as batch-filter.ts says;
-//   3. each cleaned segment is swapped in for its group (swap.ts, PartitionLog.replaceSegments), with the
+//   3. each cleaned segment is swapped in for its group (swap.ts, replace-segments.ts), with the
 //      modification time of the group's last segment (time retention may go by it).
 // A group is rewritten whole, so past the pass's end offset when that falls inside its last segment: the
 // aborted transactions the batch filter is told of are those of the group's whole offset range, up to the
