@@ -92,6 +92,8 @@ export interface AlterPartitionItem {
 }
 
 export interface AlterPartitionRequestData {
+  /** The request's version, which decides how an ineligible new ISR is refused. */
+  apiVersion: number;
   brokerId: number;
   brokerEpoch: number;
   /** By name (v0-1) or by id (v2+). */
@@ -441,12 +443,20 @@ export class Controller {
    * leader epoch and partition epoch it names and every new member is a live replica (the leader epoch is
    * unchanged, as in Kafka); every broker then gets the new metadata. A leader that names an old partition
    * epoch (it missed an answer) is sent the partition's LeaderAndIsr again.
+   *
+   * A broker in controlled shutdown is not eligible, as it is not among the live brokers of Kafka's
+   * controller: its leader would otherwise take it back into the ISR as soon as it caught up as a follower,
+   * and acks=all writes would wait for a broker about to stop. INELIGIBLE_REPLICA came with v2 (KIP-841);
+   * Kafka answers the versions before it OPERATION_NOT_ATTEMPTED.
    */
   async alterPartition(req: AlterPartitionRequestData): Promise<AlterPartitionResult> {
     const result = await this.enqueue('alter-partition', async (): Promise<AlterPartitionResult> => {
       const broker = this.live.get(req.brokerId);
       if (!broker || (req.brokerEpoch !== -1 && req.brokerEpoch !== broker.epoch))
         return { throttleTimeMs: 0, errorCode: ErrorCode.STALE_BROKER_EPOCH, topics: [] };
+      const ineligible = req.apiVersion >= 2 ? ErrorCode.INELIGIBLE_REPLICA : ErrorCode.OPERATION_NOT_ATTEMPTED;
+      const eligible = (b: { brokerId: number; brokerEpoch: number }) =>
+        this.live.has(b.brokerId) && !this.shuttingDown.has(b.brokerId) && (b.brokerEpoch === -1 || b.brokerEpoch === this.live.get(b.brokerId)!.epoch);
       const changed: string[] = [];
       const stale: string[] = [];
       const topics: AlterPartitionResult['topics'] = [];
@@ -481,12 +491,9 @@ export class Controller {
           } else if (
             !isr.includes(state.leader) ||
             new Set(isr).size !== isr.length ||
-            item.newIsr.some(
-              (b) =>
-                !replicas.includes(b.brokerId) || !this.live.has(b.brokerId) || (b.brokerEpoch !== -1 && b.brokerEpoch !== this.live.get(b.brokerId)!.epoch),
-            )
+            item.newIsr.some((b) => !replicas.includes(b.brokerId) || !eligible(b))
           ) {
-            answer(ErrorCode.INELIGIBLE_REPLICA);
+            answer(ineligible);
           } else if (isr.length === state.isr.length && isr.every((r) => state.isr.includes(r))) {
             answer(ErrorCode.NONE, state);
           } else if (await this.writeState(name, item.partitionIndex, state, { ...state, isr, controllerEpoch: this.epoch })) {
