@@ -32,7 +32,8 @@ import type { CoordinatorElections, CoordinatorOwnership } from './coordinator-g
 import { markerKey, type TxnMarker } from '../txn/markers.js';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { MetadataCache, LEADER_DURING_DELETE, type TopicStateUpdate } from './metadata-cache.js';
-import { Controller, UPDATE_FULL, type ControlledShutdownResult } from './controller.js';
+import { Controller } from './controller.js';
+import { UPDATE_FULL } from './controller-channel-manager.js';
 import type { ElectionResult, LeaderBalanceConfig } from './controller-elections.js';
 import type { OngoingReassignment, ReassignmentRequest, ReassignmentResult } from './controller-reassignments.js';
 import { ZkClient, ZkError } from './zk/zk-client.js';
@@ -42,7 +43,7 @@ import { BrokerClient, INTER_BROKER_VERSIONS } from './broker-client.js';
 import { API_KEYS } from '../../protocol/messages/index.js';
 import { ReplicaFetcherManager } from './replica-fetcher.js';
 import type { Partition } from '../partition/partition.js';
-import type { AlterPartitionRequestData, AlterPartitionResult } from './controller.js';
+import type { AlterPartitionRequestData, AlterPartitionResult, ControlledShutdownResult } from './controller-broker-requests.js';
 import { randomKafkaUuid, writeMetaProperties } from '../storage/meta-properties.js';
 import { OFFSETS_TOPIC } from '../group/offsets-topic.js';
 import { partitionForGroup } from '../group/records.js';
