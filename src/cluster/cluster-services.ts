@@ -16,7 +16,7 @@ import type { StopReplicaRequest } from '../../protocol/messages/05-stop-replica
 import type { UpdateMetadataRequest } from '../../protocol/messages/06-update-metadata.js';
 import type { TopicPartition } from '../topic-partition.js';
 import type { CoordinatorOwnership } from './coordinator-guard.js';
-import type { AlterPartitionRequestData, AlterPartitionResult, ControlledShutdownResult } from './controller.js';
+import type { AlterPartitionRequestData, AlterPartitionResult, ControlledShutdownResult } from './controller-broker-requests.js';
 import type { OngoingReassignment, ReassignmentRequest } from './controller-reassignments.js';
 
 /** One partition's outcome of an election or a reassignment. */

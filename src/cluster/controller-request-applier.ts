@@ -16,7 +16,7 @@ import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { MAX_PARTITIONS_PER_TOPIC, type LogManager } from '../storage/log-manager.js';
 import { EPOCH_DURING_DELETE, type ReplicaManager, type StopReplicaState } from '../partition/replica-manager.js';
 import type { BrokerEndpoint } from './cluster-view.js';
-import { UPDATE_FULL } from './controller.js';
+import { UPDATE_FULL } from './controller-channel-manager.js';
 import { LEADER_DURING_DELETE, type MetadataCache, type TopicStateUpdate } from './metadata-cache.js';
 
 export interface ControllerRequestApplierOptions {

@@ -25,7 +25,7 @@ import type { CoordinatorElections, CoordinatorOwnership } from './coordinator-g
 import type { TxnMarker } from '../txn/markers.js';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { MetadataCache } from './metadata-cache.js';
-import type { AlterPartitionRequestData, AlterPartitionResult, ControlledShutdownResult } from './controller.js';
+import type { AlterPartitionRequestData, AlterPartitionResult, ControlledShutdownResult } from './controller-broker-requests.js';
 import type { ElectionResult } from './controller-elections.js';
 import type { OngoingReassignment, ReassignmentRequest, ReassignmentResult } from './controller-reassignments.js';
 import { ReplicaFetcherManager } from './replica-fetcher.js';
