@@ -14,7 +14,7 @@
 import type { Logger } from '../logger.js';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { MAX_PARTITIONS_PER_TOPIC, type LogManager } from '../storage/log-manager.js';
-import { EPOCH_DURING_DELETE, type ReplicaManager, type StopReplicaState } from '../partition/replica-manager.js';
+import type { ReplicaManager, StopReplicaState } from '../partition/replica-manager.js';
 import type { BrokerEndpoint } from './cluster-view.js';
 import { UPDATE_FULL } from './controller-channel-manager.js';
 import { LEADER_DURING_DELETE, type MetadataCache, type TopicStateUpdate } from './metadata-cache.js';
@@ -131,14 +131,9 @@ export class ControllerRequestApplier {
       for (const t of req.topicStates) {
         const stopped = replicas.stopReplicas(t.topicName, t.partitionStates);
         if (stopped.deletedTopic) log.info({ topic: t.topicName }, "deleted topic on the controller's request");
-        for (const { partitionIndex, errorCode } of stopped.partitions) {
-          const state = t.partitionStates.find((p) => p.partitionIndex === partitionIndex)!;
-          if (state.deletePartition && state.leaderEpoch !== EPOCH_DURING_DELETE) {
-            if (errorCode === ErrorCode.NONE)
-              log.info({ topic: t.topicName, partition: partitionIndex }, 'emptied the log of a replica moved away by a reassignment');
-            else if (errorCode === ErrorCode.KAFKA_STORAGE_ERROR)
-              log.warn({ topic: t.topicName, partition: partitionIndex }, 'could not empty the log of a replica moved away');
-          }
+        for (const { partitionIndex, errorCode, emptied } of stopped.partitions) {
+          if (emptied === true) log.info({ topic: t.topicName, partition: partitionIndex }, 'emptied the log of a replica moved away by a reassignment');
+          else if (emptied === false) log.warn({ topic: t.topicName, partition: partitionIndex }, 'could not empty the log of a replica moved away');
           partitions.push({ topicName: t.topicName, partitionIndex, errorCode });
         }
       }

@@ -254,9 +254,13 @@ export class ReplicaManager {
    * any more. With delete, a deleted topic's logs go (its partitions come with EPOCH_DURING_DELETE); a partition
    * deleted with its real leader epoch is a replica moved away by a reassignment: its log is emptied (see
    * emptyMovedReplica), unless the request is older than the replica (FENCED_LEADER_EPOCH). Returns each
-   * partition's error code, and whether the topic's logs were deleted.
+   * partition's error code (with `emptied` set where a moved replica's log was to be emptied: whether it was),
+   * and whether the topic's logs were deleted.
    */
-  stopReplicas(topic: string, states: readonly StopReplicaState[]): { partitions: { partitionIndex: number; errorCode: number }[]; deletedTopic: boolean } {
+  stopReplicas(
+    topic: string,
+    states: readonly StopReplicaState[],
+  ): { partitions: { partitionIndex: number; errorCode: number; emptied?: boolean }[]; deletedTopic: boolean } {
     const removed: Partition[] = [];
     const partitions = states.map(({ partitionIndex, leaderEpoch, deletePartition }) => {
       const partition = this.partition(topic, partitionIndex);
@@ -266,7 +270,9 @@ export class ReplicaManager {
       partition.setLeaderState({ leaderId: -1, leaderEpoch: partition.leaderEpoch, replicas: partition.replicas, isr: partition.isr });
       this.roleChanged(partition);
       removed.push(partition);
-      return { partitionIndex, errorCode: movedAway ? emptyMovedReplica(partition) : ErrorCode.NONE };
+      if (!movedAway) return { partitionIndex, errorCode: ErrorCode.NONE };
+      const errorCode = emptyMovedReplica(partition);
+      return { partitionIndex, errorCode, emptied: errorCode === ErrorCode.NONE };
     });
     // The controller deletes a topic by asking every broker to delete all its partitions.
     const deleteTopic = states.some((p) => p.deletePartition && p.leaderEpoch === EPOCH_DURING_DELETE) && this.logs.getTopic(topic) !== undefined;
