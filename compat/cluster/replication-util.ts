@@ -16,7 +16,7 @@ import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import type { ConfigValue } from '../../src/config.js';
 import type { RunningCluster } from '../../src/embedded-cluster.js';
-import { py } from '../python/py.js';
+import { py, type PyRunner } from '../python/py.js';
 import { eventually, formCluster, kafka, ZkReader } from './cluster-util.js';
 
 const SCRIPT = 'replication_client.py';
@@ -118,11 +118,12 @@ export class Background<P, R> {
     result.catch(() => undefined);
   }
 
-  static start<P, R>(command: string, args: object, maxSeconds: number): Background<P, R> {
+  /** `runner`: the interpreter (Debian's python by default; compat/pypi's venv runs librdkafka 2.x). */
+  static start<P, R>(command: string, args: object, maxSeconds: number, runner: PyRunner = py): Background<P, R> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'krill-repl-'));
     const files = { stop_file: path.join(dir, 'stop'), progress_file: path.join(dir, 'progress.json'), max_seconds: maxSeconds };
     // The driver's own bound (max_seconds) plus its final flush, then py's hard kill.
-    const result = py<R>(SCRIPT, command, { ...args, ...files }, (maxSeconds + 90) * 1000);
+    const result = runner<R>(SCRIPT, command, { ...args, ...files }, (maxSeconds + 90) * 1000);
     return new Background<P, R>(dir, result);
   }
 
@@ -165,12 +166,13 @@ export type Load = Background<LoadProgress, LoadResult>;
 export function startLoad(
   bootstrap: string,
   topic: string,
-  opts: { prefix: string; partitions: number; rate?: number; maxSeconds?: number; conf?: Record<string, unknown> },
+  opts: { prefix: string; partitions: number; rate?: number; maxSeconds?: number; conf?: Record<string, unknown>; runner?: PyRunner },
 ): Load {
   return Background.start(
     'produce_load',
     { bootstrap, topic, prefix: opts.prefix, partitions: opts.partitions, rate: opts.rate ?? 100, conf: opts.conf ?? {} },
     opts.maxSeconds ?? 150,
+    opts.runner,
   );
 }
 
@@ -189,8 +191,8 @@ export function startGroupConsumer(
 export type LogRecord = [partition: number, offset: number, value: string];
 
 /** Every record of `topic` (partitions 0..n-1) up to the high watermarks, read by a fresh consumer. */
-export async function readAll(bootstrap: string, topic: string, partitions: number): Promise<LogRecord[]> {
-  const r = await py<{ records: LogRecord[]; highs: Record<string, number>; next: Record<string, number>; errors: string[] }>(
+export async function readAll(bootstrap: string, topic: string, partitions: number, runner: PyRunner = py): Promise<LogRecord[]> {
+  const r = await runner<{ records: LogRecord[]; highs: Record<string, number>; next: Record<string, number>; errors: string[] }>(
     SCRIPT,
     'read_all',
     { bootstrap, topic, partitions: Array.from({ length: partitions }, (_, i) => i), timeout: 40 },
