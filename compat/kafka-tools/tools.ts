@@ -42,10 +42,15 @@ let classpath: string | undefined;
 const JVM_FLAGS = ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Xshare:auto'];
 const SLF4J_NOISE = /^SLF4J: .*\n?/gm;
 
+/** `java <flags> -cp <classpath> <main class>`, as argv: for a tool a test starts and stops itself. */
+export function javaArgs(mainClass: string): string[] {
+  classpath ??= fs.readFileSync(CLASSPATH_FILE, 'utf8').trim();
+  return ['java', ...JVM_FLAGS, '-cp', classpath, mainClass];
+}
+
 /** Runs a tool; never rejects (see `tool` for one that must succeed). */
 export async function runTool(name: Tool, args: string[], opts: { input?: string; timeoutMs?: number } = {}): Promise<RunResult> {
-  classpath ??= fs.readFileSync(CLASSPATH_FILE, 'utf8').trim();
-  const r = await run('nice', ['-n', '19', 'java', ...JVM_FLAGS, '-cp', classpath, MAIN_CLASS[name], ...args], {
+  const r = await run('nice', ['-n', '19', ...javaArgs(MAIN_CLASS[name]), ...args], {
     input: opts.input,
     timeoutMs: opts.timeoutMs ?? 60_000,
   });

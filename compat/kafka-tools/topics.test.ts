@@ -32,7 +32,18 @@ describeWithToolchain('Kafka 4.4.0 command-line tools: topics, console clients, 
 
   it('kafka-topics: --create, --list, --describe, --alter --partitions, --delete', async () => {
     const topic = unique('topics');
-    const created = await tool('kafka-topics', [...bs, '--create', '--topic', topic, '--partitions', '2', '--replication-factor', '1', '--config', 'retention.ms=7200000']);
+    const created = await tool('kafka-topics', [
+      ...bs,
+      '--create',
+      '--topic',
+      topic,
+      '--partitions',
+      '2',
+      '--replication-factor',
+      '1',
+      '--config',
+      'retention.ms=7200000',
+    ]);
     expect(created.stdout.trim()).toBe(`Created topic ${topic}.`);
 
     expect((await tool('kafka-topics', [...bs, '--list'])).stdout.split('\n')).toContain(topic);
@@ -62,17 +73,11 @@ describeWithToolchain('Kafka 4.4.0 command-line tools: topics, console clients, 
     const group = unique('console-group');
     await tool('kafka-topics', [...bs, '--create', '--topic', topic, '--partitions', '1']);
     const lines = ['h1:v1,h2:v2\tk1|first value', 'h3:v3\tk2|second', 'h5:\tk3|third, a header without a value', 'h4:v4\tk4|fourth'];
-    const produced = await tool('kafka-console-producer', [
-      ...bs,
-      '--topic',
-      topic,
-      '--reader-property',
-      'parse.key=true',
-      '--reader-property',
-      'key.separator=|',
-      '--reader-property',
-      'parse.headers=true',
-    ], { input: lines.join('\n') + '\n' });
+    const produced = await tool(
+      'kafka-console-producer',
+      [...bs, '--topic', topic, '--reader-property', 'parse.key=true', '--reader-property', 'key.separator=|', '--reader-property', 'parse.headers=true'],
+      { input: lines.join('\n') + '\n' },
+    );
     expect(produced.stderr).not.toMatch(/ERROR|Exception/);
 
     const consume = (max: number) =>
@@ -118,7 +123,9 @@ describeWithToolchain('Kafka 4.4.0 command-line tools: topics, console clients, 
     expect(altered.stdout.trim()).toBe(`Completed updating config for topic ${topic}.`);
     let described = (await tool('kafka-configs', [...topicArgs, '--describe'])).stdout;
     expect(described).toContain(`Dynamic configs for topic ${topic} are:`);
-    expect(described).toContain('  cleanup.policy=compact,delete sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:cleanup.policy=compact,delete, DEFAULT_CONFIG:log.cleanup.policy=delete}');
+    expect(described).toContain(
+      '  cleanup.policy=compact,delete sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:cleanup.policy=compact,delete, DEFAULT_CONFIG:log.cleanup.policy=delete}',
+    );
     expect(described).toMatch(/ {2}retention\.ms=12345 sensitive=false synonyms=\{DYNAMIC_TOPIC_CONFIG:retention\.ms=12345\b/);
 
     await tool('kafka-configs', [...topicArgs, '--alter', '--delete-config', 'retention.ms']);
@@ -132,7 +139,15 @@ describeWithToolchain('Kafka 4.4.0 command-line tools: topics, console clients, 
     expect((await tool('kafka-configs', [...brokerArgs, '--alter', '--add-config', 'log.cleaner.threads=2'])).stdout.trim()).toBe(
       'Completed updating config for broker 1.',
     );
-    const defaults = await tool('kafka-configs', [...bs, '--entity-type', 'brokers', '--entity-default', '--alter', '--add-config', 'log.retention.ms=3600000']);
+    const defaults = await tool('kafka-configs', [
+      ...bs,
+      '--entity-type',
+      'brokers',
+      '--entity-default',
+      '--alter',
+      '--add-config',
+      'log.retention.ms=3600000',
+    ]);
     expect(defaults.stdout.trim()).toBe('Completed updating default config for brokers in the cluster.');
     expect((await tool('kafka-configs', [...brokerArgs, '--describe'])).stdout).toContain(
       'log.cleaner.threads=2 sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:log.cleaner.threads=2, DEFAULT_CONFIG:log.cleaner.threads=1}',
