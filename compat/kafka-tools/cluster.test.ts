@@ -1,16 +1,18 @@
 // Apache Kafka 4.4.0's cluster tools against a 3-broker krill cluster (brokers in child processes, a real
 // ZooKeeper): kafka-topics --describe (leaders, replicas, ISR), kafka-reassign-partitions (--generate,
-// --execute, --verify), kafka-leader-election (preferred, unclean), kafka-log-dirs --describe, and
+// --execute, --verify), kafka-leader-election (preferred, unclean), kafka-log-dirs --describe,
+// kafka-transactions abort of a transaction left open, and
 // kafka-metadata-quorum, which is for KRaft clusters only. Asserted: what the tools print, and each broker's
 // own Metadata answer read back.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Kafka, logLevel } from 'kafkajs';
 import type { RunningCluster } from '../../src/embedded-cluster.js';
 import { describeCluster, eventually, formCluster, partitionsFrom, settled } from '../cluster/cluster-util.js';
 import { describeWithToolchain } from '../toolchain.js';
 import { BrokerPool } from '../util.js';
-import { runTool, tool, toolsMissing, unique } from './tools.js';
+import { rows, runTool, tool, toolsMissing, unique } from './tools.js';
 
 let cluster: RunningCluster;
 let bs: string[];
@@ -145,6 +147,65 @@ describeWithToolchain('Kafka 4.4.0 cluster tools', toolsMissing, { timeout: 120_
         const held = b.logDirs[0].partitions.map((p: { partition: string }) => p.partition).sort();
         const expected = md.filter((p) => p.replicaNodes.includes(b.broker)).map((p) => `${topic}-${p.partitionIndex}`);
         expect(held).toEqual(expected.sort());
+      }
+    });
+
+    it('kafka-transactions abort: a transaction left open is aborted on its partition, and read_committed reads on', async () => {
+      const topic = unique('cluster-abort');
+      const txnId = unique('cluster-abort-txn');
+      await tool('kafka-topics', [...bs, '--create', '--topic', topic, '--partitions', '1', '--replication-factor', '3']);
+      await settled(cluster, topic, 1);
+      const kafka = new Kafka({ brokers: cluster.bootstrap.split(','), logLevel: logLevel.NOTHING });
+      // A producer that opens a transaction and never ends it: its record (offset 0) holds read_committed
+      // consumers back until the transaction is aborted.
+      const producer = kafka.producer({ transactionalId: txnId, idempotent: true, maxInFlightRequests: 1 });
+      await producer.connect();
+      const txn = await producer.transaction();
+      await txn.send({ topic, messages: [{ value: 'left open' }] });
+      try {
+        const listed = rows((await tool('kafka-transactions', [...bs, 'list'])).stdout, /^TransactionalId\s+Coordinator/).find((r) => r[0] === txnId);
+        expect(listed?.[3]).toBe('Ongoing');
+        const producerId = listed![2];
+        // The explicit form (producer id, epoch, coordinator epoch): the one that needs no open-transaction
+        // offset from DescribeProducers.
+        const aborted = await tool('kafka-transactions', [
+          ...bs,
+          'abort',
+          '--topic',
+          topic,
+          '--partition',
+          '0',
+          '--producer-id',
+          producerId,
+          '--producer-epoch',
+          '0',
+          '--coordinator-epoch',
+          '0',
+        ]);
+        expect(aborted.stdout.trim()).toBe('');
+        // The abort marker took offset 1.
+        expect((await tool('kafka-get-offsets', [...bs, '--topic', topic])).stdout.trim()).toBe(`${topic}:0:2`);
+        const plain = kafka.producer();
+        await plain.connect();
+        await plain.send({ topic, messages: [{ value: 'after the abort' }] });
+        await plain.disconnect();
+        const read = await tool('kafka-console-consumer', [
+          ...bs,
+          '--topic',
+          topic,
+          '--from-beginning',
+          '--isolation-level',
+          'read_committed',
+          '--max-messages',
+          '1',
+          '--timeout-ms',
+          '20000',
+          '--formatter-property',
+          'print.offset=true',
+        ]);
+        expect(read.stdout.trim()).toBe('Offset:2\tafter the abort');
+      } finally {
+        await producer.disconnect();
       }
     });
 
