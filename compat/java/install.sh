@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-command -v mvn >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven openjdk-17-jdk-headless; }
+{ command -v mvn && command -v javac; } >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven openjdk-17-jdk-headless; }
 
 mvn -q -B dependency:build-classpath -Dmdep.outputFile=target/deps4.txt
 mvn -q -B -Pkafka3 dependency:build-classpath -Dmdep.outputFile=target/deps3.txt

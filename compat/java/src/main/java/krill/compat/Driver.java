@@ -677,6 +677,9 @@ public final class Driver {
         return "ok";
       });
       step(out, "describeCluster", () -> admin.describeCluster().nodes().get().stream().map(Node::id).sorted().toList());
+      // Metadata lags a moment behind CreateTopics: wait (bounded) until every partition has a leader.
+      long ready = deadline(in);
+      while (System.currentTimeMillis() < ready && !leadersKnown(admin, topic)) Thread.sleep(50);
       step(out, "before", () -> partitionState(admin, topic));
       // Produce and consume with RF 3.
       int n = in.get("count").asInt();
@@ -692,26 +695,45 @@ public final class Driver {
         c.commitSync();
       }
       out.put("consumed", got);
-      // Move partition 0's preferred leader: reassign to the replica order given, then elect it.
-      List<Integer> order = new ArrayList<>();
-      for (JsonNode x : in.get("reassignTo")) order.add(x.asInt());
+      // Partition 0: the same replicas in a rotated order (a new preferred leader), then a preferred election.
+      // Partition 1: down to two replicas, dropping its first one (a reassignment that removes a replica).
+      List<Integer> current = new ArrayList<>();
+      for (Node r : admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().get(0).replicas()) current.add(r.id());
+      List<Integer> order = new ArrayList<>(current.subList(1, current.size()));
+      order.add(current.get(0));
+      List<Integer> p1now = new ArrayList<>();
+      for (Node r : admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().get(1).replicas()) p1now.add(r.id());
+      List<Integer> shrunk = new ArrayList<>(p1now.subList(1, p1now.size()));
+      out.set("reassignTo", M.valueToTree(order));
+      out.set("shrinkTo", M.valueToTree(shrunk));
+      TopicPartition p1 = new TopicPartition(topic, 1);
       step(out, "alterPartitionReassignments", () -> {
-        admin.alterPartitionReassignments(Map.of(p0, java.util.Optional.of(new NewPartitionReassignment(order)))).all().get();
+        admin.alterPartitionReassignments(Map.of(p0, java.util.Optional.of(new NewPartitionReassignment(order)), p1, java.util.Optional.of(new NewPartitionReassignment(shrunk)))).all().get();
         return "ok";
       });
       step(out, "listPartitionReassignments", () -> {
-        Map<TopicPartition, PartitionReassignment> r = admin.listPartitionReassignments(Set.of(p0)).reassignments().get();
-        return r.containsKey(p0) ? Map.of("replicas", r.get(p0).replicas(), "adding", r.get(p0).addingReplicas(), "removing", r.get(p0).removingReplicas()) : Map.of();
+        Map<String, Object> r = new TreeMap<>();
+        admin.listPartitionReassignments(Set.of(p0, p1)).reassignments().get().forEach((k, v) -> r.put(tp(k), Map.of("replicas", v.replicas(), "adding", v.addingReplicas(), "removing", v.removingReplicas())));
+        return r;
       });
-      // Reassignment within the same replica set completes at once; wait until nothing is in flight.
+      // Wait (bounded) until no reassignment is in flight.
       long end = deadline(in);
-      while (System.currentTimeMillis() < end && !admin.listPartitionReassignments().reassignments().get().isEmpty()) Thread.onSpinWait();
+      while (System.currentTimeMillis() < end && !admin.listPartitionReassignments().reassignments().get().isEmpty()) Thread.sleep(50);
+      out.put("reassignmentsDone", admin.listPartitionReassignments().reassignments().get().isEmpty());
       step(out, "afterReassign", () -> partitionState(admin, topic));
       step(out, "electLeaders", () -> {
         Map<TopicPartition, java.util.Optional<Throwable>> r = admin.electLeaders(ElectionType.PREFERRED, Set.of(p0)).partitions().get();
         return r.get(p0).map(Driver::errorOf).orElse("ok");
       });
       step(out, "afterElect", () -> partitionState(admin, topic));
+    }
+  }
+
+  static boolean leadersKnown(Admin admin, String topic) {
+    try {
+      return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().stream().allMatch(p -> p.leader() != null && p.isr().size() == p.replicas().size());
+    } catch (Exception e) {
+      return false;
     }
   }
 
