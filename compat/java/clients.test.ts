@@ -217,6 +217,38 @@ describeWithToolchain('Java client (kafka-clients) against a krill broker', java
         expect(res.abortTransaction).toEqual({ lsoAfter: 12, latestAfter: 12, stillOpen: false });
         expect(res.deleteTopics).toBe('gone');
       });
+
+      it('Admin API: topic ids, error answers, the newer ListOffsets specs, config synonyms, fenceProducers', async () => {
+        const prefix = unique('admin2');
+        const res = await java(client, 'admin_more', { bootstrap: broker.bootstrap, prefix });
+        expect(res.createTopics).toEqual({ numPartitions: 2, replicationFactor: 1, topicIdSet: true, maxMessageBytes: '200000', t2Partitions: 2 });
+        expect(res.validateOnly).toBe('not created');
+        expect(res.createExisting.error).toMatch(/^TopicExistsException/);
+        expect(res.createTooManyReplicas.error).toMatch(/^InvalidReplicationFactorException/);
+        expect(res.describeUnknown.error).toMatch(/^UnknownTopicOrPartitionException/);
+        expect(res.deleteUnknown.error).toMatch(/^UnknownTopicOrPartitionException/);
+        // By id: Metadata v12 with the id set and the name "" (the Java default).
+        expect(res.describeById).toEqual({ name: `${prefix}-a`, partitions: 2 });
+        expect(res.describeUnknownId.error).toMatch(/^UnknownTopicIdException/);
+        expect(res.tooLargeRecord.error).toMatch(/^RecordTooLargeException/);
+        expect(res.listOffsetsSpecs).toEqual({ earliest: 0, earliestLocal: 0, latestTiered: -1, maxTimestampOffset: 4, forTimestampAfterEnd: -1 });
+        expect(res.deleteRecordsPastEnd.error).toMatch(/^OffsetOutOfRangeException/);
+        expect(res.deleteRecordsToEnd).toBe(5);
+        expect(res.describeConfigsSynonyms).toEqual({
+          value: '200000',
+          source: 'DYNAMIC_TOPIC_CONFIG',
+          synonyms: ['max.message.bytes:DYNAMIC_TOPIC_CONFIG', 'message.max.bytes:DEFAULT_CONFIG'],
+          hasDoc: true,
+          type: 'INT',
+        });
+        expect(res.alterConfigsInvalid.error).toMatch(/^InvalidConfigurationException/);
+        expect(res.listTransactionsFiltered).toEqual({ ongoing: [`${prefix}-tx`], completeCommit: [], longRunning: [] });
+        expect(res.describeUnknownTransaction.error).toMatch(/^TransactionalIdNotFoundException/);
+        // fenceProducers bumps the epoch (the open transaction aborted); the old producer is fenced.
+        expect(res.fenceProducers).toBe('Empty');
+        expect(res.fencedProducerCommits.error).toMatch(/^ProducerFencedException/);
+        expect(res.deleteById).toBe('gone');
+      });
     });
   }
 });

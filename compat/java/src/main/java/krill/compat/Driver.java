@@ -84,6 +84,7 @@ public final class Driver {
         case "consumer_api" -> consumerApi(in, out);
         case "static_members" -> staticMembers(in, out);
         case "admin" -> admin(in, out);
+        case "admin_more" -> adminMore(in, out);
         case "cluster_admin" -> clusterAdmin(in, out);
         case "produce_under_failover" -> produceUnderFailover(in, out);
         default -> throw new IllegalArgumentException("unknown scenario " + argv[0]);
@@ -651,6 +652,109 @@ public final class Driver {
       step(out, "deleteTopics", () -> {
         admin.deleteTopics(List.of(t1)).all().get();
         return admin.listTopics().names().get().contains(t1) ? "still listed" : "gone";
+      });
+    }
+  }
+
+  /** Topic ids, error answers, the newer ListOffsets specs, fenceProducers, filtered listTransactions. */
+  static void adminMore(JsonNode in, ObjectNode out) throws Exception {
+    String prefix = in.get("prefix").asText();
+    String t1 = prefix + "-a";
+    String t2 = prefix + "-b";
+    String txnId = prefix + "-tx";
+    TopicPartition t1p0 = new TopicPartition(t1, 0);
+    try (Admin admin = admin(in)) {
+      step(out, "createTopics", () -> {
+        var r = admin.createTopics(List.of(new NewTopic(t1, 2, (short) 1).configs(Map.of("max.message.bytes", "200000")), new NewTopic(t2, Map.of(0, List.of(1), 1, List.of(1)))));
+        r.all().get();
+        Map<String, Object> m = new TreeMap<>();
+        m.put("numPartitions", r.numPartitions(t1).get());
+        m.put("replicationFactor", r.replicationFactor(t1).get());
+        m.put("topicIdSet", !r.topicId(t1).get().equals(org.apache.kafka.common.Uuid.ZERO_UUID));
+        m.put("maxMessageBytes", r.config(t1).get().get("max.message.bytes").value());
+        m.put("t2Partitions", r.numPartitions(t2).get());
+        return m;
+      });
+      step(out, "validateOnly", () -> {
+        admin.createTopics(List.of(new NewTopic(prefix + "-v", 1, (short) 1)), new org.apache.kafka.clients.admin.CreateTopicsOptions().validateOnly(true)).all().get();
+        return admin.listTopics().names().get().contains(prefix + "-v") ? "created" : "not created";
+      });
+      step(out, "createExisting", () -> {
+        admin.createTopics(List.of(new NewTopic(t1, 1, (short) 1))).all().get();
+        return "ok";
+      });
+      step(out, "createTooManyReplicas", () -> {
+        admin.createTopics(List.of(new NewTopic(prefix + "-rf", 1, (short) 3))).all().get();
+        return "ok";
+      });
+      step(out, "describeUnknown", () -> admin.describeTopics(List.of(prefix + "-nope")).allTopicNames().get());
+      step(out, "deleteUnknown", () -> {
+        admin.deleteTopics(List.of(prefix + "-nope")).all().get();
+        return "ok";
+      });
+      step(out, "describeById", () -> {
+        org.apache.kafka.common.Uuid id = admin.describeTopics(List.of(t1)).allTopicNames().get().get(t1).topicId();
+        TopicDescription d = admin.describeTopics(org.apache.kafka.common.TopicCollection.ofTopicIds(List.of(id))).allTopicIds().get().get(id);
+        return Map.of("name", d.name(), "partitions", d.partitions().size());
+      });
+      step(out, "describeUnknownId", () -> admin.describeTopics(org.apache.kafka.common.TopicCollection.ofTopicIds(List.of(org.apache.kafka.common.Uuid.randomUuid()))).allTopicIds().get());
+      step(out, "tooLargeRecord", () -> {
+        try (KafkaProducer<String, String> p = producer(in, Map.of())) {
+          p.send(new ProducerRecord<>(t1, 0, "k", "x".repeat(300_000))).get();
+          return "ok";
+        }
+      });
+      try (KafkaProducer<String, String> p = producer(in, Map.of())) {
+        for (int i = 0; i < 5; i++) p.send(new ProducerRecord<>(t1, 0, 2_000_000L + i, "k" + i, "v" + i));
+        p.flush();
+      }
+      step(out, "listOffsetsSpecs", () -> {
+        Map<String, Object> r = new TreeMap<>();
+        r.put("earliest", admin.listOffsets(Map.of(t1p0, OffsetSpec.earliest())).partitionResult(t1p0).get().offset());
+        r.put("earliestLocal", admin.listOffsets(Map.of(t1p0, OffsetSpec.earliestLocal())).partitionResult(t1p0).get().offset());
+        r.put("latestTiered", admin.listOffsets(Map.of(t1p0, OffsetSpec.latestTiered())).partitionResult(t1p0).get().offset());
+        r.put("maxTimestampOffset", admin.listOffsets(Map.of(t1p0, OffsetSpec.maxTimestamp())).partitionResult(t1p0).get().offset());
+        r.put("forTimestampAfterEnd", admin.listOffsets(Map.of(t1p0, OffsetSpec.forTimestamp(9_000_000L))).partitionResult(t1p0).get().offset());
+        return r;
+      });
+      step(out, "deleteRecordsPastEnd", () -> admin.deleteRecords(Map.of(t1p0, RecordsToDelete.beforeOffset(99))).lowWatermarks().get(t1p0).get().lowWatermark());
+      step(out, "deleteRecordsToEnd", () -> admin.deleteRecords(Map.of(t1p0, RecordsToDelete.beforeOffset(-1))).lowWatermarks().get(t1p0).get().lowWatermark());
+      step(out, "describeConfigsSynonyms", () -> {
+        ConfigResource res = new ConfigResource(ConfigResource.Type.TOPIC, t1);
+        ConfigEntry e = admin.describeConfigs(List.of(res), new org.apache.kafka.clients.admin.DescribeConfigsOptions().includeSynonyms(true).includeDocumentation(true)).all().get().get(res).get("max.message.bytes");
+        return Map.of("value", e.value(), "source", e.source().toString(), "synonyms", e.synonyms().stream().map(x -> x.name() + ":" + x.source()).toList(), "hasDoc", e.documentation() != null && !e.documentation().isEmpty(), "type", String.valueOf(e.type()));
+      });
+      step(out, "alterConfigsInvalid", () -> {
+        ConfigResource res = new ConfigResource(ConfigResource.Type.TOPIC, t1);
+        admin.incrementalAlterConfigs(Map.of(res, List.of(new AlterConfigOp(new ConfigEntry("retention.ms", "not-a-number"), AlterConfigOp.OpType.SET)))).all().get();
+        return "ok";
+      });
+      // fenceProducers: a transactional producer's next step fails as fenced.
+      KafkaProducer<String, String> tx = producer(in, Map.of("transactional.id", txnId));
+      tx.initTransactions();
+      tx.beginTransaction();
+      tx.send(new ProducerRecord<>(t2, 0, "k", "v")).get();
+      step(out, "listTransactionsFiltered", () -> {
+        Map<String, Object> r = new TreeMap<>();
+        r.put("ongoing", admin.listTransactions(new org.apache.kafka.clients.admin.ListTransactionsOptions().filterStates(List.of(org.apache.kafka.clients.admin.TransactionState.ONGOING))).all().get().stream().map(TransactionListing::transactionalId).filter(txnId::equals).toList());
+        r.put("completeCommit", admin.listTransactions(new org.apache.kafka.clients.admin.ListTransactionsOptions().filterStates(List.of(org.apache.kafka.clients.admin.TransactionState.COMPLETE_COMMIT))).all().get().stream().map(TransactionListing::transactionalId).filter(txnId::equals).toList());
+        r.put("longRunning", admin.listTransactions(new org.apache.kafka.clients.admin.ListTransactionsOptions().filterOnDuration(3_600_000L)).all().get().stream().map(TransactionListing::transactionalId).filter(txnId::equals).toList());
+        return r;
+      });
+      step(out, "describeUnknownTransaction", () -> admin.describeTransactions(List.of(prefix + "-no-tx")).all().get());
+      step(out, "fenceProducers", () -> {
+        admin.fenceProducers(List.of(txnId)).all().get();
+        return admin.describeTransactions(List.of(txnId)).description(txnId).get().state().toString();
+      });
+      step(out, "fencedProducerCommits", () -> {
+        tx.commitTransaction();
+        return "committed";
+      });
+      tx.close(Duration.ZERO);
+      step(out, "deleteById", () -> {
+        org.apache.kafka.common.Uuid id = admin.describeTopics(List.of(t2)).allTopicNames().get().get(t2).topicId();
+        admin.deleteTopics(org.apache.kafka.common.TopicCollection.ofTopicIds(List.of(id))).all().get();
+        return admin.listTopics().names().get().contains(t2) ? "still listed" : "gone";
       });
     }
   }
