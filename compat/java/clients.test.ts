@@ -183,6 +183,37 @@ describeWithToolchain('Java client (kafka-clients) against a krill broker', java
         expect(res.members.map((m: Json) => m.instanceId).sort()).toEqual(['member-a', 'member-b']);
       });
 
+      it('cooperative-sticky: a joining member takes half without the other losing the rest; admin on a live group, static member removal', async () => {
+        const topic = unique('coop');
+        const group = unique('coop-g');
+        const other = unique('coop-other');
+        const all = [0, 1, 2, 3].map((p) => `${topic}/${p}`);
+        const res = await java(client, 'groups', {
+          bootstrap: broker.bootstrap,
+          create: [{ name: topic, partitions: 4 }],
+          topic,
+          group,
+          otherGroup: other,
+          partitions: 4,
+        });
+        expect(res.aAlone).toEqual(all);
+        expect(res.aAfterJoin).toHaveLength(2);
+        expect([...res.aAfterJoin, ...res.bAfterJoin].sort()).toEqual(all);
+        // Incremental: a gave up exactly what b took, nothing else, and lost nothing.
+        const events = res.aCallbacksAtJoin as Json[];
+        expect(events[0]).toEqual({ assigned: all });
+        expect(events.filter((e) => e.revoked).flatMap((e) => e.revoked)).toEqual(res.bAfterJoin);
+        expect(events.some((e) => e.lost)).toBe(false);
+        expect(res.describeLive).toEqual({ state: 'Stable', assignor: 'cooperative-sticky', members: ['coop-b=2', 'dynamic=2'] });
+        expect(res.deleteLiveGroup.error).toMatch(/^GroupNotEmptyException/);
+        expect(res.alterLiveGroupOffsets.error).toMatch(/^UnknownMemberIdException/);
+        expect(res.listOffsetsOfTwoGroups).toEqual({ [group]: Object.fromEntries(all.map((p) => [p, 5])), [other]: { [`${topic}/1`]: 3 } });
+        expect(res.describeUnknownGroup).toEqual({ state: 'Dead', members: 0 });
+        expect(res.removeStaticMember).toBe('removed');
+        expect(res.aAfterRemove).toEqual(all);
+        expect(res.removeUnknownMember.error).toMatch(/^UnknownMemberIdException/);
+      });
+
       it('Admin API: topics, partitions, configs, records, offsets, groups, cluster, log dirs, producers, transactions', async () => {
         const prefix = unique('admin');
         const res = await java(client, 'admin', { bootstrap: broker.bootstrap, prefix });

@@ -85,6 +85,7 @@ public final class Driver {
         case "static_members" -> staticMembers(in, out);
         case "admin" -> admin(in, out);
         case "admin_more" -> adminMore(in, out);
+        case "groups" -> groups(in, out);
         case "cluster_admin" -> clusterAdmin(in, out);
         case "produce_under_failover" -> produceUnderFailover(in, out);
         default -> throw new IllegalArgumentException("unknown scenario " + argv[0]);
@@ -519,6 +520,108 @@ public final class Driver {
     }
     a.consumer.close();
     b2.consumer.close();
+  }
+
+  // ---- 3c. groups: cooperative-sticky, admin on live groups ------------------------------------------
+
+  static final class Coop {
+    final KafkaConsumer<String, String> consumer;
+    final ArrayNode callbacks = M.createArrayNode();
+    int consumed;
+
+    Coop(JsonNode in, String group, String instanceId) {
+      Map<String, String> cs = new HashMap<>();
+      cs.put("group.id", group);
+      cs.put("partition.assignment.strategy", "org.apache.kafka.clients.consumer.CooperativeStickyAssignor");
+      cs.put("heartbeat.interval.ms", "300");
+      if (instanceId != null) cs.put("group.instance.id", instanceId);
+      consumer = consumer(in, cs);
+      consumer.subscribe(List.of(in.get("topic").asText()), new ConsumerRebalanceListener() {
+        public void onPartitionsRevoked(Collection<TopicPartition> p) {
+          callbacks.addObject().set("revoked", tps(p));
+        }
+
+        public void onPartitionsAssigned(Collection<TopicPartition> p) {
+          callbacks.addObject().set("assigned", tps(p));
+        }
+
+        public void onPartitionsLost(Collection<TopicPartition> p) {
+          callbacks.addObject().set("lost", tps(p));
+        }
+      });
+    }
+
+    void poll() {
+      consumed += consumer.poll(POLL).count();
+    }
+  }
+
+  static void groups(JsonNode in, ObjectNode out) throws Exception {
+    String topic = in.get("topic").asText();
+    String group = in.get("group").asText();
+    String other = in.get("otherGroup").asText();
+    int partitions = in.get("partitions").asInt();
+    long end = deadline(in);
+    try (KafkaProducer<String, String> p = producer(in, Map.of())) {
+      for (int i = 0; i < partitions * 5; i++) p.send(new ProducerRecord<>(topic, i % partitions, "k" + i, "v" + i));
+      p.flush();
+    }
+    Coop a = new Coop(in, group, null);
+    while (System.currentTimeMillis() < end && a.consumer.assignment().size() < partitions) a.poll();
+    out.set("aAlone", tps(a.consumer.assignment()));
+    // b joins: cooperative-sticky moves half of a's partitions to b, a keeps the rest throughout.
+    Coop b = new Coop(in, group, "coop-b");
+    while (System.currentTimeMillis() < end && (b.consumer.assignment().isEmpty() || a.consumer.assignment().size() + b.consumer.assignment().size() != partitions)) {
+      a.poll();
+      b.poll();
+    }
+    out.set("aAfterJoin", tps(a.consumer.assignment()));
+    out.set("bAfterJoin", tps(b.consumer.assignment()));
+    out.set("aCallbacksAtJoin", a.callbacks.deepCopy());
+    a.consumer.commitSync();
+    b.consumer.commitSync();
+    try (Admin admin = admin(in)) {
+      step(out, "describeLive", () -> {
+        ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+        List<String> members = d.members().stream().map(m -> m.groupInstanceId().orElse("dynamic") + "=" + m.assignment().topicPartitions().size()).sorted().toList();
+        return Map.of("state", d.state().toString(), "assignor", d.partitionAssignor(), "members", members);
+      });
+      step(out, "deleteLiveGroup", () -> {
+        admin.deleteConsumerGroups(List.of(group)).all().get();
+        return "deleted";
+      });
+      step(out, "alterLiveGroupOffsets", () -> {
+        admin.alterConsumerGroupOffsets(group, Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(0))).all().get();
+        return "altered";
+      });
+      // A second group with its own offsets: both listed by one listConsumerGroupOffsets call (OffsetFetch
+      // with several groups).
+      try (KafkaConsumer<String, String> c = consumer(in, Map.of("group.id", other))) {
+        c.commitSync(Map.of(new TopicPartition(topic, 1), new OffsetAndMetadata(3, "other")));
+      }
+      step(out, "listOffsetsOfTwoGroups", () -> {
+        var spec = new org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec();
+        var r = admin.listConsumerGroupOffsets(Map.of(group, spec, other, spec));
+        return Map.of(group, offsets(r.partitionsToOffsetAndMetadata(group).get()), other, offsets(r.partitionsToOffsetAndMetadata(other).get()));
+      });
+      step(out, "describeUnknownGroup", () -> {
+        ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group + "-none")).all().get().get(group + "-none");
+        return Map.of("state", d.state().toString(), "members", d.members().size());
+      });
+      // The static member b closed (no LeaveGroup), then removed by the admin: a takes every partition.
+      b.consumer.close();
+      step(out, "removeStaticMember", () -> {
+        admin.removeMembersFromConsumerGroup(group, new org.apache.kafka.clients.admin.RemoveMembersFromConsumerGroupOptions(List.of(new org.apache.kafka.clients.admin.MemberToRemove("coop-b")))).all().get();
+        return "removed";
+      });
+      while (System.currentTimeMillis() < end && a.consumer.assignment().size() < partitions) a.poll();
+      out.set("aAfterRemove", tps(a.consumer.assignment()));
+      step(out, "removeUnknownMember", () -> {
+        admin.removeMembersFromConsumerGroup(group, new org.apache.kafka.clients.admin.RemoveMembersFromConsumerGroupOptions(List.of(new org.apache.kafka.clients.admin.MemberToRemove("nobody")))).all().get();
+        return "removed";
+      });
+    }
+    a.consumer.close();
   }
 
   // ---- 4. admin -------------------------------------------------------------------------------------
