@@ -3,7 +3,8 @@
 // - replication factor 3: produce and consume in a group; Admin alterPartitionReassignments (a new replica
 //   order, and a partition shrunk to two replicas), listPartitionReassignments and a preferred electLeaders;
 // - the leader of a partition killed (SIGKILL) while an idempotent producer (the client's defaults) keeps
-//   sending: the application sees no error, and a consumer reads every acknowledged record exactly once.
+//   sending: the application sees no error, and a consumer reads every acknowledged record exactly once;
+//   the broker then restarts and rejoins the ISR before the next client's turn.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -65,49 +66,65 @@ describeWithToolchain('Java client (kafka-clients) against a 3-broker krill clus
       });
     }
 
-    it('kafka-clients 4.x: the leader killed (SIGKILL) under an idempotent producer: no error, every acknowledged record once', async () => {
-      const client = CLIENTS[0];
-      const topic = unique('java-failover');
-      const admin = await adminOf(cluster.bootstrap);
-      try {
-        await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 3 }], waitForLeaders: true });
-      } finally {
-        await admin.disconnect();
-      }
-      const [p0] = await settled(cluster, topic, 1);
-      const progress = path.join(work, `${topic}.progress`);
-      const stop = path.join(work, `${topic}.stop`);
-      const acked = () => (fs.existsSync(progress) ? Number(fs.readFileSync(progress, 'utf8')) : 0);
-      const driver = java(client, 'produce_under_failover', { bootstrap: cluster.bootstrap, topic, progress, stop, max: 400_000, timeoutMs: 120_000 }, 150_000);
-      const failed = driver.then(
-        () => undefined,
-        (e: Error) => e,
-      );
-      try {
-        await eventually('500 records acknowledged before the kill', () => (acked() >= 500 ? true : undefined), 60_000);
+    for (const client of CLIENTS) {
+      it(`${client.name}: the leader killed (SIGKILL) under an idempotent producer: no error, every acknowledged record once`, async () => {
+        const topic = unique(`java${client.major}-failover`);
+        const admin = await adminOf(cluster.bootstrap);
+        try {
+          await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 3 }], waitForLeaders: true });
+        } finally {
+          await admin.disconnect();
+        }
+        const [p0] = await settled(cluster, topic, 1);
         const leader = cluster.brokers.find((b) => b.id === p0.leaderId)!;
-        await leader.kill();
-        const atKill = acked();
-        // The producer goes on through the failover: 2000 more acknowledged after the kill.
-        await eventually(
-          '2000 more records acknowledged after the kill',
-          async () => ((await Promise.race([failed, Promise.resolve(undefined)])) ? true : acked() >= atKill + 2000 ? true : undefined),
-          90_000,
+        const progress = path.join(work, `${topic}.progress`);
+        const stop = path.join(work, `${topic}.stop`);
+        const acked = () => (fs.existsSync(progress) ? Number(fs.readFileSync(progress, 'utf8')) : 0);
+        const driver = java(
+          client,
+          'produce_under_failover',
+          { bootstrap: cluster.bootstrap, topic, progress, stop, max: 400_000, timeoutMs: 120_000 },
+          150_000,
         );
-      } finally {
-        fs.writeFileSync(stop, '');
-      }
-      const res = await driver;
-      console.log(
-        `java failover: killed leader ${p0.leaderId}; ${JSON.stringify({ sent: res.sent, acked: res.acked, consumed: res.consumed, endOffset: res.endOffset })}`,
-      );
-      expect(res.errors).toEqual([]);
-      expect(res.stoppedByFile).toBe(true);
-      expect(res.acked).toBe(res.sent);
-      expect(res.missingAcked).toBe(0);
-      expect(res.duplicated).toBe(0);
-      expect(res.consumed).toBe(res.acked);
-      expect(res.endOffset).toBe(res.acked);
-    });
+        const failed = driver.then(
+          () => undefined,
+          (e: Error) => e,
+        );
+        try {
+          await eventually('500 records acknowledged before the kill', () => (acked() >= 500 ? true : undefined), 60_000);
+          await leader.kill();
+          const atKill = acked();
+          // The producer goes on through the failover: 2000 more acknowledged after the kill.
+          await eventually(
+            '2000 more records acknowledged after the kill',
+            async () => ((await Promise.race([failed, Promise.resolve(undefined)])) ? true : acked() >= atKill + 2000 ? true : undefined),
+            90_000,
+          );
+        } finally {
+          fs.writeFileSync(stop, '');
+        }
+        const res = await driver;
+        console.log(
+          `java failover: killed leader ${p0.leaderId}; ${JSON.stringify({ sent: res.sent, acked: res.acked, consumed: res.consumed, endOffset: res.endOffset })}`,
+        );
+        expect(res.errors).toEqual([]);
+        expect(res.stoppedByFile).toBe(true);
+        expect(res.acked).toBe(res.sent);
+        expect(res.missingAcked).toBe(0);
+        expect(res.duplicated).toBe(0);
+        expect(res.consumed).toBe(res.acked);
+        expect(res.endOffset).toBe(res.acked);
+        // The partition moved to a surviving replica.
+        const survivor = cluster.brokers.find((b) => b.running)!;
+        expect((await partitionsFrom(survivor.port, topic))[0].leaderId).not.toBe(leader.id);
+        // Back for the next client: the killed broker restarts and rejoins the ISR.
+        await leader.start();
+        await eventually(
+          'the restarted broker back in the ISR',
+          async () => ((await partitionsFrom(leader.port, topic))[0]?.isrNodes.length === 3 ? true : undefined),
+          60_000,
+        );
+      });
+    }
   });
 });
