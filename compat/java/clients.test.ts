@@ -274,6 +274,14 @@ describeWithToolchain('Java client (kafka-clients) against a krill broker', java
         });
         expect(res.alterConfigsInvalid.error).toMatch(/^InvalidConfigurationException/);
         expect(res.listTransactionsFiltered).toEqual({ ongoing: [`${prefix}-tx`], completeCommit: [], longRunning: [] });
+        expect(res.createWithBrokerDefaults).toEqual({ numPartitions: 1, replicationFactor: 1 });
+        expect(res.appendSubtract).toEqual({ appended: 'delete,compact', subtracted: 'compact' });
+        expect(res.brokerDynamicConfig).toEqual({
+          backoff: '16000:DYNAMIC_BROKER_CONFIG',
+          retention: '7200000:DYNAMIC_DEFAULT_BROKER_CONFIG',
+          backoffAfter: 'DEFAULT_CONFIG',
+        });
+        expect(res.describeBrokerLogger).toBeGreaterThan(0);
         expect(res.describeUnknownTransaction.error).toMatch(/^TransactionalIdNotFoundException/);
         // fenceProducers bumps the epoch (the open transaction aborted); the old producer is fenced.
         expect(res.fenceProducers).toBe('Empty');

@@ -832,6 +832,44 @@ public final class Driver {
         admin.incrementalAlterConfigs(Map.of(res, List.of(new AlterConfigOp(new ConfigEntry("retention.ms", "not-a-number"), AlterConfigOp.OpType.SET)))).all().get();
         return "ok";
       });
+      step(out, "createWithBrokerDefaults", () -> {
+        var r = admin.createTopics(List.of(new NewTopic(prefix + "-d", java.util.Optional.empty(), java.util.Optional.empty())));
+        r.all().get();
+        return Map.of("numPartitions", r.numPartitions(prefix + "-d").get(), "replicationFactor", r.replicationFactor(prefix + "-d").get());
+      });
+      step(out, "appendSubtract", () -> {
+        ConfigResource res = new ConfigResource(ConfigResource.Type.TOPIC, t1);
+        admin.incrementalAlterConfigs(Map.of(res, List.of(new AlterConfigOp(new ConfigEntry("cleanup.policy", "compact"), AlterConfigOp.OpType.APPEND)))).all().get();
+        String appended = admin.describeConfigs(List.of(res)).all().get().get(res).get("cleanup.policy").value();
+        admin.incrementalAlterConfigs(Map.of(res, List.of(new AlterConfigOp(new ConfigEntry("cleanup.policy", "delete"), AlterConfigOp.OpType.SUBTRACT)))).all().get();
+        String subtracted = admin.describeConfigs(List.of(res)).all().get().get(res).get("cleanup.policy").value();
+        return Map.of("appended", appended, "subtracted", subtracted);
+      });
+      step(out, "brokerDynamicConfig", () -> {
+        int id = admin.describeCluster().controller().get().id();
+        ConfigResource one = new ConfigResource(ConfigResource.Type.BROKER, String.valueOf(id));
+        ConfigResource all = new ConfigResource(ConfigResource.Type.BROKER, "");
+        admin.incrementalAlterConfigs(Map.of(one, List.of(new AlterConfigOp(new ConfigEntry("log.cleaner.backoff.ms", "16000"), AlterConfigOp.OpType.SET)))).all().get();
+        admin.incrementalAlterConfigs(Map.of(all, List.of(new AlterConfigOp(new ConfigEntry("log.retention.ms", "7200000"), AlterConfigOp.OpType.SET)))).all().get();
+        var c = admin.describeConfigs(List.of(one)).all().get().get(one);
+        Map<String, Object> r = new TreeMap<>();
+        r.put("backoff", c.get("log.cleaner.backoff.ms").value() + ":" + c.get("log.cleaner.backoff.ms").source());
+        r.put("retention", c.get("log.retention.ms").value() + ":" + c.get("log.retention.ms").source());
+        admin.incrementalAlterConfigs(Map.of(all, List.of(new AlterConfigOp(new ConfigEntry("log.retention.ms", ""), AlterConfigOp.OpType.DELETE)))).all().get();
+        admin.incrementalAlterConfigs(Map.of(one, List.of(new AlterConfigOp(new ConfigEntry("log.cleaner.backoff.ms", ""), AlterConfigOp.OpType.DELETE)))).all().get();
+        var after = admin.describeConfigs(List.of(one)).all().get().get(one);
+        r.put("backoffAfter", after.get("log.cleaner.backoff.ms").source().toString());
+        return r;
+      });
+      step(out, "describeBrokerLogger", () -> {
+        int id = admin.describeCluster().controller().get().id();
+        ConfigResource res = new ConfigResource(ConfigResource.Type.BROKER_LOGGER, String.valueOf(id));
+        return admin.describeConfigs(List.of(res)).all().get().get(res).entries().size();
+      });
+      step(out, "describeFeatures", () -> {
+        var f = admin.describeFeatures().featureMetadata().get();
+        return Map.of("finalized", new TreeMap<>(f.finalizedFeatures()).keySet(), "supported", new TreeMap<>(f.supportedFeatures()).keySet());
+      });
       // fenceProducers: a transactional producer's next step fails as fenced.
       KafkaProducer<String, String> tx = producer(in, Map.of("transactional.id", txnId));
       tx.initTransactions();
