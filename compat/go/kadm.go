@@ -296,6 +296,28 @@ func kadmGroups(ctx context.Context, raw json.RawMessage) (any, error) {
 		g, ok := lg[in.Group]
 		return map[string]any{"found": ok, "state": g.State, "protocolType": g.ProtocolType}, nil
 	})
+	r.step("listFiltered", func() (any, error) {
+		stable, err := adm.ListGroups(ctx, "Stable")
+		if err != nil {
+			return nil, err
+		}
+		empty, err := adm.ListGroups(ctx, "Empty")
+		if err != nil {
+			return nil, err
+		}
+		classic, err := adm.ListGroupsByType(ctx, []string{"classic"})
+		if err != nil {
+			return nil, err
+		}
+		consumer, err := adm.ListGroupsByType(ctx, []string{"consumer"})
+		if err != nil {
+			return nil, err
+		}
+		_, inStable := stable[in.Group]
+		_, inEmpty := empty[in.Group]
+		_, inConsumer := consumer[in.Group]
+		return map[string]any{"stable": inStable, "empty": inEmpty, "classic": classic[in.Group].GroupType, "consumerType": inConsumer}, nil
+	})
 	r.step("describe", func() (any, error) {
 		dg, err := adm.DescribeGroups(ctx, in.Group)
 		if err != nil {
@@ -362,6 +384,16 @@ func kadmGroups(ctx context.Context, raw json.RawMessage) (any, error) {
 		res.Each(func(o kadm.OffsetResponse) {
 			out[fmt.Sprint(o.Partition)] = map[string]any{"at": o.At, "metadata": o.Metadata, "error": stepErr(o.Err)}
 		})
+		return out, nil
+	})
+	r.step("fetchMany", func() (any, error) {
+		res := adm.FetchManyOffsets(ctx, in.Group, in.Group+"-none")
+		out := map[string]any{}
+		for g, fr := range res {
+			ats := map[string]int64{}
+			fr.Fetched.Each(func(o kadm.OffsetResponse) { ats[fmt.Sprint(o.Partition)] = o.At })
+			out[g] = map[string]any{"error": stepErr(fr.Err), "offsets": ats}
+		}
 		return out, nil
 	})
 	r.step("deleteOffsets", func() (any, error) {
@@ -437,6 +469,27 @@ func kadmCluster(ctx context.Context, raw json.RawMessage) (any, error) {
 	if err := txn.ProduceSync(ctx, &kgo.Record{Value: []byte("t0")}, &kgo.Record{Value: []byte("t1")}).FirstErr(); err != nil {
 		return nil, fmt.Errorf("produce in transaction: %w", err)
 	}
+	r.step("brokerConfigs", func() (any, error) {
+		rc, err := adm.DescribeBrokerConfigs(ctx, 1)
+		if err != nil {
+			return nil, err
+		}
+		return configsOf(rc, "log.retention.hours", "num.partitions", "auto.create.topics.enable")
+	})
+	r.step("brokerLogDirs", func() (any, error) {
+		s := kadm.TopicsSet{}
+		s.Add(topic, 0)
+		dirs, err := adm.DescribeBrokerLogDirs(ctx, 1, s)
+		if err != nil {
+			return nil, err
+		}
+		out := []map[string]any{}
+		dirs.Each(func(d kadm.DescribedLogDir) {
+			_, ok := d.Topics.Lookup(topic, 0)
+			out = append(out, map[string]any{"dir": d.Dir, "error": stepErr(d.Err), "hasPartition": ok})
+		})
+		return out, nil
+	})
 	r.step("logDirs", func() (any, error) {
 		s := kadm.TopicsSet{}
 		s.Add(topic, 0)
@@ -473,6 +526,19 @@ func kadmCluster(ctx context.Context, raw json.RawMessage) (any, error) {
 		t, ok := lt[in.TxnID]
 		return map[string]any{"found": ok, "state": t.State, "producerId": t.ProducerID}, nil
 	}
+	r.step("listTxnFiltered", func() (any, error) {
+		ongoing, err := adm.ListTransactions(ctx, nil, []string{"Ongoing"})
+		if err != nil {
+			return nil, err
+		}
+		committed, err := adm.ListTransactions(ctx, nil, []string{"CompleteCommit"})
+		if err != nil {
+			return nil, err
+		}
+		_, inOngoing := ongoing[in.TxnID]
+		_, inCommitted := committed[in.TxnID]
+		return map[string]any{"ongoing": inOngoing, "completeCommit": inCommitted}, nil
+	})
 	r.step("describeTxnOpen", describeTxn)
 	r.step("listTxnOpen", listTxn)
 	r.step("producersOpen", func() (any, error) {
