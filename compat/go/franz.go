@@ -538,6 +538,7 @@ func franzFailover(ctx context.Context, raw json.RawMessage) (any, error) {
 	var mu sync.Mutex
 	failures := []string{}
 	ackedValues := []string{}
+	lastAck := map[string]int64{} // partition -> when its last record was acknowledged (ms since the epoch)
 	var wg sync.WaitGroup
 	killSignalled := false
 	for i := 0; i < in.Total; i++ {
@@ -552,6 +553,7 @@ func franzFailover(ctx context.Context, raw json.RawMessage) (any, error) {
 				return
 			}
 			ackedValues = append(ackedValues, v)
+			lastAck[fmt.Sprint(r.Partition)] = time.Now().UnixMilli()
 			ackedN.Add(1)
 		})
 		if !killSignalled && ackedN.Load() >= int64(in.KillAfter) {
@@ -583,5 +585,5 @@ func franzFailover(ctx context.Context, raw json.RawMessage) (any, error) {
 	}
 	sort.Strings(vals)
 	sort.Strings(ackedValues)
-	return map[string]any{"failures": failures, "acked": ackedValues, "consumed": vals}, nil
+	return map[string]any{"failures": failures, "acked": ackedValues, "consumed": vals, "lastAck": lastAck}, nil
 }
