@@ -4,12 +4,15 @@
 //   (kgo retries through the failover), the partitions move to another ISR member, and a fresh consumer
 //   reads every acknowledged record exactly once;
 // - IBM Sarama v1.61.1 (idempotent sync and async producers, then a Consumer) on an RF 3 topic spread over
-//   the three leaders, with its default config.Version and with 4.0.0.
+//   the three leaders, with its default config.Version and with 4.0.0;
+// - on RF 3 topics, with coordinators and leaders on different brokers: franz-go's two-member cooperative
+//   group and its GroupTransactSession, and Sarama's two-member ConsumerGroup (asserted as in the
+//   single-broker suites, compat/go/go.ts).
 import { expect, it } from 'vitest';
 import { adminOf, agreedController, describeCluster, settled } from '../cluster/cluster-util.js';
 import { fullIsr, useProcessCluster, zkState } from '../cluster/replication-util.js';
 import { describeWithToolchain } from '../toolchain.js';
-import { go, goMissing, goSteered, sampleRecords, unique, type Acked, type GoRecord } from './go.js';
+import { franzGroupRun, franzTxnRun, go, goMissing, goSteered, sampleRecords, saramaGroupRun, unique, type Acked, type GoRecord } from './go.js';
 
 const TEST_TIMEOUT = 150_000;
 const SESSION_TIMEOUT_MS = 6000;
@@ -90,5 +93,19 @@ describeWithToolchain('Go clients against a 3-broker krill cluster', goMissing, 
         });
       });
     }
+
+    // Coordinators and partition leaders spread over the three brokers: the group and transaction
+    // coordinators are wherever their __consumer_offsets / __transaction_state partitions are led.
+    it('franz-go: a two-member cooperative consumer group on RF 3 topics', async () => {
+      await franzGroupRun(env.cluster.bootstrap, 3);
+    });
+
+    it('franz-go: GroupTransactSession on RF 3 topics, an aborted transaction invisible to read_committed', async () => {
+      await franzTxnRun(env.cluster.bootstrap, 3);
+    });
+
+    it('Sarama (config.Version 4.0.0): a two-member ConsumerGroup on an RF 3 topic', async () => {
+      await saramaGroupRun(env.cluster.bootstrap, '4.0.0', 3);
+    });
   });
 });

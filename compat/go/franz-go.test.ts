@@ -12,7 +12,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CliBroker } from '../../test/helpers.js';
 import { BrokerPool, readBatchHeaders } from '../util.js';
 import { describeWithToolchain } from '../toolchain.js';
-import { go, goMissing, sampleRecords, unique, type Acked, type GoRecord } from './go.js';
+import { franzGroupRun, franzTxnRun, go, goMissing, sampleRecords, unique, type Acked, type GoRecord } from './go.js';
 
 const TEST_TIMEOUT = 120_000;
 const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const;
@@ -73,52 +73,10 @@ describeWithToolchain('franz-go v1.22.3 (kgo) against one krill broker', goMissi
   }
 
   it('a two-member consumer group: cooperative rebalances on join and leave, each record once, commits read back', async () => {
-    const perPhase = 60;
-    const res = await go('franz_group', { bootstrap: broker.bootstrap, topic: unique('franz-group'), group: unique('franz-g'), partitions: 4, perPhase });
-    expect(res.phase1).toEqual({ a: [0, 1, 2, 3] });
-    // The second member takes half; cooperative-sticky leaves a the partitions it kept.
-    expect(res.phase2.a).toHaveLength(2);
-    expect([...res.phase2.a, ...res.phase2.b].sort()).toEqual([0, 1, 2, 3]);
-    expect(res.phase3).toEqual({ a: [0, 1, 2, 3] });
-    // Cooperative: a's partitions it kept are never revoked while b joins; only the moved ones are.
-    const aEvents: string[] = res.a.events;
-    expect(aEvents[0]).toBe('assigned [0 1 2 3]');
-    expect(aEvents[1]).toBe(`revoked [${res.phase2.b.join(' ')}]`);
-    expect(aEvents[2]).toBe(`assigned [${res.phase2.b.join(' ')}]`);
-    expect(res.a.errors).toBeNull();
-    expect(res.b.errors).toBeNull();
-
-    const expected = ['p1', 'p2', 'p3'].flatMap((ph) => Array.from({ length: perPhase }, (_, i) => `${ph}-${String(i).padStart(3, '0')}`));
-    const consumed: string[] = [...res.a.values, ...res.b.values].sort();
-    expect(consumed).toEqual(expected.sort());
-    // Phase 2 was split between the two members.
-    expect(res.b.values.length).toBeGreaterThan(0);
-    expect(res.b.values.every((v: string) => v.startsWith('p2-'))).toBe(true);
-    // Committed offsets (OffsetFetch through kadm) are the end offsets.
-    expect(res.committed).toEqual(res.ends);
-    expect(Object.values(res.ends as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(3 * perPhase);
+    await franzGroupRun(broker.bootstrap, 1);
   });
 
   it('GroupTransactSession: each input once in the output, the aborted transaction invisible to read_committed', async () => {
-    const count = 50;
-    const res = await go('franz_txn', {
-      bootstrap: broker.bootstrap,
-      input: unique('franz-txn-in'),
-      output: unique('franz-txn-out'),
-      group: unique('franz-txn-g'),
-      txnId: unique('franz-txn'),
-      partitions: 2,
-      count,
-    });
-    const inputs = Array.from({ length: count }, (_, i) => `out-in-${String(i).padStart(3, '0')}`);
-    expect(res.aborted).toBeGreaterThan(0);
-    expect(res.commits).toBeGreaterThan(0);
-    expect(res.readCommitted).toEqual(inputs.map((v) => `${v}/committed`));
-    // read_uncommitted also sees the aborted attempt's output: it was written, then aborted.
-    const aborted = (res.readUncommitted as string[]).filter((v) => v.endsWith('/aborted'));
-    expect(aborted).toHaveLength(res.aborted);
-    expect((res.readUncommitted as string[]).filter((v) => v.endsWith('/committed'))).toEqual(res.readCommitted);
-    // The offsets committed within the transactions are the input's end offsets.
-    expect(res.committed).toEqual(res.inputEnds);
+    await franzTxnRun(broker.bootstrap, 1);
   });
 });

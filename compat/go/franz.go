@@ -34,7 +34,11 @@ func newClient(bootstrap string, opts ...kgo.Opt) (*kgo.Client, error) {
 	return kgo.NewClient(append(all, opts...)...)
 }
 
+// createTopic creates a topic with kadm; rf 0 is 1.
 func createTopic(ctx context.Context, bootstrap, topic string, partitions int32, rf int16) error {
+	if rf == 0 {
+		rf = 1
+	}
 	cl, err := newClient(bootstrap)
 	if err != nil {
 		return err
@@ -111,6 +115,7 @@ type produceConsumeIn struct {
 	Codec      string   `json:"codec"`
 	Topic      string   `json:"topic"`
 	Partitions int32    `json:"partitions"`
+	RF         int16    `json:"rf"`
 	Records    []Record `json:"records"`
 }
 
@@ -131,7 +136,7 @@ func franzProduceConsume(ctx context.Context, raw json.RawMessage) (any, error) 
 	if !ok {
 		return nil, fmt.Errorf("unknown codec %q", in.Codec)
 	}
-	if err := createTopic(ctx, in.Bootstrap, in.Topic, in.Partitions, 1); err != nil {
+	if err := createTopic(ctx, in.Bootstrap, in.Topic, in.Partitions, in.RF); err != nil {
 		return nil, err
 	}
 	prod, err := newClient(in.Bootstrap, kgo.ProducerBatchCompression(codec), kgo.DefaultProduceTopic(in.Topic))
@@ -264,6 +269,7 @@ type groupIn struct {
 	Topic      string `json:"topic"`
 	Group      string `json:"group"`
 	Partitions int32  `json:"partitions"`
+	RF         int16  `json:"rf"`
 	PerPhase   int    `json:"perPhase"`
 }
 
@@ -284,7 +290,7 @@ func franzGroup(ctx context.Context, raw json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := createTopic(ctx, in.Bootstrap, in.Topic, in.Partitions, 1); err != nil {
+	if err := createTopic(ctx, in.Bootstrap, in.Topic, in.Partitions, in.RF); err != nil {
 		return nil, err
 	}
 	prod, err := newClient(in.Bootstrap)
@@ -385,6 +391,7 @@ type txnIn struct {
 	Group      string `json:"group"`
 	TxnID      string `json:"txnId"`
 	Partitions int32  `json:"partitions"`
+	RF         int16  `json:"rf"`
 	Count      int    `json:"count"`
 }
 
@@ -398,7 +405,7 @@ func franzTxn(ctx context.Context, raw json.RawMessage) (any, error) {
 		return nil, err
 	}
 	for _, t := range []string{in.Input, in.Output} {
-		if err := createTopic(ctx, in.Bootstrap, t, in.Partitions, 1); err != nil {
+		if err := createTopic(ctx, in.Bootstrap, t, in.Partitions, in.RF); err != nil {
 			return nil, err
 		}
 	}

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 import { describeRun, run } from '../util.js';
 import type { Json } from '../util.js';
 
@@ -112,4 +113,80 @@ export function sampleRecords(n: number, tag: string): GoRecord[] {
           ],
     timestamp: 1_650_000_000_000 + i * 1000,
   }));
+}
+
+const phaseValues = (perPhase: number, phases: string[]): string[] =>
+  phases.flatMap((ph) => Array.from({ length: perPhase }, (_, i) => `${ph}-${String(i).padStart(3, '0')}`)).sort();
+
+/**
+ * franz_group on topics of replication factor `rf`, asserted: a alone owns all four partitions; b joins and
+ * the cooperative-sticky rebalance revokes from a only what moves to b; b leaves and a gets those back;
+ * every record of the three phases consumed exactly once; the committed offsets are the end offsets.
+ */
+export async function franzGroupRun(bootstrap: string, rf: number): Promise<void> {
+  const perPhase = 60;
+  const res = await go('franz_group', { bootstrap, topic: unique('franz-group'), group: unique('franz-g'), partitions: 4, rf, perPhase });
+  expect(res.phase1).toEqual({ a: [0, 1, 2, 3] });
+  expect(res.phase2.a).toHaveLength(2);
+  expect([...res.phase2.a, ...res.phase2.b].sort()).toEqual([0, 1, 2, 3]);
+  expect(res.phase3).toEqual({ a: [0, 1, 2, 3] });
+  const moved = res.phase2.b.join(' ');
+  expect(res.a.events.slice(0, 3)).toEqual(['assigned [0 1 2 3]', `revoked [${moved}]`, `assigned [${moved}]`]);
+  expect(res.a.errors).toBeNull();
+  expect(res.b.errors).toBeNull();
+  expect([...res.a.values, ...res.b.values].sort()).toEqual(phaseValues(perPhase, ['p1', 'p2', 'p3']));
+  // Phase 2 was split between the two members; b consumed nothing else.
+  expect(res.b.values.length).toBeGreaterThan(0);
+  expect(res.b.values.every((v: string) => v.startsWith('p2-'))).toBe(true);
+  // Committed offsets (OffsetFetch through kadm) are the end offsets.
+  expect(res.committed).toEqual(res.ends);
+  expect(Object.values(res.ends as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(3 * perPhase);
+}
+
+/**
+ * franz_txn on topics of replication factor `rf`, asserted: read_committed sees each input once in the
+ * output and nothing of the aborted transaction; read_uncommitted sees the aborted attempt too; the
+ * offsets committed in the transactions are the input's end offsets.
+ */
+export async function franzTxnRun(bootstrap: string, rf: number): Promise<void> {
+  const count = 50;
+  const res = await go('franz_txn', {
+    bootstrap,
+    input: unique('franz-txn-in'),
+    output: unique('franz-txn-out'),
+    group: unique('franz-txn-g'),
+    txnId: unique('franz-txn'),
+    partitions: 2,
+    rf,
+    count,
+  });
+  const inputs = Array.from({ length: count }, (_, i) => `out-in-${String(i).padStart(3, '0')}`);
+  expect(res.aborted).toBeGreaterThan(0);
+  expect(res.commits).toBeGreaterThan(0);
+  expect(res.readCommitted).toEqual(inputs.map((v) => `${v}/committed`));
+  const uncommitted: string[] = res.readUncommitted;
+  expect(uncommitted.filter((v) => v.endsWith('/aborted'))).toHaveLength(res.aborted);
+  expect(uncommitted.filter((v) => v.endsWith('/committed'))).toEqual(res.readCommitted);
+  expect(res.committed).toEqual(res.inputEnds);
+}
+
+/**
+ * sarama_group (config.Version `version`) on topics of replication factor `rf`, asserted: a alone owns all
+ * four partitions, b joins and takes two, b leaves and a owns all four again; every record once; the
+ * committed offsets add up to everything produced.
+ */
+export async function saramaGroupRun(bootstrap: string, version: string, rf: number): Promise<void> {
+  const perPhase = 40;
+  const res = await go('sarama_group', { bootstrap, version, topic: unique('sarama-g'), group: unique('sarama-grp'), partitions: 4, rf, perPhase });
+  expect(res.phase1).toEqual({ a: [0, 1, 2, 3] });
+  expect(res.phase2.a).toHaveLength(2);
+  expect([...res.phase2.a, ...res.phase2.b].sort()).toEqual([0, 1, 2, 3]);
+  expect(res.phase3).toEqual({ a: [0, 1, 2, 3] });
+  expect(res.a.errors).toBeNull();
+  expect(res.b.errors).toBeNull();
+  expect([...res.a.values, ...res.b.values].sort()).toEqual(phaseValues(perPhase, ['p1', 'p2', 'p3']));
+  expect(res.b.values.length).toBeGreaterThan(0);
+  const committed = Object.values(res.committed as Record<string, number>);
+  expect(committed).toHaveLength(4);
+  expect(committed.reduce((a, b) => a + b, 0)).toBe(3 * perPhase);
 }

@@ -118,11 +118,7 @@ func saramaProduceConsume(ctx context.Context, raw json.RawMessage) (any, error)
 		return nil, err
 	}
 	defer admin.Close()
-	rf := in.RF
-	if rf == 0 {
-		rf = 1
-	}
-	if err := admin.CreateTopic(in.Topic, &sarama.TopicDetail{NumPartitions: in.Partitions, ReplicationFactor: rf}, false); err != nil {
+	if err := admin.CreateTopic(in.Topic, &sarama.TopicDetail{NumPartitions: in.Partitions, ReplicationFactor: max(in.RF, 1)}, false); err != nil {
 		return nil, fmt.Errorf("create topic: %w", err)
 	}
 	cfg, err := saramaConfig(in.Version)
@@ -352,7 +348,7 @@ func saramaGroup(ctx context.Context, raw json.RawMessage) (any, error) {
 		return nil, err
 	}
 	defer admin.Close()
-	if err := admin.CreateTopic(in.Topic, &sarama.TopicDetail{NumPartitions: in.Partitions, ReplicationFactor: 1}, false); err != nil {
+	if err := admin.CreateTopic(in.Topic, &sarama.TopicDetail{NumPartitions: in.Partitions, ReplicationFactor: max(in.RF, 1)}, false); err != nil {
 		return nil, fmt.Errorf("create topic: %w", err)
 	}
 	cfg, err := saramaConfig(in.Version)
