@@ -12,7 +12,20 @@ import { expect, it } from 'vitest';
 import { adminOf, agreedController, describeCluster, settled } from '../cluster/cluster-util.js';
 import { fullIsr, useProcessCluster, zkState } from '../cluster/replication-util.js';
 import { describeWithToolchain } from '../toolchain.js';
-import { franzGroupRun, franzTxnRun, go, goMissing, goSteered, sampleRecords, saramaGroupRun, unique, type Acked, type GoRecord } from './go.js';
+import {
+  expectSweepClean,
+  franzGroupRun,
+  franzTxnRun,
+  go,
+  goMissing,
+  goSteered,
+  sampleRecords,
+  saramaGroupRun,
+  unique,
+  type Acked,
+  type GoRecord,
+  type SweepResult,
+} from './go.js';
 
 const TEST_TIMEOUT = 150_000;
 const SESSION_TIMEOUT_MS = 6000;
@@ -106,6 +119,13 @@ describeWithToolchain('Go clients against a 3-broker krill cluster', goMissing, 
 
     it('Sarama (config.Version 4.0.0): a two-member ConsumerGroup on an RF 3 topic', async () => {
       await saramaGroupRun(env.cluster.bootstrap, '4.0.0', 3);
+    });
+
+    it('every (API, version) a cluster broker advertises: answered, decoded by kmsg, re-encoded to the same bytes', async () => {
+      const res = await go<{ results: SweepResult[]; unknownToKmsg: number[] }>('kmsg_sweep', { bootstrap: env.cluster.brokers[0].bootstrap });
+      expectSweepClean(res);
+      // Still a working cluster afterwards: every broker agrees on one controller.
+      await agreedController(env.cluster.brokers.map((b) => b.port));
     });
   });
 });

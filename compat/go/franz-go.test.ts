@@ -6,13 +6,15 @@
 // - a kgo.ConsumerGroup with two members: the cooperative rebalances as the second joins and leaves, every
 //   record consumed exactly once, and the committed offsets read back with kadm;
 // - GroupTransactSession (read-process-write): with one transaction aborted on purpose, a read_committed
-//   reader sees each input once in the output and nothing aborted; a read_uncommitted reader sees both.
+//   reader sees each input once in the output and nothing aborted; a read_uncommitted reader sees both;
+// - every (API, version) krill advertises, sent as kmsg encodes it with default fields on a raw connection:
+//   answered, decodable by kmsg at that version, and re-encoded to the very bytes krill sent.
 import fs from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CliBroker } from '../../test/helpers.js';
 import { BrokerPool, readBatchHeaders } from '../util.js';
 import { describeWithToolchain } from '../toolchain.js';
-import { franzGroupRun, franzTxnRun, go, goMissing, sampleRecords, unique, type Acked, type GoRecord } from './go.js';
+import { expectSweepClean, franzGroupRun, franzTxnRun, go, goMissing, sampleRecords, unique, type Acked, type GoRecord, type SweepResult } from './go.js';
 
 const TEST_TIMEOUT = 120_000;
 const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const;
@@ -78,5 +80,10 @@ describeWithToolchain('franz-go v1.22.3 (kgo) against one krill broker', goMissi
 
   it('GroupTransactSession: each input once in the output, the aborted transaction invisible to read_committed', async () => {
     await franzTxnRun(broker.bootstrap, 1);
+  });
+
+  it('every (API, version) krill advertises: answered, decoded by kmsg at that version, re-encoded to the same bytes', async () => {
+    const res = await go<{ results: SweepResult[]; unknownToKmsg: number[] }>('kmsg_sweep', { bootstrap: broker.bootstrap });
+    expectSweepClean(res);
   });
 });

@@ -190,3 +190,33 @@ export async function saramaGroupRun(bootstrap: string, version: string, rf: num
   expect(committed).toHaveLength(4);
   expect(committed.reduce((a, b) => a + b, 0)).toBe(3 * perPhase);
 }
+
+export interface SweepResult {
+  key: number;
+  name: string;
+  version: number;
+  outcome: string;
+  errorCode: number;
+}
+
+/** kmsg_sweep's report: every advertised API known to kmsg, and every version of each answered "ok". */
+export function expectSweepClean(res: { results: SweepResult[]; unknownToKmsg: number[] }): void {
+  expect(res.unknownToKmsg).toEqual([]);
+  expect(res.results.length).toBeGreaterThan(100);
+  expect(res.results.filter((r) => r.outcome !== 'ok')).toEqual([]);
+  // The APIs every client here relies on are among them.
+  const names = new Set(res.results.map((r) => r.name));
+  for (const name of [
+    'Produce',
+    'Fetch',
+    'ListOffsets',
+    'Metadata',
+    'OffsetCommit',
+    'OffsetFetch',
+    'FindCoordinator',
+    'JoinGroup',
+    'InitProducerID',
+    'ApiVersions',
+  ])
+    expect(names, name).toContain(name);
+}
