@@ -1,5 +1,6 @@
-// Runs one of the compat/python/*.py drivers with Debian's /usr/bin/python3 (where the Debian packages
-// python3-confluent-kafka and python3-kafka live) and parses its one JSON line.
+// Runs the compat/python/*.py drivers with Debian's /usr/bin/python3 (where the Debian packages
+// python3-confluent-kafka and python3-kafka live), or any driver with another interpreter (compat/pypi's
+// virtual environment), and parses its one JSON line.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeRun, run } from '../util.js';
@@ -8,22 +9,33 @@ import type { Json } from '../util.js';
 export const PYTHON = '/usr/bin/python3';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
-export async function py<T = Json>(script: string, command: string, args: object, timeoutMs = 45_000): Promise<T> {
-  // A clean environment for Debian's python: no pyenv/virtualenv variables leaking in.
-  const env: NodeJS.ProcessEnv = { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1' };
-  const r = await run(PYTHON, [path.join(HERE, script), command], { input: JSON.stringify(args), timeoutMs, env });
-  const line = r.stdout.trim().split('\n').pop() ?? '';
-  let parsed: Json;
-  try {
-    parsed = JSON.parse(line);
-  } catch {
-    throw new Error(`${script} ${command}: no JSON on stdout\n${describeRun(r)}`);
-  }
-  if (r.code !== 0 || parsed.exception) {
-    throw new Error(`${script} ${command} failed: ${parsed.exception ?? ''}\n${parsed.traceback ?? ''}\n${describeRun(r)}`);
-  }
-  return parsed as T;
+/** Runs a driver (a path, or a name relative to compat/python) with an interpreter, parsing its one JSON line. */
+export type PyRunner = <T = Json>(script: string, command: string, args: object, timeoutMs?: number) => Promise<T>;
+
+/**
+ * A runner for one interpreter. `env` is the whole environment it gets (besides the unbuffered, no-bytecode
+ * settings); compat/python is on PYTHONPATH so that drivers elsewhere can `import driver`.
+ */
+export function pythonRunner(python: string, env: NodeJS.ProcessEnv): PyRunner {
+  const fullEnv: NodeJS.ProcessEnv = { LANG: 'C.UTF-8', ...env, PYTHONPATH: HERE, PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1' };
+  return async <T = Json>(script: string, command: string, args: object, timeoutMs = 45_000): Promise<T> => {
+    const r = await run(python, [path.resolve(HERE, script), command], { input: JSON.stringify(args), timeoutMs, env: fullEnv });
+    const line = r.stdout.trim().split('\n').pop() ?? '';
+    let parsed: Json;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      throw new Error(`${script} ${command}: no JSON on stdout\n${describeRun(r)}`);
+    }
+    if (r.code !== 0 || parsed.exception) {
+      throw new Error(`${script} ${command} failed: ${parsed.exception ?? ''}\n${parsed.traceback ?? ''}\n${describeRun(r)}`);
+    }
+    return parsed as T;
+  };
 }
+
+// A clean environment for Debian's python: no pyenv/virtualenv variables leaking in.
+export const py: PyRunner = pythonRunner(PYTHON, { PATH: '/usr/bin:/bin' });
 
 export const b64 = (s: string | Buffer | null): string | null => (s === null ? null : Buffer.from(s).toString('base64'));
 export const unb64 = (s: string | null): string | null => (s === null ? null : Buffer.from(s, 'base64').toString('latin1'));
