@@ -182,10 +182,9 @@ describeWithToolchain('Kafka 4.4.0 command-line tools: consumer groups, perf tes
         (await tool('kafka-transactions', [...bs, 'describe-producers', '--topic', topic, '--partition', '0'])).stdout,
         /^ProducerId\s+ProducerEpoch/,
       );
-      // ProducerId, ProducerEpoch, LatestCoordinatorEpoch (no marker yet), LastSequence. (Its
-      // CurrentTransactionStartOffset, 2 here, is left out: krill answers -1 until DescribeProducers reports
-      // open transactions, a defect another branch fixes.)
-      expect(producers.find((r) => r[0] === producerId)?.slice(0, 4)).toEqual([producerId, '0', '-1', '0']);
+      // ProducerId, ProducerEpoch, LatestCoordinatorEpoch (no marker yet), LastSequence, LastTimestamp,
+      // CurrentTransactionStartOffset (the transaction's first record).
+      expect(producers.find((r) => r[0] === producerId)).toEqual([producerId, '0', '-1', '0', expect.stringMatching(/^\d+$/), '2']);
 
       // An open transaction the coordinator knows of is not hanging, however long it has been open.
       const hanging = await tool('kafka-transactions', [...bs, 'find-hanging', '--broker-id', '1', '--max-transaction-timeout', '0']);
@@ -201,5 +200,43 @@ describeWithToolchain('Kafka 4.4.0 command-line tools: consumer groups, perf tes
       /^ProducerId\s+ProducerEpoch/,
     );
     expect(producers.every((r) => r[5] === 'None')).toBe(true);
+  });
+
+  it('kafka-transactions abort --start-offset: a transaction left open is aborted on its partition, read_committed reads on', async () => {
+    const topic = unique('abort');
+    await admin.createTopics({ topics: [{ topic, numPartitions: 1 }] });
+    const producer = kafka.producer({ transactionalId: unique('abort-txn'), idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    const txn = await producer.transaction();
+    await txn.send({ topic, messages: [{ value: 'left open' }] });
+    try {
+      const describe = async () =>
+        rows((await tool('kafka-transactions', [...bs, 'describe-producers', '--topic', topic, '--partition', '0'])).stdout, /^ProducerId\s+ProducerEpoch/);
+      const [open] = await describe();
+      expect(open[5]).toBe('0');
+      const aborted = await tool('kafka-transactions', [...bs, 'abort', '--topic', topic, '--partition', '0', '--start-offset', '0']);
+      expect(aborted.stdout.trim()).toBe('');
+      // The abort marker (offset 1) ended it: no open transaction, the marker's coordinator epoch remembered.
+      const [after] = await describe();
+      expect([after[0], after[2], after[5]]).toEqual([open[0], '0', 'None']);
+      await produce(topic, [1]);
+      const read = await tool('kafka-console-consumer', [
+        ...bs,
+        '--topic',
+        topic,
+        '--from-beginning',
+        '--isolation-level',
+        'read_committed',
+        '--max-messages',
+        '1',
+        '--timeout-ms',
+        '20000',
+        '--formatter-property',
+        'print.offset=true',
+      ]);
+      expect(read.stdout.trim()).toBe('Offset:2\tp0-0');
+    } finally {
+      await producer.disconnect();
+    }
   });
 });
