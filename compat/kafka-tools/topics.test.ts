@@ -161,7 +161,7 @@ describeWithToolchain('Kafka 4.4.0 command-line tools: topics, console clients, 
     await tool('kafka-configs', [...bs, '--entity-type', 'brokers', '--entity-default', '--alter', '--delete-config', 'log.retention.ms']);
   });
 
-  it('kafka-get-offsets and kafka-delete-records: latest, earliest and by time; the log start moves', async () => {
+  it('kafka-get-offsets and kafka-delete-records: latest, earliest, max timestamp, earliest local and by time; the log start moves', async () => {
     const topic = unique('offsets');
     await tool('kafka-topics', [...bs, '--create', '--topic', topic, '--partitions', '2']);
     const producer = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING }).producer();
@@ -175,6 +175,8 @@ describeWithToolchain('Kafka 4.4.0 command-line tools: topics, console clients, 
     expect(await offsets()).toEqual([`${topic}:0:5`, `${topic}:1:1`]);
     expect(await offsets('--time', '-2')).toEqual([`${topic}:0:0`, `${topic}:1:0`]);
     expect(await offsets('--time', String(t0 + 2500), '--partitions', '0')).toEqual([`${topic}:0:3`]);
+    // -3: the record with the largest timestamp (partition 0's newest by time, offset 4).
+    expect(await offsets('--time', '-3')).toEqual([`${topic}:0:4`, `${topic}:1:0`]);
 
     const json = JSON.stringify({ version: 1, partitions: [{ topic, partition: 0, offset: 2 }] });
     const file = path.join(pool.dir('krill-tools-delete-records-'), 'offsets.json');
@@ -182,6 +184,8 @@ describeWithToolchain('Kafka 4.4.0 command-line tools: topics, console clients, 
     const deleted = await tool('kafka-delete-records', [...bs, '--offset-json-file', file]);
     expect(deleted.stdout).toContain(`partition: ${topic}-0\tlow_watermark: 2`);
     expect(await offsets('--time', '-2')).toEqual([`${topic}:0:2`, `${topic}:1:0`]);
+    // -4, the earliest offset kept locally: without tiered storage, the log start too.
+    expect(await offsets('--time', '-4')).toEqual([`${topic}:0:2`, `${topic}:1:0`]);
     expect((await admin.fetchTopicOffsets(topic)).find((p) => p.partition === 0)).toMatchObject({ low: '2', high: '5' });
   });
 
