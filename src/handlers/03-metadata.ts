@@ -8,7 +8,8 @@
 // auto.create.topics.enable is on and the request allows it (allowAutoTopicCreation, v4+);
 // Kafka answers that first request with LEADER_NOT_AVAILABLE while creation completes, but krill
 // creates synchronously and answers with the new topic at once.
-// Version notes: topic ids from v10 (KIP-516), lookups by id answer UNKNOWN_TOPIC_ID when unknown;
+// Version notes: topic ids from v10 (KIP-516); a request naming any non-zero topic id (v12) is answered by
+// ids alone, its names ignored, as Kafka does; an unknown id is UNKNOWN_TOPIC_ID;
 // authorized operations (v8+) are reported as "not requested" (-2^31) since there are no ACLs yet.
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { asKafkaError } from './error-result.js';
@@ -81,6 +82,7 @@ export default defineHandler({
     const requested: { name: string | null; topicId: Buffer }[] | null = req.topics;
     const all = requested === null || (apiVersion === 0 && requested.length === 0);
     const allowCreate = config.bool('auto.create.topics.enable') && req.allowAutoTopicCreation !== false;
+    const byId = all ? [] : requested!.map((t) => t.topicId).filter((id) => id !== undefined && id !== null && !id.equals(ZERO_UUID));
     const topics: TopicResponse[] = [];
     if (all) {
       for (const t of admin.topics()) {
@@ -89,11 +91,21 @@ export default defineHandler({
         if (!cluster.hasTopic(t.name)) continue;
         topics.push(describeTopic(cluster, replicas, t));
       }
+    } else if (byId.length > 0) {
+      // As Kafka: once any topic id is set the request is by ids, and the names are ignored (the Java client
+      // leaves them "", its default, not null).
+      const seen = new Set<string>();
+      for (const id of byId) {
+        const key = id.toString('hex');
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const found = admin.getTopicById(id);
+        topics.push(found ? describeTopic(cluster, replicas, found) : errorTopic(null, id, ErrorCode.UNKNOWN_TOPIC_ID));
+      }
     } else {
       for (const t of requested!) {
         if (t.name === null || t.name === undefined) {
-          const found = admin.getTopicById(t.topicId);
-          topics.push(found ? describeTopic(cluster, replicas, found) : errorTopic(null, t.topicId, ErrorCode.UNKNOWN_TOPIC_ID));
+          topics.push(errorTopic(null, ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_ID));
           continue;
         }
         try {

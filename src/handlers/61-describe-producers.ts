@@ -1,8 +1,9 @@
 // DescribeProducers: v0 (KIP-664).
 // Behaviour: for each partition asked, the idempotent producers it remembers (those not expired by
 // producer.id.expiration.ms): id, epoch, last sequence and the timestamp of their last batch. An unknown
-// topic or partition is UNKNOWN_TOPIC_OR_PARTITION. coordinatorEpoch and currentTxnStartOffset are -1: no
-// transactions yet.
+// topic or partition is UNKNOWN_TOPIC_OR_PARTITION. coordinatorEpoch is that of the transaction coordinator
+// whose marker came last (-1 before any), currentTxnStartOffset the first offset of the producer's open
+// transaction (-1 when none): what Admin.abortTransaction needs to end a hanging transaction.
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
 import type { DescribeProducersResponse } from '../../protocol/messages/61-describe-producers.js';
@@ -31,7 +32,14 @@ export default defineHandler({
             partitionIndex: index,
             errorCode: ErrorCode.NONE,
             errorMessage: null,
-            activeProducers: partition.activeProducers().map((p) => ({ ...p, coordinatorEpoch: -1, currentTxnStartOffset: -1 })),
+            activeProducers: partition.activeProducers().map((p) => ({
+              producerId: p.producerId,
+              producerEpoch: p.producerEpoch,
+              lastSequence: p.lastSequence,
+              lastTimestamp: p.lastTimestamp,
+              coordinatorEpoch: p.coordinatorEpoch,
+              currentTxnStartOffset: p.currentTxnStartOffset,
+            })),
           };
         }),
       })),

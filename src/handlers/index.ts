@@ -82,7 +82,9 @@ export const HANDLERS: readonly Handler[] = [
   describeProducers,
   describeTransactions,
   listTransactions,
+  // Every Kafka broker serves it: transaction coordinators, and Admin.abortTransaction for a hanging transaction.
+  writeTxnMarkers,
 ];
 
-/** The inter-broker APIs (the ZooKeeper era's and WriteTxnMarkers), served (and advertised) only by brokers of a cluster. */
-export const CLUSTER_HANDLERS: readonly Handler[] = [leaderAndIsr, stopReplica, updateMetadata, controlledShutdown, writeTxnMarkers, alterPartition];
+/** The inter-broker APIs of the ZooKeeper era, served (and advertised) only by brokers of a cluster. */
+export const CLUSTER_HANDLERS: readonly Handler[] = [leaderAndIsr, stopReplica, updateMetadata, controlledShutdown, alterPartition];

@@ -58,6 +58,10 @@ export interface ActiveProducer {
   lastTimestamp: number;
   /** Last offset of the producer's last data batch, -1 when none is remembered (what the cleaner keeps). */
   lastDataOffset: number;
+  /** Epoch of the transaction coordinator whose marker came last, -1 before any. */
+  coordinatorEpoch: number;
+  /** First offset of the producer's open transaction on this partition, -1 when none. */
+  currentTxnStartOffset: number;
 }
 
 /** A transaction a marker ended on this partition: its records span [firstOffset, lastOffset (the marker)]. */
@@ -180,6 +184,8 @@ export class ProducerStateManager {
         lastSequence: last ? last.lastSeq : -1,
         lastTimestamp: e.lastTimestamp,
         lastDataOffset: last ? last.lastOffset : -1,
+        coordinatorEpoch: e.coordinatorEpoch,
+        currentTxnStartOffset: e.currentTxnFirstOffset,
       };
     });
   }

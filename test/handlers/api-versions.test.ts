@@ -14,6 +14,8 @@ const EXPECTED = [
   { apiKey: 18, minVersion: 0, maxVersion: 4 },
   { apiKey: 19, minVersion: 2, maxVersion: 7 },
   { apiKey: 20, minVersion: 1, maxVersion: 6 },
+  // Admin.abortTransaction sends it to the partition's leader, a single broker too.
+  { apiKey: 27, minVersion: 1, maxVersion: 1 },
   { apiKey: 60, minVersion: 0, maxVersion: 1 },
 ];
 

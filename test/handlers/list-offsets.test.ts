@@ -74,6 +74,11 @@ describe('ListOffsets', () => {
     expect(res.topics[0].partitions[0]).toMatchObject({ errorCode: 0, offset: 1, timestamp: T0 + 30 });
   });
 
+  it('-4 (earliest local, v8+) is the log start offset; -5 (latest tiered, v9+) is -1 with epoch -1: nothing is tiered', async () => {
+    for (const v of [8, 9, 10]) expect(await lookup(-4, v)).toMatchObject({ errorCode: 0, offset: 0, timestamp: -1 });
+    for (const v of [9, 10]) expect(await lookup(-5, v)).toEqual({ partitionIndex: 0, errorCode: 0, offset: -1, timestamp: -1, leaderEpoch: -1 });
+  });
+
   it('by timestamp: the first offset whose timestamp is at or after it', async () => {
     const cases: [number, number, number][] = [
       // [query, offset, timestamp found]

@@ -87,6 +87,29 @@ describe('Metadata', () => {
     expect(res.topics[1].topicId.equals(Buffer.alloc(16, 7))).toBe(true);
   });
 
+  it('answers a request with any topic id by ids alone, as Kafka: the Java client sends name "" beside the id', async () => {
+    const name = uniqueTopic('byid-java');
+    const other = uniqueTopic('byid-ignored');
+    const created = await createTopic(live.client, name, 3);
+    await createTopic(live.client, other, 1);
+    const res = await live.client.request(API.Metadata, 12, {
+      topics: [
+        { name: '', topicId: created.topicId },
+        { name: '', topicId: Buffer.alloc(16, 9) },
+        { name: other, topicId: ZERO_UUID },
+        { name: '', topicId: created.topicId },
+      ],
+      allowAutoTopicCreation: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    expect(res.topics.map((t: Message) => [t.errorCode, t.name, t.partitions.length])).toEqual([
+      [0, name, 3],
+      [100, null, 0],
+    ]);
+    expect(res.topics[0].topicId.equals(created.topicId)).toBe(true);
+    expect(res.topics[1].topicId.equals(Buffer.alloc(16, 9))).toBe(true);
+  });
+
   it('brokers, controller and cluster id', async () => {
     const res = await live.client.request(API.Metadata, 12, metadataBody(null));
     expect(res.brokers).toEqual([{ nodeId: 1, host: '127.0.0.1', port: live.broker.port, rack: null }]);

@@ -107,81 +107,86 @@ function dataSchemaFile(name: string): string {
  */
 const DECODED_BELOW_BASELINE: Record<string, number> = { Produce: 0 };
 
-(HAVE_SCHEMAS ? describe : describe.skip)(
-  HAVE_SCHEMAS ? 'krill definitions match Kafka message schemas' : `schema cross-check SKIPPED: Kafka message schemas not found at ${SCHEMA_DIR}`,
-  () => {
-    // A skipped describe still runs its body to collect tests: without the folder, read nothing.
-    if (!HAVE_SCHEMAS) {
+/**
+ * describe(name) when the schemas are beside the project. Without them the check is skipped and says why,
+ * except under CI=true: CI has ../shared beside its clone, so a missing folder there is a failure.
+ */
+function describeWithSchemas(name: string, suite: () => void): void {
+  if (HAVE_SCHEMAS) {
+    describe(name, suite);
+  } else if (process.env.CI === 'true') {
+    describe(name, () => {
+      it('has ../shared/kafka-message-schemas beside the project (required when CI=true)', () => {
+        throw new Error(`Kafka message schemas not found at ${SCHEMA_DIR}`);
+      });
+    });
+  } else {
+    describe.skip(`${name} — SKIPPED: Kafka message schemas not found at ${SCHEMA_DIR}; required when CI=true`, () => {
       it('needs ../shared/kafka-message-schemas beside the project', () => {});
-      return;
-    }
-    for (const def of MESSAGES) {
-      describe(`${def.name} (key ${def.apiKey})`, () => {
-        const sides = ['request', 'response'] as const;
-        const upstream = Object.fromEntries(
-          sides.map((side) => [side, loadUpstream(`${def.name}${side === 'request' ? 'Request' : 'Response'}.json`)]),
-        ) as Record<(typeof sides)[number], UpstreamMessage>;
+    });
+  }
+}
 
-        it('has the upstream api key, version range and flexible versions', () => {
-          const ours = parseVersions(def.validVersions);
-          for (const side of sides) {
-            const up = upstream[side];
-            expect(up.apiKey).toBe(def.apiKey);
-            expect(up.type).toBe(side);
-            const theirs = parseVersions(up.validVersions);
-            expect(ours.min).toBeGreaterThanOrEqual(theirs.min);
-            expect(ours.min).toBeLessThanOrEqual(ours.max);
-            expect(ours.max).toBe(theirs.max);
-            expect(def.flexibleVersions).toBe(up.flexibleVersions);
-          }
-        });
+describeWithSchemas('krill definitions match Kafka message schemas', () => {
+  for (const def of MESSAGES) {
+    describe(`${def.name} (key ${def.apiKey})`, () => {
+      const sides = ['request', 'response'] as const;
+      const upstream = Object.fromEntries(
+        sides.map((side) => [side, loadUpstream(`${def.name}${side === 'request' ? 'Request' : 'Response'}.json`)]),
+      ) as Record<(typeof sides)[number], UpstreamMessage>;
 
-        const range = parseVersions(def.validVersions);
-        for (let v = DECODED_BELOW_BASELINE[def.name] ?? range.min; v <= range.max; v++) {
-          for (const side of sides) {
-            it(`${side} v${v} has the upstream layout`, () => {
-              const up = upstream[side];
-              const common = new Map((up.commonStructs ?? []).map((s) => [s.name, s.fields]));
-              const flexible = inRange(up.flexibleVersions, v);
-              const theirs = layout(up.fields, v, flexible, common, '');
-              const ours = layout(def[side], v, inRange(def.flexibleVersions, v), NONE, '');
-              expect(ours).toEqual(theirs);
-            });
-          }
+      it('has the upstream api key, version range and flexible versions', () => {
+        const ours = parseVersions(def.validVersions);
+        for (const side of sides) {
+          const up = upstream[side];
+          expect(up.apiKey).toBe(def.apiKey);
+          expect(up.type).toBe(side);
+          const theirs = parseVersions(up.validVersions);
+          expect(ours.min).toBeGreaterThanOrEqual(theirs.min);
+          expect(ours.min).toBeLessThanOrEqual(ours.max);
+          expect(ours.max).toBe(theirs.max);
+          expect(def.flexibleVersions).toBe(up.flexibleVersions);
         }
       });
-    }
-  },
-);
 
-(HAVE_SCHEMAS ? describe : describe.skip)(
-  HAVE_SCHEMAS ? 'krill standalone structs match Kafka data schemas' : `data schema cross-check SKIPPED: Kafka message schemas not found at ${SCHEMA_DIR}`,
-  () => {
-    if (!HAVE_SCHEMAS) {
-      it('needs ../shared/kafka-message-schemas beside the project', () => {});
-      return;
-    }
-    for (const def of DATA) {
-      describe(def.name, () => {
-        const up = loadUpstream(dataSchemaFile(def.name));
-
-        it('has the upstream version range and flexible versions', () => {
-          expect(up.type).toBe('data');
-          expect(up.name).toBe(def.name);
-          expect(def.validVersions).toBe(up.validVersions);
-          expect(def.flexibleVersions).toBe(up.flexibleVersions);
-        });
-
-        const range = parseVersions(def.validVersions);
-        for (let v = range.min; v <= range.max; v++) {
-          it(`v${v} has the upstream layout`, () => {
+      const range = parseVersions(def.validVersions);
+      for (let v = DECODED_BELOW_BASELINE[def.name] ?? range.min; v <= range.max; v++) {
+        for (const side of sides) {
+          it(`${side} v${v} has the upstream layout`, () => {
+            const up = upstream[side];
             const common = new Map((up.commonStructs ?? []).map((s) => [s.name, s.fields]));
-            const theirs = layout(up.fields, v, inRange(up.flexibleVersions, v), common, '');
-            const ours = layout(def.fields, v, inRange(def.flexibleVersions, v), NONE, '');
+            const flexible = inRange(up.flexibleVersions, v);
+            const theirs = layout(up.fields, v, flexible, common, '');
+            const ours = layout(def[side], v, inRange(def.flexibleVersions, v), NONE, '');
             expect(ours).toEqual(theirs);
           });
         }
+      }
+    });
+  }
+});
+
+describeWithSchemas('krill standalone structs match Kafka data schemas', () => {
+  for (const def of DATA) {
+    describe(def.name, () => {
+      const up = loadUpstream(dataSchemaFile(def.name));
+
+      it('has the upstream version range and flexible versions', () => {
+        expect(up.type).toBe('data');
+        expect(up.name).toBe(def.name);
+        expect(def.validVersions).toBe(up.validVersions);
+        expect(def.flexibleVersions).toBe(up.flexibleVersions);
       });
-    }
-  },
-);
+
+      const range = parseVersions(def.validVersions);
+      for (let v = range.min; v <= range.max; v++) {
+        it(`v${v} has the upstream layout`, () => {
+          const common = new Map((up.commonStructs ?? []).map((s) => [s.name, s.fields]));
+          const theirs = layout(up.fields, v, inRange(up.flexibleVersions, v), common, '');
+          const ours = layout(def.fields, v, inRange(def.flexibleVersions, v), NONE, '');
+          expect(ours).toEqual(theirs);
+        });
+      }
+    });
+  }
+});

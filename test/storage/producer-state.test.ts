@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { PartitionLog, type PartitionLogOptions } from '../../src/storage/partition-log.js';
 import { buildBatch, parseBatches, rmDir, tempDir, toAppend } from './batches.js';
+import { marker, produce } from './cleaner-helpers.js';
 
 let root: string;
 let dir: string;
@@ -136,5 +137,17 @@ describe('producer state of a partition', () => {
     expect(log.expireProducers(1000)).toBe(0);
     expect(log.expireProducers(1001)).toBe(1);
     expect(send(log, 9).duplicate).toBeUndefined(); // unknown again: any sequence
+  });
+
+  it("reports an open transaction's first offset and the coordinator epoch of the last marker (DescribeProducers)", () => {
+    const log = openLog();
+    const describe = () =>
+      log.activeProducers().map(({ producerId, coordinatorEpoch, currentTxnStartOffset }) => ({ producerId, coordinatorEpoch, currentTxnStartOffset }));
+    produce(log, [{ key: 'plain', value: 'x' }]); // 0
+    produce(log, [{ key: 'k', value: 'a' }], { producerId: PID, producerEpoch: 0, baseSequence: 0, isTransactional: true }); // 1
+    produce(log, [{ key: 'k', value: 'b' }], { producerId: PID, producerEpoch: 0, baseSequence: 1, isTransactional: true }); // 2
+    expect(describe()).toEqual([{ producerId: PID, coordinatorEpoch: -1, currentTxnStartOffset: 1 }]);
+    marker(log, PID, false); // 3, from coordinator epoch 0
+    expect(describe()).toEqual([{ producerId: PID, coordinatorEpoch: 0, currentTxnStartOffset: -1 }]);
   });
 });
