@@ -117,7 +117,7 @@ export function expectTx(tx: Json): void {
 /**
  * Scenario 1, read back with kafkajs: KafkaAdmin made each NewTopic bean's topic with its partitions and configs,
  * and grew spring-admin-grown (made by the test with 1 partition) to the bean's 4. `replicas` is what topics
- * without a replication factor got (the broker's default.replication.factor).
+ * without a replication factor got (the broker's default.replication.factor), @RetryableTopic's included.
  */
 export async function expectAdmin(admin: Admin, fromApp: Json, replicas: number): Promise<void> {
   const want: Record<string, { partitions: number; replicas: number; configs: string[][] }> = {
@@ -145,6 +145,12 @@ export async function expectAdmin(admin: Admin, fromApp: Json, replicas: number)
   const md = await admin.fetchTopicMetadata({ topics: names });
   expect(Object.fromEntries(md.topics.map((t) => [t.name, [t.partitions.length, t.partitions.map((p) => p.replicas.length)]]))).toEqual(
     Object.fromEntries(names.map((n) => [n, [want[n].partitions, Array(want[n].partitions).fill(want[n].replicas)]])),
+  );
+  // The retry and DLT topics @RetryableTopic made at start ask for the broker's defaults too.
+  const retryTopics = ['spring-retry', 'spring-retry-retry-200', 'spring-retry-retry-400', 'spring-retry-dlt'];
+  const retryMd = await admin.fetchTopicMetadata({ topics: retryTopics });
+  expect(Object.fromEntries(retryMd.topics.map((t) => [t.name, t.partitions.map((p) => p.replicas.length)]))).toEqual(
+    Object.fromEntries(retryTopics.map((n) => [n, [replicas]])),
   );
   const configs = await admin.describeConfigs({ resources: names.map((name) => ({ type: ConfigResourceTypes.TOPIC, name })), includeSynonyms: false });
   const set = Object.fromEntries(
