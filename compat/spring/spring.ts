@@ -4,8 +4,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect } from 'vitest';
+import { expect, it } from 'vitest';
 import { ConfigResourceTypes, type Admin } from 'kafkajs';
+import { adminOf } from '../cluster/cluster-util.js';
 import { describeRun, run } from '../util.js';
 import type { Json } from '../util.js';
 
@@ -163,4 +164,53 @@ export async function expectAdmin(admin: Admin, fromApp: Json, replicas: number)
     ]),
   );
   expect(set).toEqual(Object.fromEntries(names.map((n) => [n, want[n].configs])));
+}
+
+/**
+ * The suite's tests, for one broker and for a cluster alike: `target()` gives the bootstrap address and the
+ * basic profile's lines (the caller's beforeAll ran the app); the test of transactions runs the tx profile.
+ * `replicas` is the broker's default.replication.factor.
+ */
+export function springScenarios(target: () => { bootstrap: string; basic: Record<string, Json> }, replicas: number): void {
+  it('KafkaAdmin creates the NewTopic beans at start, with their partitions, replication and configs', async () => {
+    const admin = await adminOf(target().bootstrap);
+    try {
+      await expectAdmin(admin, target().basic.admin, replicas);
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
+  it('KafkaTemplate sends, an @KafkaListener receives exactly those records and its group commits them', () => {
+    expectPlain(target().basic.plain);
+  });
+
+  it('@RetryableTopic: failing records go through the retry topics to the DLT with the exception headers', () => {
+    expectRetry(target().basic.retry);
+  });
+
+  it('KafkaTransactionManager: a read_committed listener sees committed transactions, not rolled back ones', async () => {
+    const { bootstrap } = target();
+    expectTx((await springApp(bootstrap, TX)).tx);
+    const admin = await adminOf(bootstrap);
+    try {
+      // The listeners' containers committed their offsets past the last transaction's records.
+      for (const groupId of ['spring-tx-committed', 'spring-tx-uncommitted']) {
+        expect((await admin.fetchOffsets({ groupId, topics: ['spring-tx'] }))[0].partitions).toEqual([{ partition: 0, offset: '8', metadata: null }]);
+      }
+    } finally {
+      await admin.disconnect();
+    }
+  });
+}
+
+/** Creates spring-admin-grown with 1 partition (KafkaAdmin grows it to 4), then runs the basic profile. */
+export async function runBasic(bootstrap: string): Promise<Record<string, Json>> {
+  const admin = await adminOf(bootstrap);
+  try {
+    await admin.createTopics({ topics: [{ topic: 'spring-admin-grown', numPartitions: 1 }], waitForLeaders: true });
+  } finally {
+    await admin.disconnect();
+  }
+  return springApp(bootstrap, BASIC);
 }
