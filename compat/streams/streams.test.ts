@@ -58,7 +58,9 @@ describeWithToolchain('Kafka Streams 4.4.0 (exactly_once_v2) against one krill b
     expect(tasksA.length).toBeGreaterThan(0);
     expect(tasksB.length).toBeGreaterThan(0);
     expect(tasksA.filter((t) => tasksB.includes(t))).toEqual([]);
+    // Three subtopologies (lines to the repartition topic, the counts, the table) of four partitions each.
     const tasks = app.allTasks();
+    expect(tasks).toHaveLength(12);
 
     const seenByA = Math.max(0, ...a.events.filter((e) => e.event === 'progress').map((e) => e.lines!));
     const producing = app.produce(lines(1500), { batch: 50, pauseMs: 40 });
