@@ -219,4 +219,11 @@ export function expectSweepClean(res: { results: SweepResult[]; unknownToKmsg: n
     'ApiVersions',
   ])
     expect(names, name).toContain(name);
+  // kmsg's defaults leave the group id empty: Kafka's group coordinator answers INVALID_GROUP_ID to each of
+  // these before looking for the group.
+  const groupCalls = res.results.filter((r) => ['JoinGroup', 'SyncGroup', 'Heartbeat', 'LeaveGroup'].includes(r.name));
+  expect(groupCalls.length).toBeGreaterThan(0);
+  expect(groupCalls.filter((r) => r.errorCode !== INVALID_GROUP_ID).map((r) => `${r.name} v${r.version}: ${r.errorCode}`)).toEqual([]);
 }
+
+const INVALID_GROUP_ID = 24;

@@ -393,6 +393,7 @@ export class RebalanceProtocol {
   syncGroup(req: SyncRequest): Promise<SyncResult> {
     const group = this.host.groups.get(req.groupId);
     if (this.host.isClosed()) return Promise.resolve(syncError(ErrorCode.COORDINATOR_NOT_AVAILABLE));
+    if (!req.groupId) return Promise.resolve(syncError(ErrorCode.INVALID_GROUP_ID));
     if (!group) return Promise.resolve(syncError(ErrorCode.UNKNOWN_MEMBER_ID));
     if (group.is('Dead')) return Promise.resolve(syncError(ErrorCode.COORDINATOR_NOT_AVAILABLE));
     const fenced = this.fencingError(group, req.memberId, req.groupInstanceId);
@@ -475,6 +476,7 @@ export class RebalanceProtocol {
 
   heartbeat(groupId: string, memberId: string, groupInstanceId: string | null, generationId: number): number {
     if (this.host.isClosed()) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    if (!groupId) return ErrorCode.INVALID_GROUP_ID;
     const group = this.host.groups.get(groupId);
     if (!group) return ErrorCode.UNKNOWN_MEMBER_ID;
     if (group.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
@@ -488,6 +490,7 @@ export class RebalanceProtocol {
 
   leaveGroup(groupId: string, leaving: { memberId: string; groupInstanceId: string | null }[]): LeaveResult {
     if (this.host.isClosed()) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, members: [] };
+    if (!groupId) return { errorCode: ErrorCode.INVALID_GROUP_ID, members: [] };
     const group = this.host.groups.get(groupId);
     if (!group) return { errorCode: ErrorCode.NONE, members: leaving.map((l) => ({ ...l, errorCode: ErrorCode.UNKNOWN_MEMBER_ID })) };
     if (group.is('Dead')) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, members: [] };

@@ -1,5 +1,6 @@
 // LeaveGroup: v0-5.
-// Behaviour: removes members and rebalances the rest (the group becomes Empty when none are left).
+// Behaviour: removes members and rebalances the rest (the group becomes Empty when none are left). An empty
+// group id is INVALID_GROUP_ID at the top level, no members.
 // Version notes: v0-2 carry one member id and answer its error at the top level; v3+ batch members,
 // static ones by group instance id (KIP-345: a mismatching member id is FENCED_INSTANCE_ID), each with
 // its own error; v5 adds a reason per member (KIP-800), only logged.

@@ -1,7 +1,8 @@
 // SyncGroup: v0-5.
 // Behaviour: long-polling in CompletingRebalance — the leader's request carries the assignment, which is
 // persisted (GroupMetadataValue) and handed to every waiting member; followers wait for it. In Stable a
-// member gets its current assignment at once; PreparingRebalance answers REBALANCE_IN_PROGRESS.
+// member gets its current assignment at once; PreparingRebalance answers REBALANCE_IN_PROGRESS. An empty
+// group id is INVALID_GROUP_ID.
 // Version notes: v3+ static membership; v5 checks protocol type and name both ways (KIP-559).
 import { defineHandler } from './registry.js';
 import type { SyncGroupResponse } from '../../protocol/messages/14-sync-group.js';

@@ -111,6 +111,13 @@ describe('GroupCoordinator: join and sync', () => {
     expect((await coord.joinGroup(join({ protocols: [{ name: 'sticky', metadata: meta('') }] }))).errorCode).toBe(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
   });
 
+  it('an empty group id is INVALID_GROUP_ID in SyncGroup, Heartbeat and LeaveGroup too, as in JoinGroup', async () => {
+    const sync = { groupId: '', generationId: 1, memberId: 'm', groupInstanceId: null, protocolType: null, protocolName: null, assignments: [] };
+    expect((await coord.syncGroup(sync)).errorCode).toBe(ErrorCode.INVALID_GROUP_ID);
+    expect(coord.heartbeat('', 'm', null, 1)).toBe(ErrorCode.INVALID_GROUP_ID);
+    expect(coord.leaveGroup('', [{ memberId: 'm', groupInstanceId: null }])).toEqual({ errorCode: ErrorCode.INVALID_GROUP_ID, members: [] });
+  });
+
   it('followers wait in SyncGroup for the leader, then all get their assignment; the group is Stable', async () => {
     const { ids, generation } = await stableGroupOf(3);
     expect(generation).toBe(3);
