@@ -69,6 +69,9 @@ export function checkCoordinator(apiKey: number, request: Message, owner: Coordi
   if (!keysOf) return;
   const { groups = [], transactionalIds = [] } = keysOf(request);
   for (const g of groups) {
+    // An empty group id is refused as INVALID_GROUP_ID by the coordinator on any broker, before Kafka's
+    // GroupCoordinatorService looks for the group's coordinator: it is nobody's to route.
+    if (g === '') continue;
     if (!owner.coordinatesGroup(g)) throw new KafkaError('NOT_COORDINATOR', `This broker is not the coordinator of group ${g}.`);
     if (owner.groupLoading(g)) throw new KafkaError('COORDINATOR_LOAD_IN_PROGRESS', `The coordinator is loading group ${g}.`);
   }
