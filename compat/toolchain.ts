@@ -2,6 +2,8 @@
 // Python from PyPI) need a toolchain and artifacts that compat/<client>/install.sh fetches (.ci/run runs
 // every such script). A suite runs when its toolchain is ready; without it, it is skipped and says why,
 // except under CI=true, where a missing toolchain is a failure, never a skip.
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'vitest';
 
 /**
@@ -24,4 +26,15 @@ export function describeWithToolchain(name: string, missing: () => string | null
       it('needs its toolchain', () => {});
     });
   }
+}
+
+/**
+ * A `missing` for describeWithToolchain: null when every file `installScript` builds is there, otherwise the
+ * first one absent and the script that builds it.
+ */
+export function builtBy(installScript: string, ...files: string[]): () => string | null {
+  return () => {
+    const absent = files.find((f) => !fs.existsSync(f));
+    return absent === undefined ? null : `${path.relative(process.cwd(), absent)} is missing: run bash ${installScript}`;
+  };
 }

@@ -44,6 +44,33 @@ export function describeRun(r: RunResult): string {
   return `exit=${r.code} signal=${r.signal} timedOut=${r.timedOut}\n--- stderr ---\n${r.stderr.slice(-4000)}\n--- stdout ---\n${r.stdout.slice(-2000)}`;
 }
 
+/**
+ * Runs a driver program, the way every non-npm client's suite talks to its client: `input` as JSON on stdin,
+ * the result as the last line of stdout, one JSON object. Throws, naming `label`, with the driver's
+ * `exception` and its trace (`trace`, or Python's `traceback`) and the run's output when the driver prints
+ * no JSON, reports an exception or exits non-zero.
+ */
+export async function runDriver<T = Json>(
+  label: string,
+  cmd: string,
+  args: string[],
+  input: object,
+  opts: { timeoutMs: number; env?: NodeJS.ProcessEnv },
+): Promise<T> {
+  const r = await run(cmd, args, { input: JSON.stringify(input), timeoutMs: opts.timeoutMs, env: opts.env });
+  const line = r.stdout.trim().split('\n').pop() ?? '';
+  let parsed: Json;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    throw new Error(`${label}: no JSON on stdout\n${describeRun(r)}`);
+  }
+  if (r.code !== 0 || parsed.exception) {
+    throw new Error(`${label} failed: ${parsed.exception ?? ''}\n${parsed.trace ?? parsed.traceback ?? ''}\n${describeRun(r)}`);
+  }
+  return parsed as T;
+}
+
 /** Brokers started by a suite; `stopAll()` SIGKILLs whatever is still running (use in afterEach/afterAll). */
 export class BrokerPool {
   private live = new Set<CliBroker>();

@@ -1,20 +1,19 @@
 // Runs the Go compat driver (compat/go/bin/krill-go-compat, built by compat/go/install.sh from main.go,
 // franz.go, kadm.go and sarama.go with the versions go.mod pins) and parses its one JSON line. KRILL_GO_DEBUG=1
 // in the environment makes franz-go and Sarama log to the driver's stderr.
-import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import { describeRun, run } from '../util.js';
+import { builtBy } from '../toolchain.js';
+import { describeRun, runDriver } from '../util.js';
 import type { Json } from '../util.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const DRIVER = path.join(HERE, 'bin', 'krill-go-compat');
 
 /** For describeWithToolchain: null when the driver is built. */
-export const goMissing = (): string | null =>
-  fs.existsSync(DRIVER) ? null : `${path.relative(process.cwd(), DRIVER)} is not built: run bash compat/go/install.sh`;
+export const goMissing = builtBy('compat/go/install.sh', DRIVER);
 
 function parseLast(stdout: string): Json {
   const line = stdout.trim().split('\n').pop() ?? '';
@@ -26,13 +25,8 @@ function parseLast(stdout: string): Json {
 }
 
 /** Runs one scenario with `input` on stdin; rejects with the driver's output when it fails. */
-export async function go<T = Json>(scenario: string, input: object, timeoutMs = 110_000): Promise<T> {
-  const r = await run(DRIVER, [scenario], { input: JSON.stringify(input), timeoutMs });
-  const parsed = parseLast(r.stdout);
-  if (r.code !== 0 || parsed === undefined || parsed.exception) {
-    throw new Error(`krill-go-compat ${scenario} failed: ${parsed?.exception ?? ''}\n${describeRun(r)}`);
-  }
-  return parsed as T;
+export function go<T = Json>(scenario: string, input: object, timeoutMs = 110_000): Promise<T> {
+  return runDriver<T>(`krill-go-compat ${scenario}`, DRIVER, [scenario], input, { timeoutMs });
 }
 
 /**

@@ -8,5 +8,5 @@ command -v go >/dev/null || { echo "compat/go/install.sh: go is not installed" >
 go mod download
 go mod verify
 mkdir -p bin
-nice -n 19 go build -trimpath -o bin/krill-go-compat .
+go build -trimpath -o bin/krill-go-compat .
 echo "compat/go: built bin/krill-go-compat ($(go version))"

@@ -12,7 +12,7 @@ import type { RunningCluster } from '../../src/embedded-cluster.js';
 import { describeCluster, eventually, formCluster, partitionsFrom, settled } from '../cluster/cluster-util.js';
 import { describeWithToolchain } from '../toolchain.js';
 import { BrokerPool } from '../util.js';
-import { rows, runTool, tool, toolsMissing, unique } from './tools.js';
+import { firstCommittedRecord, rows, runTool, tool, toolsMissing, unique } from './tools.js';
 
 let cluster: RunningCluster;
 let bs: string[];
@@ -189,21 +189,7 @@ describeWithToolchain('Kafka 4.4.0 cluster tools', toolsMissing, { timeout: 120_
         await plain.connect();
         await plain.send({ topic, messages: [{ value: 'after the abort' }] });
         await plain.disconnect();
-        const read = await tool('kafka-console-consumer', [
-          ...bs,
-          '--topic',
-          topic,
-          '--from-beginning',
-          '--isolation-level',
-          'read_committed',
-          '--max-messages',
-          '1',
-          '--timeout-ms',
-          '20000',
-          '--formatter-property',
-          'print.offset=true',
-        ]);
-        expect(read.stdout.trim()).toBe('Offset:2\tafter the abort');
+        expect(await firstCommittedRecord(bs, topic)).toBe('Offset:2\tafter the abort');
       } finally {
         await producer.disconnect();
       }

@@ -7,7 +7,7 @@ import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { describeWithToolchain } from '../toolchain.js';
 import { BrokerPool, eventually } from '../util.js';
 import type { CliBroker } from '../../test/helpers.js';
-import { MAIN_CLASS, javaArgs, rows, runTool, tool, toolsMissing, unique } from './tools.js';
+import { MAIN_CLASS, firstCommittedRecord, javaArgs, rows, runTool, tool, toolsMissing, unique } from './tools.js';
 
 const pool = new BrokerPool();
 let broker: CliBroker;
@@ -49,13 +49,8 @@ describeWithToolchain('Kafka 4.4.0 command-line tools: consumer groups, perf tes
     await produce(topic, [3, 2]);
 
     // A console consumer in the group, running until stopped (as a user leaves it running in a terminal).
-    const consumer = spawn(
-      'nice',
-      ['-n', '19', ...javaArgs(MAIN_CLASS['kafka-console-consumer']), ...bs, '--topic', topic, '--group', group, '--from-beginning'],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const [java, ...jvm] = javaArgs(MAIN_CLASS['kafka-console-consumer']);
+    const consumer = spawn(java, [...jvm, ...bs, '--topic', topic, '--group', group, '--from-beginning'], { stdio: ['ignore', 'pipe', 'pipe'] });
     const exited = new Promise((r) => consumer.on('exit', r));
     let out = '';
     consumer.stdout.on('data', (d) => (out += d));
@@ -220,21 +215,7 @@ describeWithToolchain('Kafka 4.4.0 command-line tools: consumer groups, perf tes
       const [after] = await describe();
       expect([after[0], after[2], after[5]]).toEqual([open[0], '0', 'None']);
       await produce(topic, [1]);
-      const read = await tool('kafka-console-consumer', [
-        ...bs,
-        '--topic',
-        topic,
-        '--from-beginning',
-        '--isolation-level',
-        'read_committed',
-        '--max-messages',
-        '1',
-        '--timeout-ms',
-        '20000',
-        '--formatter-property',
-        'print.offset=true',
-      ]);
-      expect(read.stdout.trim()).toBe('Offset:2\tp0-0');
+      expect(await firstCommittedRecord(bs, topic)).toBe('Offset:2\tp0-0');
     } finally {
       await producer.disconnect();
     }

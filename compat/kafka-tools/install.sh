@@ -11,6 +11,6 @@ if ! command -v java >/dev/null || ! command -v mvn >/dev/null; then
   apt-get install -y -qq default-jre-headless maven
 fi
 mkdir -p target
-nice -n 19 mvn -q -B dependency:build-classpath -Dmdep.outputFile=target/classpath.txt.tmp
+mvn -q -B dependency:build-classpath -Dmdep.outputFile=target/classpath.txt.tmp
 mv target/classpath.txt.tmp target/classpath.txt
 echo "kafka-tools: classpath of $(tr ':' '\n' < target/classpath.txt | wc -l) jars in compat/kafka-tools/target/classpath.txt"

@@ -1,9 +1,10 @@
 // Runs Apache Kafka's own command-line tools (the 4.4.0 Maven artifacts kafka_2.13 and kafka-tools, whose
 // classpath compat/kafka-tools/install.sh writes to target/classpath.txt) as the bin/kafka-*.sh scripts of
 // Kafka's distribution do: `java -cp <classpath> <main class> <args>`, one JVM per run.
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { javaCommand } from '../jvm.js';
+import { builtBy } from '../toolchain.js';
 import { describeRun, run, type RunResult } from '../util.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -31,26 +32,21 @@ export const MAIN_CLASS = {
 export type Tool = keyof typeof MAIN_CLASS;
 
 /** null when the classpath is there, else what is missing and how to get it (for describeWithToolchain). */
-export function toolsMissing(): string | null {
-  return fs.existsSync(CLASSPATH_FILE) ? null : `${path.relative(process.cwd(), CLASSPATH_FILE)} is missing: run bash compat/kafka-tools/install.sh`;
-}
+export const toolsMissing = builtBy('compat/kafka-tools/install.sh', CLASSPATH_FILE);
 
-let classpath: string | undefined;
-
-// A client JVM that starts fast (Kafka's kafka-run-class.sh sets heap and GC flags of its own; none of
-// them changes what a tool sends or prints). The no-op SLF4J binding's three lines are not the tool's.
-const JVM_FLAGS = ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Xshare:auto'];
+// Kafka's kafka-run-class.sh sets heap and GC flags of its own; none of them changes what a tool sends or
+// prints. The no-op SLF4J binding's three lines are not the tool's.
 const SLF4J_NOISE = /^SLF4J: .*\n?/gm;
 
 /** `java <flags> -cp <classpath> <main class>`, as argv: for a tool a test starts and stops itself. */
 export function javaArgs(mainClass: string): string[] {
-  classpath ??= fs.readFileSync(CLASSPATH_FILE, 'utf8').trim();
-  return ['java', ...JVM_FLAGS, '-cp', classpath, mainClass];
+  return javaCommand(CLASSPATH_FILE, mainClass, ['-Xmx256m']);
 }
 
 /** Runs a tool; never rejects (see `tool` for one that must succeed). */
 export async function runTool(name: Tool, args: string[], opts: { input?: string; timeoutMs?: number } = {}): Promise<RunResult> {
-  const r = await run('nice', ['-n', '19', ...javaArgs(MAIN_CLASS[name]), ...args], {
+  const [java, ...jvm] = javaArgs(MAIN_CLASS[name]);
+  const r = await run(java, [...jvm, ...args], {
     input: opts.input,
     timeoutMs: opts.timeoutMs ?? 60_000,
   });
@@ -62,6 +58,13 @@ export async function tool(name: Tool, args: string[], opts: { input?: string; t
   const r = await runTool(name, args, opts);
   if (r.code !== 0) throw new Error(`${name} ${args.join(' ')} failed: ${describeRun(r)}`);
   return r;
+}
+
+/** The first record a read_committed kafka-console-consumer reads from the start of `topic`: "Offset:<n>\t<value>". */
+export async function firstCommittedRecord(bootstrapArgs: string[], topic: string): Promise<string> {
+  const args = ['--topic', topic, '--from-beginning', '--isolation-level', 'read_committed', '--max-messages', '1', '--timeout-ms', '20000'];
+  const read = await tool('kafka-console-consumer', [...bootstrapArgs, ...args, '--formatter-property', 'print.offset=true']);
+  return read.stdout.trim();
 }
 
 /** The whitespace-separated columns of the lines of a tool's table under its header, up to a blank line. */

@@ -21,6 +21,6 @@ if [ -x .venv/bin/python ] && [ -f "$stamp" ] && cmp -s requirements.txt "$stamp
 fi
 rm -rf .venv
 "$PY" -m venv .venv
-nice -n 19 .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-input --only-binary=:all: -r requirements.txt
+.venv/bin/python -m pip install --quiet --disable-pip-version-check --no-input --only-binary=:all: -r requirements.txt
 .venv/bin/python -c 'import confluent_kafka, aiokafka, cramjam; print("compat/pypi: confluent-kafka", confluent_kafka.__version__, "librdkafka", confluent_kafka.libversion()[0], "aiokafka", aiokafka.__version__)'
 cp requirements.txt "$stamp"

@@ -3,7 +3,7 @@
 // virtual environment), and parses its one JSON line.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describeRun, run } from '../util.js';
+import { runDriver } from '../util.js';
 import type { Json } from '../util.js';
 
 export const PYTHON = '/usr/bin/python3';
@@ -18,20 +18,8 @@ export type PyRunner = <T = Json>(script: string, command: string, args: object,
  */
 export function pythonRunner(python: string, env: NodeJS.ProcessEnv): PyRunner {
   const fullEnv: NodeJS.ProcessEnv = { LANG: 'C.UTF-8', ...env, PYTHONPATH: HERE, PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1' };
-  return async <T = Json>(script: string, command: string, args: object, timeoutMs = 45_000): Promise<T> => {
-    const r = await run(python, [path.resolve(HERE, script), command], { input: JSON.stringify(args), timeoutMs, env: fullEnv });
-    const line = r.stdout.trim().split('\n').pop() ?? '';
-    let parsed: Json;
-    try {
-      parsed = JSON.parse(line);
-    } catch {
-      throw new Error(`${script} ${command}: no JSON on stdout\n${describeRun(r)}`);
-    }
-    if (r.code !== 0 || parsed.exception) {
-      throw new Error(`${script} ${command} failed: ${parsed.exception ?? ''}\n${parsed.traceback ?? ''}\n${describeRun(r)}`);
-    }
-    return parsed as T;
-  };
+  return <T = Json>(script: string, command: string, args: object, timeoutMs = 45_000): Promise<T> =>
+    runDriver<T>(`${script} ${command}`, python, [path.resolve(HERE, script), command], args, { timeoutMs, env: fullEnv });
 }
 
 // A clean environment for Debian's python: no pyenv/virtualenv variables leaking in.

@@ -1,12 +1,13 @@
 // Runs the Spring Boot compat app (compat/spring/src/main/java/krill/compat/spring/App.java) as
 // compat/spring/install.sh built it, against a krill bootstrap address given on the command line, and parses
 // the JSON line each of its scenarios prints.
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { ConfigResourceTypes, type Admin } from 'kafkajs';
 import { adminOf } from '../cluster/cluster-util.js';
+import { javaCommand } from '../jvm.js';
+import { builtBy } from '../toolchain.js';
 import { describeRun, run } from '../util.js';
 import type { Json } from '../util.js';
 
@@ -14,9 +15,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CLASSPATH = path.join(HERE, 'target', 'classpath.txt');
 
 /** What describeWithToolchain needs: null when the app's classpath file is there. */
-export function springMissing(): string | null {
-  return fs.existsSync(CLASSPATH) ? null : `${path.relative(process.cwd(), CLASSPATH)} is missing: run bash compat/spring/install.sh`;
-}
+export const springMissing = builtBy('compat/spring/install.sh', CLASSPATH);
 
 /** The basic profile: KafkaAdmin's NewTopic beans, KafkaTemplate and @KafkaListener, @RetryableTopic. */
 export const BASIC = ['--spring.profiles.active=basic'];
@@ -32,9 +31,8 @@ export const TX = [
  * scenarios' lines by scenario name. Throws with the app's exception and output when it fails.
  */
 export async function springApp(bootstrap: string, args: string[], timeoutMs = 150_000): Promise<Record<string, Json>> {
-  const classpath = fs.readFileSync(CLASSPATH, 'utf8').trim();
-  const jvm = ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Xshare:auto'];
-  const r = await run('java', [...jvm, '-cp', classpath, 'krill.compat.spring.App', `--spring.kafka.bootstrap-servers=${bootstrap}`, ...args], { timeoutMs });
+  const [java, ...jvm] = javaCommand(CLASSPATH, 'krill.compat.spring.App');
+  const r = await run(java, [...jvm, `--spring.kafka.bootstrap-servers=${bootstrap}`, ...args], { timeoutMs });
   const lines: Record<string, Json> = {};
   for (const l of r.stdout.split('\n')) {
     if (!l.startsWith('{"scenario":')) continue;

@@ -1,37 +1,28 @@
 // Runs the Kafka Streams driver (compat/streams/src/main/java/krill/compat/streams/Driver.java) as
 // compat/streams/install.sh built it: one-shot commands print one JSON line; `streams` is a long-running
 // application instance whose JSON events the test waits for.
-import fs from 'node:fs';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { describeRun, eventually, run } from '../util.js';
+import { javaCommand } from '../jvm.js';
+import { builtBy } from '../toolchain.js';
+import { eventually, runDriver } from '../util.js';
 import type { Json } from '../util.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CLASSPATH = path.join(HERE, 'target', 'classpath.txt');
-const JVM = ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Xshare:auto', '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn'];
 const MAIN = 'krill.compat.streams.Driver';
 
 /** What describeWithToolchain needs: null when the driver is built. */
-export function streamsMissing(): string | null {
-  return fs.existsSync(CLASSPATH) ? null : `${path.relative(process.cwd(), CLASSPATH)} is missing: run bash compat/streams/install.sh`;
-}
+export const streamsMissing = builtBy('compat/streams/install.sh', CLASSPATH);
 
-const classpath = () => fs.readFileSync(CLASSPATH, 'utf8').trim();
+/** The driver's java command line, before its command name. */
+const driverCommand = () => javaCommand(CLASSPATH, MAIN, ['-Dorg.slf4j.simpleLogger.defaultLogLevel=warn']);
 
 /** Runs a one-shot command with `args` on stdin; throws with the driver's exception and stderr when it fails. */
-export async function driver<T = Json>(command: string, args: object, timeoutMs = 60_000): Promise<T> {
-  const r = await run('nice', ['-n', '19', 'java', ...JVM, '-cp', classpath(), MAIN, command], { input: JSON.stringify(args), timeoutMs });
-  const line = r.stdout.trim().split('\n').pop() ?? '';
-  let parsed: Json;
-  try {
-    parsed = JSON.parse(line);
-  } catch {
-    throw new Error(`driver ${command}: no JSON on stdout\n${describeRun(r)}`);
-  }
-  if (r.code !== 0 || parsed.exception) throw new Error(`driver ${command} failed: ${parsed.exception ?? ''}\n${parsed.trace ?? ''}\n${describeRun(r)}`);
-  return parsed as T;
+export function driver<T = Json>(command: string, args: object, timeoutMs = 60_000): Promise<T> {
+  const [java, ...jvm] = driverCommand();
+  return runDriver<T>(`driver ${command}`, java, [...jvm, command], args, { timeoutMs });
 }
 
 export interface StreamsEvent {
@@ -54,7 +45,8 @@ export class StreamsInstance {
     readonly name: string,
     config: { bootstrap: string; appId: string; stateDir: string; replicationFactor?: number; cleanUp?: boolean },
   ) {
-    this.proc = spawn('nice', ['-n', '19', 'java', ...JVM, '-cp', classpath(), MAIN, 'streams'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const [java, ...jvm] = driverCommand();
+    this.proc = spawn(java, [...jvm, 'streams'], { stdio: ['pipe', 'pipe', 'pipe'] });
     this.exited = new Promise((resolve) => this.proc.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
     let buffered = '';
     this.proc.stdout!.on('data', (d: Buffer) => {
