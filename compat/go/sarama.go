@@ -77,6 +77,25 @@ func saramaSetup(raw json.RawMessage) (saramaIn, sarama.ClusterAdmin, error) {
 	return in, admin, nil
 }
 
+// saramaTopicSetup: saramaSetup, then the scenario's topic created and an idempotent producer's config.
+func saramaTopicSetup(raw json.RawMessage) (saramaIn, sarama.ClusterAdmin, *sarama.Config, error) {
+	in, admin, err := saramaSetup(raw)
+	if err != nil {
+		return in, nil, nil, err
+	}
+	if err := admin.CreateTopic(in.Topic, &sarama.TopicDetail{NumPartitions: in.Partitions, ReplicationFactor: max(in.RF, 1)}, false); err != nil {
+		admin.Close()
+		return in, nil, nil, fmt.Errorf("create topic: %w", err)
+	}
+	cfg, err := saramaConfig(in.Version)
+	if err != nil {
+		admin.Close()
+		return in, nil, nil, err
+	}
+	idempotent(cfg)
+	return in, admin, cfg, nil
+}
+
 func saramaAdminOf(in saramaIn) (sarama.ClusterAdmin, error) {
 	cfg, err := saramaConfig(in.Version)
 	if err != nil {
@@ -113,19 +132,11 @@ func fromSarama(m *sarama.ConsumerMessage) Record {
 // saramaProduceConsume: the first half of the records through an idempotent SyncProducer, the second half
 // through an idempotent AsyncProducer; then a Consumer reads every partition from the oldest offset.
 func saramaProduceConsume(ctx context.Context, raw json.RawMessage) (any, error) {
-	in, admin, err := saramaSetup(raw)
+	in, admin, cfg, err := saramaTopicSetup(raw)
 	if err != nil {
 		return nil, err
 	}
 	defer admin.Close()
-	if err := admin.CreateTopic(in.Topic, &sarama.TopicDetail{NumPartitions: in.Partitions, ReplicationFactor: max(in.RF, 1)}, false); err != nil {
-		return nil, fmt.Errorf("create topic: %w", err)
-	}
-	cfg, err := saramaConfig(in.Version)
-	if err != nil {
-		return nil, err
-	}
-	idempotent(cfg)
 	half := len(in.Records) / 2
 	acks := []acked{}
 
@@ -343,19 +354,11 @@ func (m *saramaMember) report() map[string]any {
 // b leaves, a consumes phase 3. Each phase is produced once the assignment settled. Committed offsets are
 // read back with ClusterAdmin.ListConsumerGroupOffsets.
 func saramaGroup(ctx context.Context, raw json.RawMessage) (any, error) {
-	in, admin, err := saramaSetup(raw)
+	in, admin, cfg, err := saramaTopicSetup(raw)
 	if err != nil {
 		return nil, err
 	}
 	defer admin.Close()
-	if err := admin.CreateTopic(in.Topic, &sarama.TopicDetail{NumPartitions: in.Partitions, ReplicationFactor: max(in.RF, 1)}, false); err != nil {
-		return nil, fmt.Errorf("create topic: %w", err)
-	}
-	cfg, err := saramaConfig(in.Version)
-	if err != nil {
-		return nil, err
-	}
-	idempotent(cfg)
 	sp, err := sarama.NewSyncProducer(in.addrs(), cfg)
 	if err != nil {
 		return nil, err
