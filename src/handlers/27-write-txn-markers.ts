@@ -1,8 +1,9 @@
 // WriteTxnMarkers: v1. Behaviour: served by every broker, as Kafka's: from a transaction coordinator on
 // another broker, or from Admin.abortTransaction ending a hanging transaction. The leader writes each
-// commit/abort marker on the partitions named (txn/markers.ts), as Kafka's does, and answers once each partition's ISR has its marker (Kafka writes
-// markers with acks=all; REQUEST_TIMED_OUT after 30 s); NOT_LEADER_OR_FOLLOWER / UNKNOWN_TOPIC_OR_PARTITION
-// for a partition it does not lead. The coordinator asks again after any error.
+// commit/abort marker on the partitions named (txn/markers.ts), as Kafka's does, and answers once each
+// partition's ISR has its marker (Kafka writes markers with acks=all; REQUEST_TIMED_OUT after 30 s);
+// NOT_LEADER_OR_FOLLOWER / UNKNOWN_TOPIC_OR_PARTITION for a partition it does not lead. The coordinator
+// asks again after any error.
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
 import { asKafkaError } from './error-result.js';
