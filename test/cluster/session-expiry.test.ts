@@ -9,6 +9,8 @@ import { startBroker, type RunningBroker } from '../../src/index.js';
 import { KafkaZk } from '../../src/cluster/zk/kafka-zk.js';
 import { zookeeperInstalled } from '../../src/cluster/zookeeper-server.js';
 import { startCuttableProxy, useZooKeeper, waitFor } from './zk-helpers.js';
+import { metadata } from './cluster-probe.js';
+import { TestClient } from '../server/client.js';
 
 const skip = !zookeeperInstalled() && process.env.CI !== 'true';
 
@@ -43,6 +45,17 @@ describe.skipIf(skip)('ZooKeeper session expiry', () => {
       const watcher = new KafkaZk(await zk.connect(chroot));
       expect(await watcher.getControllerId()).toBe(1);
       const epochBefore = (await watcher.getBrokers()).find((b) => b.id === 1)!.epoch;
+
+      // The topic's manual assignment names both brokers, and whichever broker kafkajs asks checks it against
+      // the brokers it knows: wait until each has seen the other register (its ZooKeeper watch can lag).
+      for (const b of [cut, other]) {
+        const probe = await TestClient.connect(b.port);
+        try {
+          await waitFor(async () => (await metadata(probe, null)).brokers.length === 2, `broker at ${b.port} to know both brokers`);
+        } finally {
+          probe.close();
+        }
+      }
 
       const kafka = new Kafka({ brokers: [cut.bootstrap, other.bootstrap], logLevel: logLevel.NOTHING });
       const admin = kafka.admin();
