@@ -10,12 +10,14 @@
 // creates synchronously and answers with the new topic at once.
 // Version notes: topic ids from v10 (KIP-516); a request naming any non-zero topic id (v12) is answered by
 // ids alone, its names ignored, as Kafka does; an unknown id is UNKNOWN_TOPIC_ID;
-// authorized operations (v8+) are reported as "not requested" (-2^31) since there are no ACLs yet.
+// authorized operations (v8+; the cluster's only to v10), when asked for, are reported for the cluster and for
+// each topic looked up by name, found or not, but not for an unknown topic id, as Kafka does.
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { asKafkaError } from './error-result.js';
 import { defineHandler } from './registry.js';
 import { AUTHORIZED_OPERATIONS_OMITTED, ZERO_UUID } from '../../protocol/sentinels.js';
 import { validateTopicName } from '../topics.js';
+import { authorizedOperations } from '../authorized-operations.js';
 import type { ReplicaManager } from '../partition/replica-manager.js';
 import type { ClusterView } from '../cluster/cluster-view.js';
 import type { TopicInfo } from '../topics.js';
@@ -23,7 +25,7 @@ import type { MetadataResponse } from '../../protocol/messages/03-metadata.js';
 
 type TopicResponse = MetadataResponse['topics'][number];
 
-function describeTopic(cluster: ClusterView, replicas: ReplicaManager, topic: TopicInfo): TopicResponse {
+function describeTopic(cluster: ClusterView, replicas: ReplicaManager, topic: TopicInfo, operations: number): TopicResponse {
   return {
     errorCode: ErrorCode.NONE,
     name: topic.name,
@@ -66,12 +68,12 @@ function describeTopic(cluster: ClusterView, replicas: ReplicaManager, topic: To
         offlineReplicas: [],
       };
     }),
-    topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+    topicAuthorizedOperations: operations,
   };
 }
 
-function errorTopic(name: string | null, topicId: Buffer, errorCode: number): TopicResponse {
-  return { errorCode, name, topicId, isInternal: false, partitions: [], topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
+function errorTopic(name: string | null, topicId: Buffer, errorCode: number, operations = AUTHORIZED_OPERATIONS_OMITTED): TopicResponse {
+  return { errorCode, name, topicId, isInternal: false, partitions: [], topicAuthorizedOperations: operations };
 }
 
 export default defineHandler({
@@ -84,12 +86,13 @@ export default defineHandler({
     const allowCreate = config.bool('auto.create.topics.enable') && req.allowAutoTopicCreation !== false;
     const byId = all ? [] : requested!.map((t) => t.topicId).filter((id) => id !== undefined && id !== null && !id.equals(ZERO_UUID));
     const topics: TopicResponse[] = [];
+    const topicOperations = authorizedOperations('topic', req.includeTopicAuthorizedOperations === true);
     if (all) {
       for (const t of admin.topics()) {
         // In a cluster, the topics of the controller's metadata, as Kafka's cache answers: not a local log the
         // controller has not described yet, nor one of a topic deleted while this broker was away.
         if (!cluster.hasTopic(t.name)) continue;
-        topics.push(describeTopic(cluster, replicas, t));
+        topics.push(describeTopic(cluster, replicas, t, topicOperations));
       }
     } else if (byId.length > 0) {
       // As Kafka: once any topic id is set the request is by ids, and the names are ignored (the Java client
@@ -100,7 +103,7 @@ export default defineHandler({
         if (seen.has(key)) continue;
         seen.add(key);
         const found = admin.getTopicById(id);
-        topics.push(found ? describeTopic(cluster, replicas, found) : errorTopic(null, id, ErrorCode.UNKNOWN_TOPIC_ID));
+        topics.push(found ? describeTopic(cluster, replicas, found, topicOperations) : errorTopic(null, id, ErrorCode.UNKNOWN_TOPIC_ID));
       }
     } else {
       for (const t of requested!) {
@@ -116,9 +119,9 @@ export default defineHandler({
             found = admin.getTopic(t.name);
           }
           if (!found) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION');
-          topics.push(describeTopic(cluster, replicas, found));
+          topics.push(describeTopic(cluster, replicas, found, topicOperations));
         } catch (err) {
-          topics.push(errorTopic(t.name, ZERO_UUID, asKafkaError(err).code));
+          topics.push(errorTopic(t.name, ZERO_UUID, asKafkaError(err).code, topicOperations));
         }
       }
     }
@@ -128,7 +131,7 @@ export default defineHandler({
       clusterId: cluster.clusterId,
       controllerId: cluster.controllerId,
       topics,
-      clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+      clusterAuthorizedOperations: authorizedOperations('cluster', req.includeClusterAuthorizedOperations === true),
     };
   },
 });

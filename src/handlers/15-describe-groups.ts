@@ -1,12 +1,14 @@
 // DescribeGroups: v0-5.
 // Behaviour: as Kafka's classic coordinator — an unknown group is reported in state "Dead" with no error;
 // a Stable group lists its protocol and each member's metadata and assignment, other states list members
-// without them. Authorized operations (v3+) are "not requested" (-2^31): there are no ACLs.
+// without them. Authorized operations (v3+), when asked for, are reported for each group described without
+// error (an unknown, Dead group too) and not for a refused one, as Kafka does.
 // Version notes: v4+ carries group instance ids, v5 goes flexible.
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
 import { groupCoordinatorError } from '../cluster/coordinator-guard.js';
 import { AUTHORIZED_OPERATIONS_OMITTED } from '../../protocol/sentinels.js';
+import { authorizedOperations } from '../authorized-operations.js';
 import type { GroupCoordinator } from '../group/coordinator.js';
 import type { DescribeGroupsResponse } from '../../protocol/messages/15-describe-groups.js';
 
@@ -18,7 +20,7 @@ function failed(groupId: string, errorCode: number): DescribedGroup {
   return { errorCode, groupId, groupState: '', protocolType: '', protocolData: '', members: [], authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
 }
 
-function describe(groups: GroupCoordinator, groupId: string): DescribedGroup {
+function describe(groups: GroupCoordinator, groupId: string, operations: number): DescribedGroup {
   const g = groups.group(groupId);
   if (!g) {
     return {
@@ -28,7 +30,7 @@ function describe(groups: GroupCoordinator, groupId: string): DescribedGroup {
       protocolType: '',
       protocolData: '',
       members: [],
-      authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+      authorizedOperations: operations,
     };
   }
   const stable = g.is('Stable');
@@ -46,7 +48,7 @@ function describe(groups: GroupCoordinator, groupId: string): DescribedGroup {
       memberMetadata: stable ? m.metadataFor(g.protocolName!) : EMPTY,
       memberAssignment: stable ? m.assignment : EMPTY,
     })),
-    authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+    authorizedOperations: operations,
   };
 }
 
@@ -55,12 +57,13 @@ export default defineHandler({
   minVersion: 0,
   maxVersion: 5,
   handle({ groups, coordinators }, req): DescribeGroupsResponse {
+    const operations = authorizedOperations('group', req.includeAuthorizedOperations === true);
     return {
       throttleTimeMs: 0,
       // In a cluster, each group is described by its own coordinator, once it has loaded it.
       groups: req.groups.map((id) => {
         const code = groupCoordinatorError(coordinators, id);
-        return code !== ErrorCode.NONE ? failed(id, code) : describe(groups, id);
+        return code !== ErrorCode.NONE ? failed(id, code) : describe(groups, id, operations);
       }),
     };
   },

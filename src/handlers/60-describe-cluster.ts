@@ -2,7 +2,7 @@
 // endpointType 2 (controllers, KIP-919) is answered with this broker too, since it plays both roles.
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
-import { AUTHORIZED_OPERATIONS_OMITTED } from '../../protocol/sentinels.js';
+import { authorizedOperations } from '../authorized-operations.js';
 import type { DescribeClusterResponse } from '../../protocol/messages/60-describe-cluster.js';
 
 export default defineHandler({
@@ -18,7 +18,7 @@ export default defineHandler({
       clusterId: cluster.clusterId,
       controllerId: cluster.controllerId,
       brokers: cluster.brokers().map(({ nodeId, host, port, rack }): DescribeClusterResponse['brokers'][number] => ({ brokerId: nodeId, host, port, rack })),
-      clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+      clusterAuthorizedOperations: authorizedOperations('cluster', req.includeClusterAuthorizedOperations),
     };
   },
 });

@@ -892,12 +892,25 @@ public final class Driver {
         return "committed";
       });
       tx.close(Duration.ZERO);
+      // KIP-430: what the client may do, asked for explicitly (null when the broker does not say).
+      step(out, "authorizedOperations", () -> {
+        Map<String, Object> r = new TreeMap<>();
+        r.put("cluster", aclNames(admin.describeCluster(new org.apache.kafka.clients.admin.DescribeClusterOptions().includeAuthorizedOperations(true)).authorizedOperations().get()));
+        r.put("topic", aclNames(admin.describeTopics(List.of(t2), new org.apache.kafka.clients.admin.DescribeTopicsOptions().includeAuthorizedOperations(true)).allTopicNames().get().get(t2).authorizedOperations()));
+        r.put("group", aclNames(admin.describeConsumerGroups(List.of(prefix + "-authz"), new org.apache.kafka.clients.admin.DescribeConsumerGroupsOptions().includeAuthorizedOperations(true)).all().get().get(prefix + "-authz").authorizedOperations()));
+        r.put("notAsked", aclNames(admin.describeCluster().authorizedOperations().get()));
+        return r;
+      });
       step(out, "deleteById", () -> {
         org.apache.kafka.common.Uuid id = admin.describeTopics(List.of(t2)).allTopicNames().get().get(t2).topicId();
         admin.deleteTopics(org.apache.kafka.common.TopicCollection.ofTopicIds(List.of(id))).all().get();
         return admin.listTopics().names().get().contains(t2) ? "still listed" : "gone";
       });
     }
+  }
+
+  static Object aclNames(Set<org.apache.kafka.common.acl.AclOperation> ops) {
+    return ops == null ? "null" : ops.stream().map(Enum::name).sorted().toList();
   }
 
   static Map<String, Object> describeTopic(Admin admin, String topic) throws Exception {
