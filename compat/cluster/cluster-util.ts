@@ -5,7 +5,8 @@
 //   except under CI=true, where CI installs ZooKeeper and a missing one is a failure.
 // - metadataFrom: one broker's own answer to Metadata (a connection to that broker alone), for checks that
 //   must not depend on which broker a client library happens to ask (kafkajs and librdkafka pick any).
-// - settled: bounded polling until every running broker's Metadata shows a topic's partitions all led.
+// - settled: bounded polling until every running broker's Metadata shows a topic's partitions all led;
+//   createSettledTopic makes a topic and waits for that.
 // - ZkReader: raw znodes (JSON parsed, with czxid), as an operator's zkCli would read them.
 // - measure: the `[measure]` log line the lead collects figures from; tests assert outcomes only.
 import { describe, it } from 'vitest';
@@ -180,4 +181,20 @@ export async function settled(cluster: RunningCluster, topic: string, partitions
   } catch (err) {
     throw new Error(`${(err as Error).message}; last views by broker: ${JSON.stringify(last)}`);
   }
+}
+
+/** Creates `topic` (replication factor 3 unless told) and waits until it is settled; returns settled's view. */
+export async function createSettledTopic(
+  cluster: RunningCluster,
+  topic: string,
+  partitions: number,
+  replicationFactor = 3,
+): Promise<BrokerMetadata['topics'][number]['partitions']> {
+  const admin = await adminOf(cluster.bootstrap);
+  try {
+    await admin.createTopics({ topics: [{ topic, numPartitions: partitions, replicationFactor }], waitForLeaders: true });
+  } finally {
+    await admin.disconnect();
+  }
+  return settled(cluster, topic, partitions);
 }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningCluster } from '../../src/embedded-cluster.js';
 import { tempDir } from '../../test/helpers.js';
-import { adminOf, describeCluster, eventually, formCluster, partitionsFrom, settled, unique } from '../cluster/cluster-util.js';
+import { createSettledTopic, describeCluster, eventually, formCluster, partitionsFrom, unique } from '../cluster/cluster-util.js';
 import { describeWithToolchain } from '../toolchain.js';
 import type { Json } from '../util.js';
 import { CLIENTS, java, javaMissing } from './java.js';
@@ -69,13 +69,7 @@ describeWithToolchain('Java client (kafka-clients) against a 3-broker krill clus
     for (const client of CLIENTS) {
       it(`${client.name}: the leader killed (SIGKILL) under an idempotent producer: no error, every acknowledged record once`, async () => {
         const topic = unique(`java${client.major}-failover`);
-        const admin = await adminOf(cluster.bootstrap);
-        try {
-          await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 3 }], waitForLeaders: true });
-        } finally {
-          await admin.disconnect();
-        }
-        const [p0] = await settled(cluster, topic, 1);
+        const [p0] = await createSettledTopic(cluster, topic, 1);
         const leader = cluster.brokers.find((b) => b.id === p0.leaderId)!;
         const progress = path.join(work, `${topic}.progress`);
         const stop = path.join(work, `${topic}.stop`);

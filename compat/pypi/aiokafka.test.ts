@@ -1,6 +1,6 @@
 // aiokafka 0.14 (PyPI, pure Python asyncio client) against one real krill CLI process, via
 // compat/pypi/aiokafka_client.py run with compat/pypi/.venv: AIOKafkaProducer (acks=all, idempotent, every
-// codec it has), AIOKafkaConsumer in a group with commits and a resume, transactions with
+// codec it has), AIOKafkaConsumer in a group with commits and a resume, two members rebalancing, transactions with
 // send_offsets_to_transaction, and AIOKafkaAdminClient. Records are read back with aiokafka itself and, for
 // transactions, also with confluent-kafka 2.x's read_committed consumer.
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -93,6 +93,22 @@ describeWithToolchain('aiokafka 0.14 (PyPI), one broker', venvMissing, { timeout
     expect(r2.messages.map((m) => m.value).sort()).toEqual(second.map((r) => r.value).sort());
     expect(r2.messages.map((m) => m.offset).sort()).toEqual([4, 4, 4, 5, 5, 5]);
     expect(r2.committed).toEqual({ 0: 6, 1: 6, 2: 6 });
+  });
+
+  it('two members of one group: a rebalance shares the partitions, a LeaveGroup gives them back', async () => {
+    const topic = unique('rebalance');
+    await createTopic(topic, 4);
+    const r = await aio('group_rebalance', { bootstrap: bootstrap(), topic, group: unique('g'), partitions: 4, count: 40, timeout_s: 50 });
+    expect(r.alone).toEqual([0, 1, 2, 3]);
+    const [one, two] = r.shares as number[][];
+    expect(one.length).toBeGreaterThan(0);
+    expect(two.length).toBeGreaterThan(0);
+    expect([...one, ...two].sort()).toEqual([0, 1, 2, 3]);
+    // Each member read only its own partitions, and the two together every record once.
+    expect(r.read).toEqual([one, two]);
+    expect(r.values).toEqual(Array.from({ length: 40 }, (_, i) => `shared-${i}`).sort());
+    expect(r.after_leave).toEqual([0, 1, 2, 3]);
+    expect(r.after_values).toEqual(['after-0', 'after-1', 'after-2', 'after-3']);
   });
 
   it('transactions: commit and abort with send_offsets_to_transaction; read_committed sees only committed records', async () => {

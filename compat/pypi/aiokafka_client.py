@@ -4,6 +4,7 @@ Usage: aiokafka_client.py COMMAND < args.json  -> prints one JSON object on stdo
 Values travel as UTF-8 strings (keys and values of these scenarios are text); every wait is bounded.
 """
 import asyncio
+import os
 
 import aiokafka
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
@@ -167,11 +168,119 @@ async def admin_tour(a):
     return out
 
 
+async def _poll_until(consumers, done, what, timeout_s=30):
+    """Drives every consumer's getmany (which runs its heartbeats and rebalances) until done(); returns the
+    messages each read on the way, by consumer index."""
+    got = [[] for _ in consumers]
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while not done(got):
+        if loop.time() > deadline:
+            raise TimeoutError(f'waiting for {what}')
+        batches = await asyncio.gather(*(c.getmany(timeout_ms=100) for c in consumers))
+        for i, batch in enumerate(batches):
+            for msgs in batch.values():
+                got[i].extend(message(m) for m in msgs)
+    return got
+
+
+def _parts(c):
+    return sorted(tp.partition for tp in c.assignment())
+
+
+async def group_rebalance(a):
+    """Two AIOKafkaConsumers of one group: the first alone holds every partition; the second joins and the
+    group rebalances into two disjoint shares; a['count'] records are read between them and committed; the
+    second leaves (LeaveGroup on stop) and the first holds every partition again and reads what follows."""
+    conf = {'bootstrap_servers': a['bootstrap'], 'group_id': a['group'], 'auto_offset_reset': 'earliest',
+            'enable_auto_commit': False, 'request_timeout_ms': 10000, 'fetch_max_wait_ms': 100,
+            'session_timeout_ms': 10000, 'heartbeat_interval_ms': 500}
+    everything = list(range(a['partitions']))
+    topic = a['topic']
+    out = {}
+    c1 = AIOKafkaConsumer(**conf)
+    c2 = AIOKafkaConsumer(**conf)
+    p = AIOKafkaProducer(bootstrap_servers=a['bootstrap'], acks='all', enable_idempotence=True)
+    await asyncio.gather(c1.start(), c2.start(), p.start())
+    try:
+        c1.subscribe([topic])
+        await _poll_until([c1], lambda _: _parts(c1) == everything, 'the first member to hold every partition')
+        out['alone'] = _parts(c1)
+        c2.subscribe([topic])
+
+        def shared(_):
+            one, two = _parts(c1), _parts(c2)
+            return one and two and sorted(one + two) == everything
+        await _poll_until([c1, c2], shared, 'two disjoint shares of every partition')
+        out['shares'] = [_parts(c1), _parts(c2)]
+        acks = await asyncio.gather(*[await p.send(topic, value=enc(f'shared-{i}'), partition=i % a['partitions'])
+                                      for i in range(a['count'])])
+        got = await _poll_until([c1, c2], lambda g: len(g[0]) + len(g[1]) >= a['count'], 'every record between the two')
+        out['read'] = [sorted({m['partition'] for m in g}) for g in got]
+        out['values'] = sorted(m['value'] for g in got for m in g)
+        out['acked'] = len(acks)
+        await asyncio.gather(c1.commit(), c2.commit())
+        await c2.stop()
+        await _poll_until([c1], lambda _: _parts(c1) == everything, 'the first member to take every partition back')
+        out['after_leave'] = _parts(c1)
+        await asyncio.gather(*[await p.send(topic, value=enc(f'after-{i}'), partition=i % a['partitions'])
+                               for i in range(a['partitions'])])
+        got = await _poll_until([c1], lambda g: len(g[0]) >= a['partitions'], 'the records after the leave')
+        out['after_values'] = sorted(m['value'] for m in got[0])
+    finally:
+        await asyncio.gather(c1.stop(), c2.stop(), p.stop())
+    return out
+
+
+async def produce_until_stopped(a):
+    """An idempotent acks=all AIOKafkaProducer sends values 'v-N' to a['topic'] (partition N % partitions)
+    until the file a['stop'] exists, writing the count acknowledged so far to a['progress']; returns which
+    were acknowledged at which partition and offset, and which sends failed."""
+    p = AIOKafkaProducer(bootstrap_servers=a['bootstrap'], acks='all', enable_idempotence=True, request_timeout_ms=30000)
+    await p.start()
+    acked, errors, pending = {}, [], set()
+
+    def done(value, fut):
+        pending.discard(fut)
+        if fut.exception() is not None:
+            errors.append(f'{value}: {fut.exception()!r}')
+        else:
+            m = fut.result()
+            acked[value] = [m.partition, m.offset]
+
+    def report():
+        tmp = a['progress'] + '.tmp'
+        with open(tmp, 'w') as f:
+            f.write(str(len(acked)))
+        os.replace(tmp, a['progress'])
+    sent = 0
+    try:
+        while sent < a['max'] and not os.path.exists(a['stop']):
+            value = f'v-{sent}'
+            fut = await p.send(a['topic'], value=enc(value), partition=sent % a['partitions'])
+            pending.add(fut)
+            fut.add_done_callback(lambda f, v=value: done(v, f))
+            sent += 1
+            if sent % 50 == 0:
+                report()
+                await asyncio.sleep(0.01)
+            while len(pending) > 500:
+                await asyncio.sleep(0.005)
+        await p.flush()
+        if pending:
+            await asyncio.wait(set(pending))
+        report()
+    finally:
+        await p.stop()
+    return {'sent': sent, 'acked': acked, 'errors': errors[:10], 'error_count': len(errors)}
+
+
 def versions(a):
     return {'aiokafka': aiokafka.__version__}
 
 
-COMMANDS = {f.__name__: f for f in [run(produce), run(consume), run(transactions), run(admin_tour), versions]}
+COMMANDS = {f.__name__: f for f in [run(produce), run(consume), run(transactions), run(admin_tour), run(group_rebalance),
+                                     run(produce_until_stopped), versions]}
 
 if __name__ == '__main__':
     driver.main(COMMANDS, default=str)

@@ -1,10 +1,15 @@
 // confluent-kafka 2.x (librdkafka 2.x) and aiokafka from PyPI against a 3-broker krill cluster of child
 // processes (a real ZooKeeper): RF 3 topics produced and consumed by both, and a partition leader killed with
 // SIGKILL under an idempotent acks=all confluent-kafka load: every acknowledged record is read back exactly
-// once at the offset its delivery report named (compat/python/replication_client.py run with the venv).
+// once at the offset its delivery report named (compat/python/replication_client.py run with the venv); the
+// same kill under an idempotent aiokafka producer: no send fails, and the log holds each acknowledged value
+// once, at the offset its acknowledgement named.
+import fs from 'node:fs';
+import path from 'node:path';
 import { expect, it } from 'vitest';
+import { tempDir } from '../../test/helpers.js';
 import { describeToolchainCluster } from './cluster-guard.js';
-import { adminOf, agreedController, settled, unique } from '../cluster/cluster-util.js';
+import { adminOf, agreedController, eventually, settled, unique } from '../cluster/cluster-util.js';
 import { fullIsr, lossCheck, readAll, startLoad, useProcessCluster, waitState, zkState, type LoadResult } from '../cluster/replication-util.js';
 import { encodeRecord } from '../python/py.js';
 import { pypiDriver, venvPy } from './pypi.js';
@@ -92,5 +97,45 @@ describeToolchainCluster('confluent-kafka 2.x and aiokafka (PyPI) against a 3-br
     expect(check.failed.slice(0, 10), `${check.failed.length} failed deliveries`).toEqual([]);
     expect(check.acked).toBe(result.reports.length);
     expect(log).toHaveLength(result.reports.length);
+  });
+
+  it('kill -9 of a partition leader under an idempotent aiokafka producer: no failed send, every acknowledged value once', async () => {
+    const topic = await createTopic('aio-kill');
+    const controller = await agreedController(env.cluster.brokers.map((b) => b.port));
+    const victim = env.cluster.brokers.find((b) => b.id !== controller)!;
+    const work = tempDir('krill-aio-kill-');
+    const progress = path.join(work, 'progress');
+    const stop = path.join(work, 'stop');
+    const acked = () => (fs.existsSync(progress) ? Number(fs.readFileSync(progress, 'utf8')) : 0);
+    const producing = venvPy(
+      pypiDriver('aiokafka_client.py'),
+      'produce_until_stopped',
+      { bootstrap: env.cluster.bootstrap, topic, partitions: PARTITIONS, progress, stop, max: 200_000, timeout_s: 120 },
+      130_000,
+    );
+    const failed = producing.then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    const gone = async () => (await Promise.race([failed, Promise.resolve(undefined)])) !== undefined;
+    try {
+      await eventually(`${WARM_UP} acknowledged before the kill`, async () => ((await gone()) || acked() >= WARM_UP ? true : undefined), 60_000);
+      await victim.kill();
+      const atKill = acked();
+      await eventually('1000 more acknowledged after the kill', async () => ((await gone()) || acked() >= atKill + 1000 ? true : undefined), 90_000);
+    } finally {
+      fs.writeFileSync(stop, '');
+    }
+    const res = await producing;
+    fs.rmSync(work, { recursive: true, force: true });
+    expect(res.errors).toEqual([]);
+    expect(Object.keys(res.acked)).toHaveLength(res.sent);
+    await victim.start();
+    await fullIsr(env.zk, topic, PARTITIONS);
+    const log = await readAll(env.cluster.bootstrap, topic, PARTITIONS, venvPy);
+    // Exactly the acknowledged values, each once, where its acknowledgement said.
+    expect(log).toHaveLength(res.sent);
+    const wrong = log.filter(([p, offset, value]) => res.acked[value]?.[0] !== p || res.acked[value]?.[1] !== offset);
+    expect(wrong.slice(0, 10)).toEqual([]);
   });
 });

@@ -1,33 +1,24 @@
 // Kafka Streams 4.4.0 (Java 17) against a real krill CLI process: one application with
 // processing.guarantee=exactly_once_v2 (a word count through a groupBy repartition, a tumbling-window word
-// count, a KTable with its changelog), run through the steps of its life in order:
-//   1. one instance: exact final counts read_committed; the internal topics exist with Streams' configs;
-//   2. a second instance of the same application.id shares the tasks; kill -9 of the first mid-stream: the
-//      second takes over, restores from the changelogs, and every count stays exact (no double counts);
-//   3. both instances restarted: the counts continue from the restored state, not from zero;
-//   4. StreamsResetter (kafka-streams-application-reset): input offsets back to earliest, internal topics
-//      deleted; a rerun recomputes the same counts.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+// count, a KTable with its changelog), run through the steps of its life in life.ts: one instance, a second
+// sharing the tasks, kill -9 of one mid-stream, both restarted, then reset by StreamsResetter.
+import { afterAll, beforeAll } from 'vitest';
 import type { CliBroker } from '../../test/helpers.js';
 import { BrokerPool } from '../util.js';
-import type { Json } from '../util.js';
 import { describeWithToolchain } from '../toolchain.js';
-import { StreamsInstance, driver, streamsMissing } from './streams.js';
-import { OUTPUTS, WordCountApp, expected, lines, regions, sum } from './wordcount.js';
+import { streamsMissing } from './streams.js';
+import { livesThroughKillRestartAndReset } from './life.js';
+import { WordCountApp } from './wordcount.js';
 
 const TEST_TIMEOUT = 240_000;
 
 const pool = new BrokerPool();
 let broker: CliBroker;
 const app = new WordCountApp(() => broker.bootstrap, 'wordcount');
-let stateA: string;
-let stateB: string;
 
 beforeAll(async () => {
   if (streamsMissing() !== null) return;
   broker = await pool.start(['--data-dir', pool.dir('krill-streams-'), '--set', 'group.initial.rebalance.delay.ms=0']);
-  stateA = pool.dir('krill-streams-a-');
-  stateB = pool.dir('krill-streams-b-');
 });
 afterAll(async () => {
   await app.stopAll();
@@ -35,74 +26,5 @@ afterAll(async () => {
 });
 
 describeWithToolchain('Kafka Streams 4.4.0 (exactly_once_v2) against one krill broker', streamsMissing, { timeout: TEST_TIMEOUT }, () => {
-  let a: StreamsInstance;
-  let b: StreamsInstance;
-  let lastInspect: Json;
-
-  it('counts words through a repartition, per window and in a KTable, exactly, with Streams’ internal topics', async () => {
-    a = app.instance('A', stateA);
-    await app.produce([...lines(300), ...regions(20)]);
-    await a.running();
-    const res = await app.inspect(expected(app.input));
-    app.expectExact(res);
-    app.expectInternalTopics(res);
-    expect(sum(app.committedLines(res))).toBe(app.linesIn());
-    lastInspect = res;
-  });
-
-  it('shares the tasks with a second instance, and after kill -9 of one mid-stream the other keeps every count exact', async () => {
-    const fromA = a.events.length;
-    b = app.instance('B', stateB);
-    const tasksB = await b.running();
-    const tasksA = await a.running(fromA);
-    expect(tasksA.length).toBeGreaterThan(0);
-    expect(tasksB.length).toBeGreaterThan(0);
-    expect(tasksA.filter((t) => tasksB.includes(t))).toEqual([]);
-    // Three subtopologies (lines to the repartition topic, the counts, the table) of four partitions each.
-    const tasks = app.allTasks();
-    expect(tasks).toHaveLength(12);
-
-    const seenByA = Math.max(0, ...a.events.filter((e) => e.event === 'progress').map((e) => e.lines!));
-    const producing = app.produce(lines(1500), { batch: 50, pauseMs: 40 });
-    await a.waitFor('processing the second batch', (e) => e.event === 'progress' && e.lines! > seenByA);
-    const fromB = b.events.length;
-    await a.kill();
-    await producing;
-    const taken = await b.waitFor('every task after the takeover', (e) => e.event === 'tasks' && tasks.every((t) => e.active!.includes(t)), 120_000, fromB);
-    expect([...taken.active!].sort()).toEqual(tasks);
-
-    const res = await app.inspect(expected(app.input));
-    app.expectExact(res);
-    expect(sum(app.committedLines(res))).toBe(app.linesIn());
-    lastInspect = res;
-  });
-
-  it('restarts both instances with their state restored: counts continue, not from zero', async () => {
-    await b.close();
-    a = app.instance('A2', stateA);
-    b = app.instance('B2', stateB);
-    await Promise.all([a.running(), b.running()]);
-    await app.produce(lines(300));
-    const res = await app.inspect(expected(app.input));
-    app.expectExact(res);
-    expect(sum(app.committedLines(res))).toBe(app.linesIn());
-    lastInspect = res;
-  });
-
-  it('is reset by StreamsResetter and recomputes the same counts', async () => {
-    await Promise.all([a.close(), b.close()]);
-    const reset = await driver('reset', { bootstrap: broker.bootstrap, appId: app.appId, inputTopics: ['lines', 'regions'] }, 120_000);
-    expect(reset.exitCode).toBe(0);
-    const after = await app.inspect({});
-    expect(Object.keys(after.internalTopics)).toEqual([]);
-    expect(app.committedLines(after)).toEqual([0, 0, 0, 0]);
-
-    // The rerun's output, read from where the output topics ended before the reset: every count again.
-    const from = Object.fromEntries(OUTPUTS.map((t) => [t, lastInspect.outputs[t].end]));
-    const rerun = app.instance('A3', stateA, true);
-    await rerun.running();
-    const res = await app.inspect(expected(app.input), from);
-    app.expectExact(res);
-    app.expectInternalTopics(res);
-  });
+  livesThroughKillRestartAndReset({ app, bootstrap: () => broker.bootstrap, stateDir: (prefix) => pool.dir(prefix) });
 });
