@@ -73,6 +73,12 @@ export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = configTable({
   'log.dir': { kind: 'string', default: './krill-data', doc: 'Data directory, when log.dirs is unset.' },
   'num.partitions': { kind: 'int', default: '1', min: 1, doc: 'Partitions of an auto-created topic.' },
   'auto.create.topics.enable': { kind: 'bool', default: 'true', doc: 'Create unknown topics named in Metadata.' },
+  'max.request.partition.size.limit': {
+    kind: 'int',
+    default: '2000',
+    min: 1,
+    doc: 'The most partitions one DescribeTopicPartitions response describes; the client pages through the rest.',
+  },
   'default.replication.factor': {
     kind: 'int',
     default: '1',

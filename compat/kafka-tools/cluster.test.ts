@@ -22,7 +22,7 @@ const pool = new BrokerPool();
 async function describeTopic(topic: string): Promise<[number, number, number[], number[]][]> {
   const out = (await tool('kafka-topics', [...bs, '--describe', '--topic', topic])).stdout;
   const ids = (s: string) => s.split(',').map(Number);
-  return [...out.matchAll(/^\tTopic: \S+\tPartition: (\d+)\tLeader: (-?\d+)\tReplicas: ([\d,]+)\tIsr: ([\d,]*)\tElr: N\/A\tLastKnownElr: N\/A$/gm)].map((m) => [
+  return [...out.matchAll(/^\tTopic: \S+\tPartition: (\d+)\tLeader: (-?\d+)\tReplicas: ([\d,]+)\tIsr: ([\d,]*)\tElr: \tLastKnownElr: $/gm)].map((m) => [
     Number(m[1]),
     Number(m[2]),
     ids(m[3]),

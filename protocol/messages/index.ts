@@ -46,6 +46,7 @@ import { DescribeCluster } from './60-describe-cluster.js';
 import { DescribeProducers } from './61-describe-producers.js';
 import { DescribeTransactions } from './65-describe-transactions.js';
 import { ListTransactions } from './66-list-transactions.js';
+import { DescribeTopicPartitions } from './75-describe-topic-partitions.js';
 
 export const MESSAGES = [
   Produce,
@@ -93,6 +94,7 @@ export const MESSAGES = [
   DescribeProducers,
   DescribeTransactions,
   ListTransactions,
+  DescribeTopicPartitions,
 ] as const satisfies readonly MessageDef[];
 
 /** Each definition with its literal types, for typing code by API key (the handlers). */

@@ -18,6 +18,7 @@ import { defineHandler } from './registry.js';
 import { AUTHORIZED_OPERATIONS_OMITTED, ZERO_UUID } from '../../protocol/sentinels.js';
 import { validateTopicName } from '../topics.js';
 import { authorizedOperations } from '../authorized-operations.js';
+import { partitionState } from './partition-state.js';
 import type { ReplicaManager } from '../partition/replica-manager.js';
 import type { ClusterView } from '../cluster/cluster-view.js';
 import type { TopicInfo } from '../topics.js';
@@ -32,41 +33,9 @@ function describeTopic(cluster: ClusterView, replicas: ReplicaManager, topic: To
     topicId: topic.topicId,
     isInternal: topic.name.startsWith('__'),
     partitions: Array.from({ length: topic.partitions }, (_, p): TopicResponse['partitions'][number] => {
-      const described = cluster.partitionMetadata(topic.name, p);
-      if (described) {
-        return {
-          // No live leader: clients wait and ask again, as with Kafka.
-          errorCode: described.leaderId < 0 ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE,
-          partitionIndex: p,
-          leaderId: described.leaderId,
-          leaderEpoch: described.leaderEpoch,
-          replicaNodes: described.replicas,
-          isrNodes: described.isr,
-          offlineReplicas: described.offlineReplicas,
-        };
-      }
-      const partition = replicas.partition(topic.name, p);
-      if (!partition) {
-        return {
-          errorCode: ErrorCode.LEADER_NOT_AVAILABLE,
-          partitionIndex: p,
-          leaderId: -1,
-          leaderEpoch: -1,
-          replicaNodes: [],
-          isrNodes: [],
-          offlineReplicas: [],
-        };
-      }
-      return {
-        // A cluster broker's partition the controller has not described yet has no leader.
-        errorCode: partition.leaderId < 0 ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE,
-        partitionIndex: p,
-        leaderId: partition.leaderId,
-        leaderEpoch: partition.leaderEpoch,
-        replicaNodes: partition.replicas,
-        isrNodes: partition.isr,
-        offlineReplicas: [],
-      };
+      const state = partitionState(cluster, replicas, topic.name, p);
+      // No live leader: clients wait and ask again, as with Kafka.
+      return { errorCode: state.leaderId < 0 ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE, ...state };
     }),
     topicAuthorizedOperations: operations,
   };

@@ -37,6 +37,7 @@ import describeCluster from './60-describe-cluster.js';
 import describeProducers from './61-describe-producers.js';
 import describeTransactions from './65-describe-transactions.js';
 import listTransactions from './66-list-transactions.js';
+import describeTopicPartitions from './75-describe-topic-partitions.js';
 import leaderAndIsr from './04-leader-and-isr.js';
 import stopReplica from './05-stop-replica.js';
 import updateMetadata from './06-update-metadata.js';
@@ -82,6 +83,7 @@ export const HANDLERS: readonly Handler[] = [
   describeProducers,
   describeTransactions,
   listTransactions,
+  describeTopicPartitions,
   // Every Kafka broker serves it: transaction coordinators, and Admin.abortTransaction for a hanging transaction.
   writeTxnMarkers,
 ];
