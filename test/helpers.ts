@@ -87,11 +87,12 @@ export function projectWithKrill(cli = CLI): string {
 /**
  * Starts the built CLI (dist/src/bin/krill.cjs) and waits for its ready line: as `node krill.cjs`, or with
  * `npx: true` as users start it, `npx --offline krill` in a project that has it installed, in a process
- * group of its own. `openFileLimit` runs it under `ulimit -n` (through sh, which then execs).
+ * group of its own (`project`: that project, else one whose krill is `cli`). `openFileLimit` runs it under
+ * `ulimit -n` (through sh, which then execs).
  */
 export function spawnCli(
   args: string[],
-  opts: { timeoutMs?: number; cli?: string; env?: NodeJS.ProcessEnv; openFileLimit?: number; npx?: boolean } = {},
+  opts: { timeoutMs?: number; cli?: string; env?: NodeJS.ProcessEnv; openFileLimit?: number; npx?: boolean; project?: string } = {},
 ): Promise<CliBroker> {
   const argv = opts.npx ? ['npx', '--offline', 'krill', ...args] : [process.execPath, opts.cli ?? CLI, ...args];
   const [cmd, ...cmdArgs] = opts.openFileLimit === undefined ? argv : ['/bin/sh', '-c', `ulimit -n ${opts.openFileLimit} && exec "$0" "$@"`, ...argv];
@@ -99,7 +100,7 @@ export function spawnCli(
     stdio: ['ignore', 'pipe', 'pipe'],
     env: opts.env ?? process.env,
     detached: opts.npx,
-    cwd: opts.npx ? projectWithKrill(opts.cli) : undefined,
+    cwd: opts.npx ? (opts.project ?? projectWithKrill(opts.cli)) : undefined,
   });
   const killGroup = () => {
     try {

@@ -1,0 +1,141 @@
+// The package as a user gets it: `npm pack` of this repository (the build that `npm test` made), installed into
+// a fresh project with `npm install ./krill-<version>.tgz`, then used the two ways the README shows: `npx krill`
+// and `import { startBroker } from 'krill'`. Asserted: what the tarball holds, that the installed CLI serves
+// Kafka requests and stops cleanly, and that the installed embedded API does too, its types included.
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, spawnCli, tempDir } from '../helpers.js';
+import { TestClient } from '../server/client.js';
+import { API } from '../server/kafka.js';
+
+const INSTALL_TIMEOUT_MS = 300_000;
+let work: string;
+let tarball: string;
+let project: string;
+
+beforeAll(() => {
+  work = tempDir('krill-package-');
+  // --ignore-scripts: `prepare` would rebuild dist/ under the feet of the tests running beside this one.
+  const packed = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' }));
+  tarball = path.join(work, packed[0].filename);
+  project = path.join(work, 'app');
+  fs.mkdirSync(project);
+  fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'uses-krill', version: '1.0.0', private: true, type: 'module' }));
+  // From the registry (or npm's cache) for krill's dependencies, as a user's install does.
+  const installed = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], {
+    cwd: project,
+    encoding: 'utf8',
+    timeout: INSTALL_TIMEOUT_MS,
+  });
+  if (installed.status !== 0)
+    throw new Error(`npm install ${tarball} failed (${installed.status ?? installed.signal}):\n${installed.stdout}\n${installed.stderr}`);
+}, INSTALL_TIMEOUT_MS + 60_000);
+afterAll(() => {
+  if (work) fs.rmSync(work, { recursive: true, force: true });
+});
+
+async function apiVersionsOk(port: number): Promise<void> {
+  const client = await TestClient.connect(port);
+  try {
+    const res = await client.request(API.ApiVersions, 3, { clientSoftwareName: 'package-test', clientSoftwareVersion: '1' });
+    expect(res.errorCode).toBe(0);
+    expect(res.apiKeys.length).toBeGreaterThan(30);
+  } finally {
+    client.close();
+  }
+}
+
+describe('the npm package', () => {
+  it('holds the built broker, its types, the README and the licence, and nothing of the repository', () => {
+    const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n').sort();
+    for (const f of [
+      'package/package.json',
+      'package/README.md',
+      'package/LICENSE',
+      'package/dist/krill.mjs',
+      'package/dist/src/bin/krill.cjs',
+      'package/dist/src/index.d.ts',
+    ]) {
+      expect(files).toContain(f);
+    }
+    const shipped =
+      /^package\/(package\.json|README\.md|LICENSE|dist\/krill\.mjs|dist\/krill-cli\.cjs(\.cache)?|dist\/krill-cluster\.cjs|dist\/src\/bin\/krill\.cjs|dist\/(src|protocol)\/.*\.d\.ts)$/;
+    expect(files.filter((f) => !shipped.test(f))).toEqual([]);
+    // Only the runtime dependencies were installed beside it.
+    const installed = fs.readdirSync(path.join(project, 'node_modules'));
+    for (const dev of ['vitest', 'kafkajs', 'typescript', 'esbuild', 'eslint']) expect(installed).not.toContain(dev);
+  });
+
+  it('npx krill in the project starts a broker that serves Kafka requests, and stops on SIGTERM', async () => {
+    const data = path.join(work, 'cli-data');
+    const broker = await spawnCli(['--port', '0', '--data-dir', data], { npx: true, project, timeoutMs: 30_000 });
+    try {
+      await apiVersionsOk(broker.port);
+    } finally {
+      broker.kill('SIGTERM');
+    }
+    expect(await broker.exited).toBe(0);
+    expect(fs.existsSync(path.join(data, 'meta.properties'))).toBe(true);
+  });
+
+  it("import { startBroker } from 'krill' starts and closes an embedded broker, with types for TypeScript", async () => {
+    const script = path.join(project, 'embedded.mjs');
+    fs.writeFileSync(
+      script,
+      [
+        "import { startBroker } from 'krill';",
+        'const broker = await startBroker({ port: 0 });',
+        'process.stdout.write(`ready ${broker.port}\\n`);',
+        "process.stdin.on('end', async () => { await broker.close(); process.stdout.write('closed\\n'); });",
+        'process.stdin.resume();',
+      ].join('\n'),
+    );
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [script], { cwd: project, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const port = await new Promise<number>((resolve, reject) => {
+      child.stdout.on('data', (d) => {
+        out += d;
+        const m = /ready (\d+)/.exec(out);
+        if (m) resolve(Number(m[1]));
+      });
+      exited.then((code) => reject(new Error(`exited ${code} before ready: ${err}`)));
+    });
+    await apiVersionsOk(port);
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    expect(out).toContain('closed');
+    // The declarations resolve from the package's exports, as a TypeScript user's tsc reads them.
+    fs.writeFileSync(
+      path.join(project, 'check.ts'),
+      "import { startBroker, type RunningBroker } from 'krill';\nconst started: Promise<RunningBroker> = startBroker({ port: 0, logLevel: 'warn' });\nvoid started;\n",
+    );
+    const tsc = spawnSync(
+      process.execPath,
+      [
+        path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+        '--noEmit',
+        '--strict',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--target',
+        'es2022',
+        '--typeRoots',
+        path.join(ROOT, 'node_modules', '@types'),
+        '--types',
+        'node',
+        'check.ts',
+      ],
+      { cwd: project, encoding: 'utf8' },
+    );
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    expect(tsc.status).toBe(0);
+  });
+});
