@@ -1,7 +1,8 @@
 // Build step after tsc (`npm run build`): bundles the CLI into one CommonJS file, dist/krill-cli.cjs,
 // and writes V8's code cache for it (dist/krill-cli.cjs.cache) by starting it once, sending it an
 // ApiVersions and a Metadata request and stopping it, so that the cache holds what a start runs.
-// Also bundles the embedded API, the package's entry, into dist/krill.mjs.
+// Also bundles the embedded API, the package's entry, into dist/krill.mjs, and krill/testing into
+// dist/testing.mjs.
 // Why a bundle: resolving and loading ~90 modules one by one cost ~70 ms of start-up; one file ~10 ms,
 // and the code cache removes most of the rest. Native codecs stay external: they are loaded lazily.
 import { spawn } from 'node:child_process';
@@ -82,6 +83,22 @@ await build({
   plugins: [clusterApart],
   // Bundled CommonJS dependencies (pino) and lazily loaded natives call require().
   banner: { js: "import { createRequire as __krillRequire } from 'node:module'; const require = __krillRequire(import.meta.url);" },
+});
+
+// krill/testing (the test runners' global setup) as an ES module of its own that imports the entry above, so
+// that a run which loads both holds one copy of the broker.
+const entryApart: Plugin = {
+  name: 'entry-apart',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/index\.js$/ }, () => ({ path: './krill.mjs', external: true }));
+  },
+};
+await build({
+  ...COMMON,
+  entryPoints: [path.join(DIST, 'src', 'testing.js')],
+  outfile: path.join(DIST, 'testing.mjs'),
+  format: 'esm',
+  plugins: [entryApart],
 });
 
 const cacheFile = `${BUNDLE}.cache`;

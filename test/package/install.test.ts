@@ -1,12 +1,13 @@
 // The package as a user gets it: `npm pack` of this repository (the build that `npm test` made), installed into
 // a fresh project with `npm install ./krill-<version>.tgz`, then used the two ways the README shows: `npx krill`
-// and `import { startBroker } from 'krill'`. Asserted: what the tarball holds, that the installed CLI serves
-// Kafka requests and stops cleanly, and that the installed embedded API does too, its types included.
+// and `import { startBroker } from 'krill'`, and `krill/testing` as a vitest globalSetup. Asserted: what the
+// tarball holds, that the installed CLI serves Kafka requests and stops cleanly, that the installed embedded
+// API does too, its types included, and that a suite's test files share the run's broker.
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, spawnCli, tempDir } from '../helpers.js';
+import { ROOT, portFreed, spawnCli, tempDir } from '../helpers.js';
 import { TestClient } from '../server/client.js';
 import { API } from '../server/kafka.js';
 
@@ -61,7 +62,7 @@ describe('the npm package', () => {
       expect(files).toContain(f);
     }
     const shipped =
-      /^package\/(package\.json|README\.md|LICENSE|dist\/krill\.mjs|dist\/krill-cli\.cjs(\.cache)?|dist\/krill-cluster\.cjs|dist\/src\/bin\/krill\.cjs|dist\/(src|protocol)\/.*\.d\.ts)$/;
+      /^package\/(package\.json|README\.md|LICENSE|dist\/krill\.mjs|dist\/testing\.mjs|dist\/krill-cli\.cjs(\.cache)?|dist\/krill-cluster\.cjs|dist\/src\/bin\/krill\.cjs|dist\/(src|protocol)\/.*\.d\.ts)$/;
     expect(files.filter((f) => !shipped.test(f))).toEqual([]);
     // Only the runtime dependencies were installed beside it.
     const installed = fs.readdirSync(path.join(project, 'node_modules'));
@@ -113,7 +114,8 @@ describe('the npm package', () => {
     // The declarations resolve from the package's exports, as a TypeScript user's tsc reads them.
     fs.writeFileSync(
       path.join(project, 'check.ts'),
-      "import { startBroker, type RunningBroker } from 'krill';\nconst started: Promise<RunningBroker> = startBroker({ port: 0, logLevel: 'warn' });\nvoid started;\n",
+      "import { startBroker, type RunningBroker } from 'krill';\nimport { BOOTSTRAP_ENV, setup, teardown } from 'krill/testing';\n" +
+        "const started: Promise<RunningBroker> = startBroker({ port: 0, logLevel: 'warn' });\nconst env: string = BOOTSTRAP_ENV;\nconst hooks: (() => Promise<void>)[] = [setup, teardown];\nvoid [started, env, hooks];\n",
     );
     const tsc = spawnSync(
       process.execPath,
@@ -137,5 +139,52 @@ describe('the npm package', () => {
     );
     expect(tsc.stdout + tsc.stderr).toBe('');
     expect(tsc.status).toBe(0);
+  });
+
+  it("krill/testing as vitest's globalSetup: one broker for the run, its address in KRILL_BOOTSTRAP, gone after", async () => {
+    // A user's suite in the fresh project, run by vitest (this repository's: the project has no vitest of its
+    // own, so the test file uses its globals). Each test file checks the broker answers, and says where it was.
+    const seen = path.join(work, 'seen');
+    fs.mkdirSync(seen);
+    fs.writeFileSync(
+      path.join(project, 'vitest.config.mjs'),
+      "export default { test: { globals: true, globalSetup: ['krill/testing'], include: ['*.test.mjs'] } };\n",
+    );
+    for (const name of ['one', 'two']) {
+      fs.writeFileSync(
+        path.join(project, `${name}.test.mjs`),
+        [
+          "import fs from 'node:fs';",
+          "import net from 'node:net';",
+          "test('the shared broker answers ApiVersions', async () => {",
+          "  const [host, port] = process.env.KRILL_BOOTSTRAP.split(':');",
+          `  fs.writeFileSync(${JSON.stringify(path.join(seen, name))}, process.env.KRILL_BOOTSTRAP);`,
+          '  // ApiVersions v0, correlation id 7, no client id.',
+          '  const request = Buffer.from([0, 0, 0, 10, 0, 18, 0, 0, 0, 0, 0, 7, 0xff, 0xff]);',
+          '  const reply = await new Promise((resolve, reject) => {',
+          '    const socket = net.connect(Number(port), host, () => socket.write(request));',
+          '    let got = Buffer.alloc(0);',
+          "    socket.on('data', (d) => { got = Buffer.concat([got, d]); if (got.length >= 4 && got.length >= 4 + got.readInt32BE(0)) { socket.destroy(); resolve(got); } });",
+          "    socket.on('error', reject);",
+          '  });',
+          '  expect(reply.readInt32BE(4)).toBe(7);',
+          '  expect(reply.readInt16BE(8)).toBe(0);',
+          '});',
+        ].join('\n'),
+      );
+    }
+    const run = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], {
+      cwd: project,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(run.status, run.stdout + run.stderr).toBe(0);
+    // eslint-disable-next-line no-control-regex -- vitest colours its summary
+    expect(run.stdout.replace(/\x1b\[[0-9;]*m/g, '')).toMatch(/Test Files\s+2 passed/);
+    const [one, two] = ['one', 'two'].map((n) => fs.readFileSync(path.join(seen, n), 'utf8'));
+    expect(one).toMatch(/^127\.0\.0\.1:\d+$/);
+    expect(two).toBe(one);
+    // The run's teardown closed it.
+    expect(await portFreed(Number(one.split(':')[1]))).toBe(true);
   });
 });
