@@ -7,8 +7,12 @@
 //   must not depend on which broker a client library happens to ask (kafkajs and librdkafka pick any).
 // - settled: bounded polling until every running broker's Metadata shows a topic's partitions all led;
 //   createSettledTopic makes a topic and waits for that.
+// - killUnderLoad: a broker killed while a client's driver sends, the driver counting its acknowledgements in
+//   a progress file and stopping when a stop file appears.
 // - ZkReader: raw znodes (JSON parsed, with czxid), as an operator's zkCli would read them.
 // - measure: the `[measure]` log line the lead collects figures from; tests assert outcomes only.
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'vitest';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { startCluster, type ClusterStartOptions, type RunningCluster } from '../../src/embedded-cluster.js';
@@ -197,4 +201,52 @@ export async function createSettledTopic(
     await admin.disconnect();
   }
   return settled(cluster, topic, partitions);
+}
+
+/** The files through which a test and a client's driver talk during killUnderLoad. */
+export interface LoadFiles {
+  /** The driver keeps the count of acknowledged sends here (replaced atomically). */
+  progress: string;
+  /** The driver stops sending once this exists. */
+  stop: string;
+}
+
+/**
+ * Kills `victim` under a client's load: `start` runs the driver with the files (in `dir`, named by `label`);
+ * once `before` sends are acknowledged the victim is killed, and once `after` more are, the driver is told to
+ * stop. Returns the driver's result. A driver that fails meanwhile ends the waits at once, and its error is
+ * what this throws.
+ */
+export async function killUnderLoad<T>(
+  dir: string,
+  label: string,
+  victim: { kill(): Promise<void> },
+  start: (files: LoadFiles) => Promise<T>,
+  counts: { before: number; after: number; beforeTimeoutMs?: number; afterTimeoutMs?: number },
+): Promise<T> {
+  const files = { progress: path.join(dir, `${label}.progress`), stop: path.join(dir, `${label}.stop`) };
+  const acked = () => (fs.existsSync(files.progress) ? Number(fs.readFileSync(files.progress, 'utf8')) : 0);
+  const driver = start(files);
+  const failed = driver.then(
+    () => false,
+    () => true,
+  );
+  const ended = () => Promise.race([failed, Promise.resolve(false)]);
+  try {
+    await eventually(
+      `${label}: ${counts.before} acknowledged before the kill`,
+      async () => ((await ended()) || acked() >= counts.before ? true : undefined),
+      counts.beforeTimeoutMs ?? 60_000,
+    );
+    await victim.kill();
+    const atKill = acked();
+    await eventually(
+      `${label}: ${counts.after} more acknowledged after the kill`,
+      async () => ((await ended()) || acked() >= atKill + counts.after ? true : undefined),
+      counts.afterTimeoutMs ?? 90_000,
+    );
+  } finally {
+    fs.writeFileSync(files.stop, '');
+  }
+  return driver;
 }

@@ -6,11 +6,10 @@
 //   sending: the application sees no error, and a consumer reads every acknowledged record exactly once;
 //   the broker then restarts and rejoins the ISR before the next client's turn.
 import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningCluster } from '../../src/embedded-cluster.js';
 import { tempDir } from '../../test/helpers.js';
-import { createSettledTopic, describeCluster, eventually, formCluster, partitionsFrom, unique } from '../cluster/cluster-util.js';
+import { createSettledTopic, describeCluster, eventually, formCluster, killUnderLoad, partitionsFrom, unique } from '../cluster/cluster-util.js';
 import { describeWithToolchain } from '../toolchain.js';
 import type { Json } from '../util.js';
 import { CLIENTS, java, javaMissing } from './java.js';
@@ -71,33 +70,15 @@ describeWithToolchain('Java client (kafka-clients) against a 3-broker krill clus
         const topic = unique(`java${client.major}-failover`);
         const [p0] = await createSettledTopic(cluster, topic, 1);
         const leader = cluster.brokers.find((b) => b.id === p0.leaderId)!;
-        const progress = path.join(work, `${topic}.progress`);
-        const stop = path.join(work, `${topic}.stop`);
-        const acked = () => (fs.existsSync(progress) ? Number(fs.readFileSync(progress, 'utf8')) : 0);
-        const driver = java(
-          client,
-          'produce_under_failover',
-          { bootstrap: cluster.bootstrap, topic, progress, stop, max: 400_000, timeoutMs: 120_000 },
-          150_000,
+        // The producer goes on through the failover: 2000 more acknowledged after the kill.
+        const res = await killUnderLoad(
+          work,
+          topic,
+          leader,
+          ({ progress, stop }) =>
+            java(client, 'produce_under_failover', { bootstrap: cluster.bootstrap, topic, progress, stop, max: 400_000, timeoutMs: 120_000 }, 150_000),
+          { before: 500, after: 2000 },
         );
-        const failed = driver.then(
-          () => undefined,
-          (e: Error) => e,
-        );
-        try {
-          await eventually('500 records acknowledged before the kill', () => (acked() >= 500 ? true : undefined), 60_000);
-          await leader.kill();
-          const atKill = acked();
-          // The producer goes on through the failover: 2000 more acknowledged after the kill.
-          await eventually(
-            '2000 more records acknowledged after the kill',
-            async () => ((await Promise.race([failed, Promise.resolve(undefined)])) ? true : acked() >= atKill + 2000 ? true : undefined),
-            90_000,
-          );
-        } finally {
-          fs.writeFileSync(stop, '');
-        }
-        const res = await driver;
         console.log(
           `java failover: killed leader ${p0.leaderId}; ${JSON.stringify({ sent: res.sent, acked: res.acked, consumed: res.consumed, endOffset: res.endOffset })}`,
         );

@@ -5,11 +5,10 @@
 // same kill under an idempotent aiokafka producer: no send fails, and the log holds each acknowledged value
 // once, at the offset its acknowledgement named.
 import fs from 'node:fs';
-import path from 'node:path';
 import { expect, it } from 'vitest';
 import { tempDir } from '../../test/helpers.js';
 import { describeToolchainCluster } from './cluster-guard.js';
-import { adminOf, agreedController, eventually, settled, unique } from '../cluster/cluster-util.js';
+import { adminOf, agreedController, killUnderLoad, settled, unique } from '../cluster/cluster-util.js';
 import { fullIsr, lossCheck, readAll, startLoad, useProcessCluster, waitState, zkState, type LoadResult } from '../cluster/replication-util.js';
 import { encodeRecord } from '../python/py.js';
 import { pypiDriver, venvPy } from './pypi.js';
@@ -104,29 +103,19 @@ describeToolchainCluster('confluent-kafka 2.x and aiokafka (PyPI) against a 3-br
     const controller = await agreedController(env.cluster.brokers.map((b) => b.port));
     const victim = env.cluster.brokers.find((b) => b.id !== controller)!;
     const work = tempDir('krill-aio-kill-');
-    const progress = path.join(work, 'progress');
-    const stop = path.join(work, 'stop');
-    const acked = () => (fs.existsSync(progress) ? Number(fs.readFileSync(progress, 'utf8')) : 0);
-    const producing = venvPy(
-      pypiDriver('aiokafka_client.py'),
-      'produce_until_stopped',
-      { bootstrap: env.cluster.bootstrap, topic, partitions: PARTITIONS, progress, stop, max: 200_000, timeout_s: 120 },
-      130_000,
+    const res = await killUnderLoad(
+      work,
+      'aiokafka',
+      victim,
+      ({ progress, stop }) =>
+        venvPy(
+          pypiDriver('aiokafka_client.py'),
+          'produce_until_stopped',
+          { bootstrap: env.cluster.bootstrap, topic, partitions: PARTITIONS, progress, stop, max: 200_000, timeout_s: 120 },
+          130_000,
+        ),
+      { before: WARM_UP, after: 1000 },
     );
-    const failed = producing.then(
-      () => undefined,
-      (e: Error) => e,
-    );
-    const gone = async () => (await Promise.race([failed, Promise.resolve(undefined)])) !== undefined;
-    try {
-      await eventually(`${WARM_UP} acknowledged before the kill`, async () => ((await gone()) || acked() >= WARM_UP ? true : undefined), 60_000);
-      await victim.kill();
-      const atKill = acked();
-      await eventually('1000 more acknowledged after the kill', async () => ((await gone()) || acked() >= atKill + 1000 ? true : undefined), 90_000);
-    } finally {
-      fs.writeFileSync(stop, '');
-    }
-    const res = await producing;
     fs.rmSync(work, { recursive: true, force: true });
     expect(res.errors).toEqual([]);
     expect(Object.keys(res.acked)).toHaveLength(res.sent);

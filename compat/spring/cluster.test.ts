@@ -5,11 +5,10 @@
 // - a partition's leader killed (SIGKILL) while Boot's KafkaTemplate sends and an @KafkaListener consumes:
 //   no send fails, the listener gets every acknowledged record, and the log holds each exactly once.
 import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningCluster } from '../../src/embedded-cluster.js';
 import { tempDir } from '../../test/helpers.js';
-import { adminOf, createSettledTopic, describeCluster, eventually, formCluster, partitionsFrom } from '../cluster/cluster-util.js';
+import { adminOf, createSettledTopic, describeCluster, formCluster, killUnderLoad, partitionsFrom } from '../cluster/cluster-util.js';
 import { describeWithToolchain } from '../toolchain.js';
 import type { Json } from '../util.js';
 import { FAILOVER, runBasic, springApp, springMissing, springScenarios } from './spring.js';
@@ -37,33 +36,21 @@ describeWithToolchain('Spring for Apache Kafka (Spring Boot 4) against a 3-broke
       const topic = 'spring-failover';
       const [p0] = await createSettledTopic(cluster, topic, 1);
       const leader = cluster.brokers.find((b) => b.id === p0.leaderId)!;
-      const progress = path.join(work, 'failover.progress');
-      const stop = path.join(work, 'failover.stop');
-      const acked = () => (fs.existsSync(progress) ? Number(fs.readFileSync(progress, 'utf8')) : 0);
-      const app = springApp(cluster.bootstrap, [
-        ...FAILOVER,
-        `--krill.failover.topic=${topic}`,
-        `--krill.failover.progress=${progress}`,
-        `--krill.failover.stop=${stop}`,
-      ]);
-      const failed = app.then(
-        () => undefined,
-        (e: Error) => e,
-      );
-      const appFailed = async () => (await Promise.race([failed, Promise.resolve(undefined)])) !== undefined;
-      try {
-        await eventually('500 sends acknowledged before the kill', async () => ((await appFailed()) || acked() >= 500 ? true : undefined), 90_000);
-        await leader.kill();
-        const atKill = acked();
-        await eventually(
-          '2000 more sends acknowledged after the kill',
-          async () => ((await appFailed()) || acked() >= atKill + 2000 ? true : undefined),
-          90_000,
-        );
-      } finally {
-        fs.writeFileSync(stop, '');
-      }
-      const res = (await app).failover;
+      const res = (
+        await killUnderLoad(
+          work,
+          'failover',
+          leader,
+          ({ progress, stop }) =>
+            springApp(cluster.bootstrap, [
+              ...FAILOVER,
+              `--krill.failover.topic=${topic}`,
+              `--krill.failover.progress=${progress}`,
+              `--krill.failover.stop=${stop}`,
+            ]),
+          { before: 500, after: 2000, beforeTimeoutMs: 90_000 },
+        )
+      ).failover;
       expect(res.errors).toEqual([]);
       expect(res.acked).toBe(res.sent);
       expect(res.received).toBe(res.acked);
