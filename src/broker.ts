@@ -39,6 +39,7 @@ import { SINGLE_BROKER_CONTROLLER_REQUESTS, SINGLE_BROKER_COORDINATORS, singleBr
 import { ServedPartitions } from './group/served-partitions.js';
 import { LocalTopicStore } from './topic-store.js';
 import { SINGLE_BROKER_WIDE_CONFIGS } from './config-admin/cluster-wide-configs.js';
+import { FaultInjector } from './faults/fault-injector.js';
 import { CREATE_IN_LOCAL_LOGS, CREATED_BY_CONTROLLER, type InternalTopicCreation } from './internal-topic-creation.js';
 
 const CHECKPOINT_INTERVAL_MS = 60_000;
@@ -52,6 +53,8 @@ export class Broker {
   private server: net.Server | null = null;
   /** Background work (the periodic checkpoint), off the request path. */
   readonly scheduler: Scheduler;
+  /** The faults a test sets to make this broker fail on purpose. */
+  readonly faults: FaultInjector;
   /** The fsync of a meta.properties written by this start (see readOrCreateMetaProperties). */
   private metaSynced: Promise<void> = Promise.resolve();
   private boundPort = 0;
@@ -84,6 +87,7 @@ export class Broker {
   ) {
     this.connections = new ConnectionRegistry({ ...Broker.connectionQuotas(config), idleMs: config.int('connections.max.idle.ms') }, log);
     this.scheduler = new Scheduler(log);
+    this.faults = new FaultInjector(log);
     this.registry = new HandlerRegistry(config.zookeeperConnect === null ? HANDLERS : [...HANDLERS, ...CLUSTER_HANDLERS]);
   }
 
@@ -256,6 +260,7 @@ export class Broker {
         log,
         maxRequestBytes: config.int('socket.request.max.bytes'),
         lentBuffers: readBuffers,
+        faults: this.faults,
       };
       if (meta.created) {
         this.metaSynced = syncInBackground(meta.created).catch((err) =>

@@ -14,8 +14,9 @@ import { LOG_LEVELS, createLogger, isLogLevel } from './logger.js';
 import { Broker } from './broker.js';
 import { DataDirError } from './storage/topics-file.js';
 import { watchParent } from './parent-watch.js';
+import { faultSpecFromJson, type FaultSpec } from './faults/fault-injector.js';
 
-const USAGE = `usage: krill [--host H] [--port P] [--data-dir DIR] [--set key=value]... [--config server.properties] [--log-level L] [--detached]
+const USAGE = `usage: krill [--host H] [--port P] [--data-dir DIR] [--set key=value]... [--config server.properties] [--log-level L] [--detached] [--fault JSON]...
        krill --version
 
   --host H          address to listen on (default 127.0.0.1)
@@ -24,7 +25,9 @@ const USAGE = `usage: krill [--host H] [--port P] [--data-dir DIR] [--set key=va
   --set key=value   a Kafka broker config, by Kafka's name (repeatable)
   --config FILE     a Kafka server.properties file
   --log-level L     ${LOG_LEVELS.join(', ')} (default info)
-  --detached        keep running when the process that started krill exits (default: stop with it)`;
+  --detached        keep running when the process that started krill exits (default: stop with it)
+  --fault JSON      set a fault from the start, e.g. '{"api":"Produce","error":"NOT_LEADER_OR_FOLLOWER","count":3}'
+                    (repeatable; see the README's fault injection)`;
 
 class UsageError extends Error {}
 
@@ -37,6 +40,7 @@ const OPTIONS = {
   set: { type: 'string', multiple: true },
   'log-level': { type: 'string' },
   detached: { type: 'boolean' },
+  fault: { type: 'string', multiple: true },
   version: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
@@ -52,6 +56,7 @@ type OptionName = keyof typeof OPTIONS;
 function parseArgs(argv: string[]) {
   const files: string[] = [];
   const sets: [string, string][] = [];
+  const faults: FaultSpec[] = [];
   let host: string | undefined;
   let port: string | undefined;
   let dataDir: string | undefined;
@@ -86,6 +91,13 @@ function parseArgs(argv: string[]) {
       case 'detached':
         detached = true;
         break;
+      case 'fault':
+        try {
+          faults.push(faultSpecFromJson(value()));
+        } catch (err) {
+          throw new UsageError(`--fault: ${(err as Error).message}`);
+        }
+        break;
       case 'set': {
         const kv = value();
         const at = kv.indexOf('=');
@@ -106,7 +118,7 @@ function parseArgs(argv: string[]) {
   if (port !== undefined && !(/^\d+$/.test(port) && Number(port) <= 65535)) {
     throw new UsageError(`--port must be a port number from 0 to 65535, got '${port}'`);
   }
-  return { files, sets, host, port: port === undefined ? undefined : Number(port), dataDir, logLevel, detached };
+  return { files, sets, faults, host, port: port === undefined ? undefined : Number(port), dataDir, logLevel, detached };
 }
 
 /** The version in krill's package.json, found upwards from this file (dist/ or the CLI bundle). */
@@ -203,6 +215,7 @@ async function main(): Promise<void> {
   if (!args.detached) watchParent(() => stop('parent exited'), parent);
   // Only now say ready: a supervisor may signal as soon as it reads this line, and before the handlers
   // above exist SIGTERM/SIGINT would kill the process outright instead of closing cleanly.
+  for (const fault of args.faults) broker.faults.inject(fault);
   const { host, port } = broker.listener;
   process.stdout.write(`krill ready on ${host}:${port} (data: ${broker.dataDir}, cluster: ${broker.clusterId}, node: ${broker.nodeId})\n`);
 }

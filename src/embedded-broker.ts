@@ -10,6 +10,7 @@ import path from 'node:path';
 import { Broker } from './broker.js';
 import { BrokerConfig, ConfigError, type ConfigValue } from './config.js';
 import { createLogger } from './logger.js';
+import type { FaultInjector } from './faults/fault-injector.js';
 
 export interface StartOptions {
   host?: string;
@@ -28,6 +29,8 @@ export interface RunningBroker {
   port: number;
   dataDir: string;
   clusterId: string;
+  /** Make the broker fail on purpose: `faults.inject({ api: 'Produce', error: 'NOT_LEADER_OR_FOLLOWER' })`. */
+  faults: Pick<FaultInjector, 'inject' | 'freezeLeader' | 'list' | 'clear'>;
   close(): Promise<void>;
 }
 
@@ -53,6 +56,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     port: broker.listener.port,
     dataDir: broker.dataDir,
     clusterId: broker.clusterId,
+    faults: broker.faults,
     close() {
       closing ??= broker.close().finally(() => {
         if (temporary) fs.rmSync(dataDir, { recursive: true, force: true });

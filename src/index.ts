@@ -6,3 +6,4 @@ export { startZooKeeper, zookeeperInstalled, type ZooKeeperServer } from './clus
 export { BrokerConfig, ConfigError } from './config.js';
 export { DataDirError } from './storage/topics-file.js';
 export { DataDirLockedError } from './storage/data-dir-lock.js';
+export { FaultSpecError, type Fault, type FaultSpec } from './faults/fault-injector.js';

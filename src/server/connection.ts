@@ -28,6 +28,8 @@ import { ErrorCode, KafkaError, errorName } from '../../protocol/errors.js';
 import { API_KEYS } from '../../protocol/messages/index.js';
 import type { Handler, HandlerRegistry } from '../handlers/registry.js';
 import type { BrokerServices, RequestContext } from './request-context.js';
+import { errorResponseFromDefinition } from '../handlers/error-response.js';
+import type { FaultAction, FaultInjector } from '../faults/fault-injector.js';
 
 /** Responses queued on the socket beyond which no further request of the connection is taken. */
 const MAX_PENDING_OUTPUT_BYTES = 16 * 1024 * 1024;
@@ -40,6 +42,8 @@ interface Slot {
   closeReason?: string;
   /** performance.now() when the request arrived, for the request log (0 when it is off). */
   startedAt: number;
+  /** The injected fault that answered it, for the request log. */
+  fault?: string;
 }
 
 /**
@@ -80,6 +84,8 @@ export interface ConnectionHost {
   readonly maxRequestBytes: number;
   /** Buffers lent to responses (log reads) that go back to their owner once the socket has sent them. */
   readonly lentBuffers?: LentBuffers;
+  /** The faults tests set (src/faults/), asked about every request. */
+  readonly faults?: FaultInjector;
 }
 
 /** A pool whose buffers a response may carry: told when a chunk is about to be written and when it was. */
@@ -263,10 +269,15 @@ export class Connection implements TrackedConnection {
         slot.closeReason = reason;
       },
     };
+    const serve = () => {
+      checkCoordinator(header.apiKey, request, services.coordinators);
+      return handler.handle(ctx, request);
+    };
+    const fault = this.host.faults?.match(header, handler.def, request, (id) => services.topics.getTopicById(id)?.name);
     let result: Message | null | Promise<Message | null>;
     try {
-      checkCoordinator(header.apiKey, request, services.coordinators);
-      result = handler.handle(ctx, request);
+      if (fault) slot.fault = fault.label;
+      result = fault ? this.withFault(fault, serve, handler, header, request) : serve();
     } catch (err) {
       this.onHandlerError(slot, handler, version, header, request, err);
       return false;
@@ -284,19 +295,69 @@ export class Connection implements TrackedConnection {
     return false;
   }
 
+  /**
+   * Serves a request a fault caught. Its delay and hold come first (both end early if the connection closes,
+   * and then nothing more is done), then the fault's error response, the connection dropped, or the request
+   * served. With `after`, the request is served first and the fault acts on its response.
+   */
+  private withFault(
+    fault: FaultAction,
+    serve: () => Message | null | Promise<Message | null>,
+    handler: Handler,
+    header: RequestHeader,
+    request: Message,
+  ): Message | null | Promise<Message | null> {
+    const act = (served: Message | null | undefined): Message | null | Promise<Message | null> => {
+      if (this.closed) return null;
+      if (fault.drop) {
+        if (this.requestLog)
+          this.log.debug({ api: handler.def.name, clientId: header.clientId, correlationId: header.correlationId, fault: fault.label }, 'request dropped');
+        this.closed = true;
+        this.socket.destroy();
+        return null;
+      }
+      if (served === null) return null; // nothing was to be sent (acks=0)
+      if (fault.errorCode !== null)
+        return errorResponseFromDefinition(handler.def, request, header.apiVersion, fault.errorCode, `${fault.label} (krill fault injection)`);
+      return served ?? serve();
+    };
+    const waits = fault.delayMs > 0 || fault.held !== null;
+    if (fault.after) {
+      return Promise.resolve(serve()).then(async (served) => {
+        if (waits) await this.faultWait(fault);
+        return act(served);
+      });
+    }
+    return waits ? this.faultWait(fault).then(() => act(undefined)) : act(undefined);
+  }
+
+  private faultWait(fault: FaultAction): Promise<void> {
+    const signal = this.abort.signal;
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(() => (fault.held ? void fault.held.then(done) : done()), fault.delayMs);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
   private onHandlerError(slot: Slot, handler: Handler, version: number, header: RequestHeader, request: Message, err: unknown): void {
     const code = err instanceof KafkaError ? err.code : ErrorCode.UNKNOWN_SERVER_ERROR;
     if (err instanceof KafkaError) this.log.info({ api: handler.def.name, error: errorName(code) }, err.message);
     else this.log.error({ api: handler.def.name, err }, 'handler failed');
-    if (handler.errorResponse) {
-      try {
-        this.complete(slot, handler, version, header, handler.errorResponse(request, code, version));
-        return;
-      } catch (e) {
-        this.log.error({ err: e }, 'building the error response failed');
-      }
+    try {
+      // As Kafka's getErrorResponse: a handler without its own answers with the request's entries mirrored.
+      const body = handler.errorResponse
+        ? handler.errorResponse(request, code, version)
+        : errorResponseFromDefinition(handler.def, request, version, code, errorName(code));
+      this.complete(slot, handler, version, header, body);
+    } catch (e) {
+      this.log.error({ err: e }, 'building the error response failed');
+      this.fail(`${handler.def.name} could not be answered`);
     }
-    this.fail(`${handler.def.name} could not be answered`);
   }
 
   private enqueue(correlationId: number): Slot {
@@ -315,6 +376,7 @@ export class Connection implements TrackedConnection {
           clientId: header.clientId,
           correlationId: header.correlationId,
           durationMs: Math.round((performance.now() - slot.startedAt) * 1000) / 1000,
+          ...(slot.fault && { fault: slot.fault }),
         },
         'request',
       );
