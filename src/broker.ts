@@ -17,8 +17,9 @@ import type { BrokerServices } from './server/request-context.js';
 import { ConnectionRegistry, normaliseAddress } from './server/connection-registry.js';
 import { LogManager } from './storage/log-manager.js';
 import { syncInBackground } from './storage/atomic-file.js';
-import { readOrCreateMetaProperties } from './storage/meta-properties.js';
-import { DataDirLock } from './storage/data-dir-lock.js';
+import { META_PROPERTIES, readOrCreateMetaProperties } from './storage/meta-properties.js';
+import { DataDirLock, LOCK_FILE } from './storage/data-dir-lock.js';
+import { BROKER_CONFIGS_FILE } from './storage/broker-configs-file.js';
 import { readBuffers } from './storage/read-buffers.js';
 import { GroupCoordinator } from './group/coordinator.js';
 import { OFFSETS_TOPIC, OffsetsTopicStore } from './group/offsets-topic.js';
@@ -28,7 +29,7 @@ import type { ZkCluster } from './cluster/zk-cluster.js';
 import { TopicAdmin } from './topics.js';
 import { ConfigAdmin } from './config-admin/config-admin.js';
 import { DynamicBrokerConfigs } from './config-admin/dynamic-broker-configs.js';
-import { ProducerIdManager } from './cluster/producer-id-manager.js';
+import { PRODUCER_ID_BLOCK_FILE, ProducerIdManager } from './cluster/producer-id-manager.js';
 import { TransactionCoordinator } from './txn/coordinator.js';
 import { TRANSACTION_STATE_TOPIC, TransactionStateTopic } from './txn/state-topic.js';
 import type { CoordinatorElections } from './cluster/coordinator-guard.js';
@@ -51,13 +52,16 @@ export class Broker {
   readonly registry: HandlerRegistry;
   readonly connections: ConnectionRegistry;
   private server: net.Server | null = null;
-  /** Background work (the periodic checkpoint), off the request path. */
-  readonly scheduler: Scheduler;
+  /** Background work (the periodic checkpoint), off the request path; a reset() starts a new one. */
+  scheduler: Scheduler;
   /** The faults a test sets to make this broker fail on purpose. */
   readonly faults: FaultInjector;
   /** The fsync of a meta.properties written by this start (see readOrCreateMetaProperties). */
   private metaSynced: Promise<void> = Promise.resolve();
   private boundPort = 0;
+  /** What handlers are given; open() makes them, reset() makes them anew under the same connections. */
+  private liveServices!: BrokerServices;
+  private resetting = false;
   // Set by open(), right after the port is bound (see start()).
   clusterId!: string;
   logs!: LogManager;
@@ -125,49 +129,55 @@ export class Broker {
       await lock.release();
       throw err;
     }
-    broker.scheduler.schedule('log-checkpoints', () => broker.logs.checkpointInBackground(), { periodMs: CHECKPOINT_INTERVAL_MS });
+    broker.startBackgroundTasks();
+    return broker;
+  }
+
+  /** The periodic work of a running broker: checkpoints, expirations, retention, the cleaner. */
+  private startBackgroundTasks(): void {
+    const { config } = this;
+    this.scheduler.schedule('log-checkpoints', () => this.logs.checkpointInBackground(), { periodMs: CHECKPOINT_INTERVAL_MS });
     // Kafka's replica.high.watermark.checkpoint.interval.ms (5 s): a cluster broker's high watermarks.
-    if (broker.zkCluster) {
-      broker.scheduler.schedule('high-watermark-checkpoint', () => broker.replicas.checkpointHighWatermarks(), {
+    if (this.zkCluster) {
+      this.scheduler.schedule('high-watermark-checkpoint', () => this.replicas.checkpointHighWatermarks(), {
         periodMs: HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS,
       });
       // Kafka's ReplicaManager "isr-expiration": followers behind for replica.lag.time.max.ms leave the ISR.
-      broker.scheduler.schedule('isr-expiration', () => broker.replicas.checkIsrs(Date.now()), {
-        periodMs: Math.max(1, Math.floor(broker.replicas.replicaLagTimeMaxMs / 2)),
+      this.scheduler.schedule('isr-expiration', () => this.replicas.checkIsrs(Date.now()), {
+        periodMs: Math.max(1, Math.floor(this.replicas.replicaLagTimeMaxMs / 2)),
       });
     }
-    broker.scheduler.schedule(
+    this.scheduler.schedule(
       'transaction-abort',
       () => {
-        broker.transactions.abortTimedOut();
-        broker.transactions.retryPrepared();
+        this.transactions.abortTimedOut();
+        this.transactions.retryPrepared();
       },
       { periodMs: config.int('transaction.abort.timed.out.transaction.cleanup.interval.ms') },
     );
-    broker.scheduler.schedule(
+    this.scheduler.schedule(
       'transactional-id-expiration',
       () => {
-        broker.transactions.expireIds();
+        this.transactions.expireIds();
       },
       { periodMs: config.int('transaction.remove.expired.transaction.cleanup.interval.ms') },
     );
-    broker.scheduler.schedule(
+    this.scheduler.schedule(
       'log-retention',
       async () => {
         // Log start offsets moved: checkpoint them now rather than at the next periodic checkpoint.
-        if (broker.replicas.deleteOldSegments(Date.now()) > 0) await broker.logs.checkpointInBackground();
+        if (this.replicas.deleteOldSegments(Date.now()) > 0) await this.logs.checkpointInBackground();
       },
       { periodMs: config.int('log.retention.check.interval.ms') },
     );
-    broker.scheduler.schedule(
+    this.scheduler.schedule(
       'producer-id-expiration',
       () => {
-        broker.logs.expireProducers(Date.now() - config.int('producer.id.expiration.ms')); // dynamic
+        this.logs.expireProducers(Date.now() - config.int('producer.id.expiration.ms')); // dynamic
       },
       { periodMs: config.int('producer.id.expiration.check.interval.ms') },
     );
-    broker.startCleaner();
-    return broker;
+    this.startCleaner();
   }
 
   /** The connection quotas, which dynamic configs may change. */
@@ -253,9 +263,14 @@ export class Broker {
           },
         });
       }
-      this.connectionHost = {
+      this.liveServices = this.services(logs);
+      // Connections keep the host they were accepted with: its services are whatever the broker has now.
+      const current = () => this.liveServices;
+      this.connectionHost ??= {
         registry: this.registry,
-        services: this.services(logs),
+        get services() {
+          return current();
+        },
         connections: this.connections,
         log,
         maxRequestBytes: config.int('socket.request.max.bytes'),
@@ -459,6 +474,43 @@ export class Broker {
         resolve();
       });
     });
+  }
+
+  /**
+   * Makes a single broker as it was when first started, on the same port: every topic, group, committed
+   * offset, transactional id, producer state and fault is gone. What stays is what identifies the broker and
+   * how it was configured: the data dir's lock, meta.properties (the cluster id), dynamic broker configs, and
+   * the producer id counter (a producer from before the reset never meets its own id again). Connections
+   * stay open and are served by the new state from then on. The background work is stopped first, while
+   * requests are still served; the old state is then closed, removed and opened anew in one synchronous
+   * step, so that no request sees half of it.
+   */
+  async reset(): Promise<void> {
+    if (this.zkCluster) throw new Error('reset() is for a single broker: a cluster is reset by starting a new one');
+    if (this.resetting || !this.server) throw new Error(this.resetting ? 'a reset is already under way' : 'the broker is closed');
+    this.resetting = true;
+    try {
+      this.cleaner?.stop();
+      await this.scheduler.close();
+      await this.cleaner?.closed();
+      await this.metaSynced;
+      this.faults.clear();
+      this.groups.close();
+      this.logs.close();
+      const kept = new Set([LOCK_FILE, META_PROPERTIES, BROKER_CONFIGS_FILE, PRODUCER_ID_BLOCK_FILE]);
+      for (const entry of fs.readdirSync(this.dataDir)) {
+        if (!kept.has(entry)) fs.rmSync(path.join(this.dataDir, entry), { recursive: true, force: true });
+      }
+      this.scheduler = new Scheduler(this.log);
+      this.cleaner = null;
+      this.cleanerThreads = 0;
+      this.cleanerSettings = '';
+      this.open(null);
+      this.startBackgroundTasks();
+      this.log.info('reset: every topic, group and transactional id removed');
+    } finally {
+      this.resetting = false;
+    }
   }
 
   async close(): Promise<void> {

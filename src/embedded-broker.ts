@@ -11,6 +11,7 @@ import { Broker } from './broker.js';
 import { BrokerConfig, ConfigError, type ConfigValue } from './config.js';
 import { createLogger } from './logger.js';
 import type { FaultInjector } from './faults/fault-injector.js';
+import { createTopics, summariseGroup, waitForGroupStable, type GroupSummary, type GroupWait, type TopicSpec } from './test-fixtures.js';
 
 export interface StartOptions {
   host?: string;
@@ -31,6 +32,17 @@ export interface RunningBroker {
   clusterId: string;
   /** Make the broker fail on purpose: `faults.inject({ api: 'Produce', error: 'NOT_LEADER_OR_FOLLOWER' })`. */
   faults: Pick<FaultInjector, 'inject' | 'freezeLeader' | 'list' | 'clear'>;
+  /**
+   * Every topic, group, committed offset, transactional id, producer state and fault gone, on the same
+   * port; open connections are closed (clients reconnect). Dynamic broker configs and the cluster id stay.
+   */
+  reset(): Promise<void>;
+  /** Topics by name or spec, made with CreateTopics' checks; resolves once they can be produced to. */
+  createTopics(topics: readonly (string | TopicSpec)[]): Promise<void>;
+  /** Resolves once the group is Stable (with `members` members, if given), on the state change itself. */
+  waitForGroupStable(groupId: string, options?: GroupWait): Promise<GroupSummary>;
+  /** The group as its coordinator has it now, or null if there is none. */
+  describeGroup(groupId: string): GroupSummary | null;
   close(): Promise<void>;
 }
 
@@ -57,6 +69,13 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     dataDir: broker.dataDir,
     clusterId: broker.clusterId,
     faults: broker.faults,
+    reset: () => broker.reset(),
+    createTopics: (topics) => createTopics(broker.connectionHost.services.topics, topics),
+    waitForGroupStable: (groupId, waitOptions) => waitForGroupStable(broker.groups, groupId, waitOptions),
+    describeGroup: (groupId) => {
+      const group = broker.groups.group(groupId);
+      return group ? summariseGroup(group) : null;
+    },
     close() {
       closing ??= broker.close().finally(() => {
         if (temporary) fs.rmSync(dataDir, { recursive: true, force: true });

@@ -7,3 +7,4 @@ export { BrokerConfig, ConfigError } from './config.js';
 export { DataDirError } from './storage/topics-file.js';
 export { DataDirLockedError } from './storage/data-dir-lock.js';
 export { FaultSpecError, type Fault, type FaultSpec } from './faults/fault-injector.js';
+export type { TopicSpec, GroupSummary, GroupMemberSummary, GroupWait } from './test-fixtures.js';

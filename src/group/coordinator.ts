@@ -11,7 +11,7 @@
 // dropped from memory and their members' waiting JoinGroup/SyncGroup answered NOT_COORDINATOR, so that
 // the clients look the new coordinator up.
 import { ErrorCode } from '../../protocol/errors.js';
-import { Group, type CommittedOffset, type JoinResult, type SyncResult } from './group.js';
+import { Group, GroupTable, type CommittedOffset, type JoinResult, type SyncResult } from './group.js';
 import { encodeGroupMetadataKey, type GroupMetadataValue } from './records.js';
 import { GroupOffsets, offsetTombstones, storeFailure, type OffsetsOptions } from './offsets.js';
 import { RebalanceProtocol, type JoinRequest, type LeaveResult, type RebalanceOptions, type SyncRequest } from './rebalance-protocol.js';
@@ -37,7 +37,7 @@ export type { CommitPartition } from './offsets.js';
 export type { JoinRequest, SyncRequest } from './rebalance-protocol.js';
 
 export class GroupCoordinator {
-  private readonly groups = new Map<string, Group>();
+  private readonly groups = new GroupTable();
   private readonly timers: Timers;
   private readonly store: CoordinatorStore | null;
   private readonly rebalance: RebalanceProtocol;
@@ -75,6 +75,11 @@ export class GroupCoordinator {
 
   group(groupId: string): Group | undefined {
     return this.groups.get(groupId);
+  }
+
+  /** Calls `listener` with each group that enters a state (tests wait for Stable with it); returns what stops it. */
+  onGroupState(listener: (group: Group) => void): () => void {
+    return this.groups.onStateChange(listener);
   }
 
   allGroups(): Group[] {

@@ -77,6 +77,28 @@ export interface CommittedOffset {
   expireTimestamp?: number;
 }
 
+/**
+ * The groups a coordinator serves, by id. Every group is put here by whoever makes it (a join, a commit, a
+ * load), so this is where each is given the listener of its state changes.
+ */
+export class GroupTable extends Map<string, Group> {
+  private readonly listeners = new Set<(group: Group) => void>();
+  private readonly notify = (group: Group) => {
+    for (const listener of this.listeners) listener(group);
+  };
+
+  override set(groupId: string, group: Group): this {
+    group.onStateChange = this.notify;
+    return super.set(groupId, group);
+  }
+
+  /** Calls `listener` with each group that enters a state; returns what stops it. */
+  onStateChange(listener: (group: Group) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
 export class Group {
   private currentState: GroupState = 'Empty';
   generationId = 0;
@@ -94,6 +116,8 @@ export class Group {
   /** Set when the next join completion must wait for the initial rebalance delay to pass. */
   initialDelayPending = false;
   currentStateTimestamp = -1;
+  /** Told of every state the group enters: the coordinator's group table sets it (see GroupTable). */
+  onStateChange: ((group: Group) => void) | null = null;
 
   constructor(readonly groupId: string) {}
 
@@ -115,6 +139,7 @@ export class Group {
     }
     this.currentState = state;
     this.currentStateTimestamp = now;
+    this.onStateChange?.(this);
   }
 
   /** As Kafka's GroupMetadata.add: the first member sets the protocol type and leads until one is chosen. */

@@ -230,6 +230,7 @@ console.log(JSON.stringify({
       'ConfigError',
       'DataDirError',
       'DataDirLockedError',
+      'FaultSpecError',
       'startBroker',
       'startCluster',
       'startZooKeeper',
