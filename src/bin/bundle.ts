@@ -2,7 +2,7 @@
 // and writes V8's code cache for it (dist/krill-cli.cjs.cache) by starting it once, sending it an
 // ApiVersions and a Metadata request and stopping it, so that the cache holds what a start runs.
 // Also bundles the embedded API, the package's entry, into dist/krill.mjs, and krill/testing into
-// dist/testing.mjs.
+// dist/testing.mjs (with jest's two hooks beside it).
 // Why a bundle: resolving and loading ~90 modules one by one cost ~70 ms of start-up; one file ~10 ms,
 // and the code cache removes most of the rest. Native codecs stay external: they are loaded lazily.
 import { spawn } from 'node:child_process';
@@ -100,6 +100,24 @@ await build({
   format: 'esm',
   plugins: [entryApart],
 });
+
+// jest's globalSetup and globalTeardown are two modules, each run for its default export: both re-export
+// from dist/testing.mjs, so that they share its broker (jest loads them into one process).
+const testingApart: Plugin = {
+  name: 'testing-apart',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/testing\.js$/ }, () => ({ path: './testing.mjs', external: true }));
+  },
+};
+for (const hook of ['setup', 'teardown']) {
+  await build({
+    ...COMMON,
+    entryPoints: [path.join(DIST, 'src', `testing-jest-${hook}.js`)],
+    outfile: path.join(DIST, `jest-${hook}.mjs`),
+    format: 'esm',
+    plugins: [testingApart],
+  });
+}
 
 const cacheFile = `${BUNDLE}.cache`;
 fs.rmSync(cacheFile, { force: true });

@@ -12,6 +12,8 @@ import { TestClient } from '../server/client.js';
 import { API } from '../server/kafka.js';
 
 const INSTALL_TIMEOUT_MS = 300_000;
+/** The jest a user's project installs from the registry, for krill/testing's jest hooks. */
+const JEST_VERSION = '30.5.2';
 let work: string;
 let tarball: string;
 let project: string;
@@ -35,7 +37,43 @@ beforeAll(() => {
 }, INSTALL_TIMEOUT_MS + 60_000);
 afterAll(() => {
   if (work) fs.rmSync(work, { recursive: true, force: true });
-});
+}, 60_000); // two projects' node_modules
+
+/**
+ * A user's test file (vitest's and jest's globals are the same): it checks that the run's broker answers
+ * ApiVersions, and writes where it was to `seenFile`.
+ */
+function writeSharedBrokerTest(file: string, seenFile: string): void {
+  fs.writeFileSync(
+    file,
+    [
+      "import fs from 'node:fs';",
+      "import net from 'node:net';",
+      "test('the shared broker answers ApiVersions', async () => {",
+      "  const [host, port] = process.env.KRILL_BOOTSTRAP.split(':');",
+      `  fs.writeFileSync(${JSON.stringify(seenFile)}, process.env.KRILL_BOOTSTRAP);`,
+      '  // ApiVersions v0, correlation id 7, no client id.',
+      '  const request = Buffer.from([0, 0, 0, 10, 0, 18, 0, 0, 0, 0, 0, 7, 0xff, 0xff]);',
+      '  const reply = await new Promise((resolve, reject) => {',
+      '    const socket = net.connect(Number(port), host, () => socket.write(request));',
+      '    let got = Buffer.alloc(0);',
+      "    socket.on('data', (d) => { got = Buffer.concat([got, d]); if (got.length >= 4 && got.length >= 4 + got.readInt32BE(0)) { socket.destroy(); resolve(got); } });",
+      "    socket.on('error', reject);",
+      '  });',
+      '  expect(reply.readInt32BE(4)).toBe(7);',
+      '  expect(reply.readInt16BE(8)).toBe(0);',
+      '});',
+    ].join('\n'),
+  );
+}
+
+/** The addresses the suite's two test files saw: the same broker's, which the run's teardown has closed. */
+async function expectOneSharedBroker(seen: string): Promise<void> {
+  const [one, two] = ['one', 'two'].map((n) => fs.readFileSync(path.join(seen, n), 'utf8'));
+  expect(one).toMatch(/^127\.0\.0\.1:\d+$/);
+  expect(two).toBe(one);
+  expect(await portFreed(Number(one.split(':')[1]))).toBe(true);
+}
 
 async function apiVersionsOk(port: number): Promise<void> {
   const client = await TestClient.connect(port);
@@ -62,7 +100,7 @@ describe('the npm package', () => {
       expect(files).toContain(f);
     }
     const shipped =
-      /^package\/(package\.json|README\.md|LICENSE|dist\/krill\.mjs|dist\/testing\.mjs|dist\/krill-cli\.cjs(\.cache)?|dist\/krill-cluster\.cjs|dist\/src\/bin\/krill\.cjs|dist\/(src|protocol)\/.*\.d\.ts)$/;
+      /^package\/(package\.json|README\.md|LICENSE|dist\/krill\.mjs|dist\/(testing|jest-setup|jest-teardown)\.mjs|dist\/krill-cli\.cjs(\.cache)?|dist\/krill-cluster\.cjs|dist\/src\/bin\/krill\.cjs|dist\/(src|protocol)\/.*\.d\.ts)$/;
     expect(files.filter((f) => !shipped.test(f))).toEqual([]);
     // Only the runtime dependencies were installed beside it.
     const installed = fs.readdirSync(path.join(project, 'node_modules'));
@@ -115,7 +153,8 @@ describe('the npm package', () => {
     fs.writeFileSync(
       path.join(project, 'check.ts'),
       "import { startBroker, type RunningBroker } from 'krill';\nimport { BOOTSTRAP_ENV, setup, teardown } from 'krill/testing';\n" +
-        "const started: Promise<RunningBroker> = startBroker({ port: 0, logLevel: 'warn' });\nconst env: string = BOOTSTRAP_ENV;\nconst hooks: (() => Promise<void>)[] = [setup, teardown];\nvoid [started, env, hooks];\n",
+        "import jestSetup from 'krill/testing/jest-setup';\nimport jestTeardown from 'krill/testing/jest-teardown';\n" +
+        "const started: Promise<RunningBroker> = startBroker({ port: 0, logLevel: 'warn' });\nconst env: string = BOOTSTRAP_ENV;\nconst hooks: (() => Promise<void>)[] = [setup, teardown, jestSetup, jestTeardown];\nvoid [started, env, hooks];\n",
     );
     const tsc = spawnSync(
       process.execPath,
@@ -139,7 +178,7 @@ describe('the npm package', () => {
     );
     expect(tsc.stdout + tsc.stderr).toBe('');
     expect(tsc.status).toBe(0);
-  });
+  }, 60_000); // tsc over the declarations takes seconds
 
   it("krill/testing as vitest's globalSetup: one broker for the run, its address in KRILL_BOOTSTRAP, gone after", async () => {
     // A user's suite in the fresh project, run by vitest (this repository's: the project has no vitest of its
@@ -150,29 +189,7 @@ describe('the npm package', () => {
       path.join(project, 'vitest.config.mjs'),
       "export default { test: { globals: true, globalSetup: ['krill/testing'], include: ['*.test.mjs'] } };\n",
     );
-    for (const name of ['one', 'two']) {
-      fs.writeFileSync(
-        path.join(project, `${name}.test.mjs`),
-        [
-          "import fs from 'node:fs';",
-          "import net from 'node:net';",
-          "test('the shared broker answers ApiVersions', async () => {",
-          "  const [host, port] = process.env.KRILL_BOOTSTRAP.split(':');",
-          `  fs.writeFileSync(${JSON.stringify(path.join(seen, name))}, process.env.KRILL_BOOTSTRAP);`,
-          '  // ApiVersions v0, correlation id 7, no client id.',
-          '  const request = Buffer.from([0, 0, 0, 10, 0, 18, 0, 0, 0, 0, 0, 7, 0xff, 0xff]);',
-          '  const reply = await new Promise((resolve, reject) => {',
-          '    const socket = net.connect(Number(port), host, () => socket.write(request));',
-          '    let got = Buffer.alloc(0);',
-          "    socket.on('data', (d) => { got = Buffer.concat([got, d]); if (got.length >= 4 && got.length >= 4 + got.readInt32BE(0)) { socket.destroy(); resolve(got); } });",
-          "    socket.on('error', reject);",
-          '  });',
-          '  expect(reply.readInt32BE(4)).toBe(7);',
-          '  expect(reply.readInt16BE(8)).toBe(0);',
-          '});',
-        ].join('\n'),
-      );
-    }
+    for (const name of ['one', 'two']) writeSharedBrokerTest(path.join(project, `${name}.test.mjs`), path.join(seen, name));
     const run = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], {
       cwd: project,
       encoding: 'utf8',
@@ -181,10 +198,38 @@ describe('the npm package', () => {
     expect(run.status, run.stdout + run.stderr).toBe(0);
     // eslint-disable-next-line no-control-regex -- vitest colours its summary
     expect(run.stdout.replace(/\x1b\[[0-9;]*m/g, '')).toMatch(/Test Files\s+2 passed/);
-    const [one, two] = ['one', 'two'].map((n) => fs.readFileSync(path.join(seen, n), 'utf8'));
-    expect(one).toMatch(/^127\.0\.0\.1:\d+$/);
-    expect(two).toBe(one);
-    // The run's teardown closed it.
-    expect(await portFreed(Number(one.split(':')[1]))).toBe(true);
+    await expectOneSharedBroker(seen);
   });
+
+  it(
+    "krill/testing/jest-setup and jest-teardown as jest's globalSetup and globalTeardown, in a project with jest",
+    async () => {
+      const jestProject = path.join(work, 'jest-app');
+      fs.mkdirSync(jestProject);
+      fs.writeFileSync(path.join(jestProject, 'package.json'), JSON.stringify({ name: 'uses-krill-with-jest', version: '1.0.0', private: true }));
+      const installed = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, `jest@${JEST_VERSION}`], {
+        cwd: jestProject,
+        encoding: 'utf8',
+        timeout: INSTALL_TIMEOUT_MS,
+      });
+      expect(installed.status, installed.stdout + installed.stderr).toBe(0);
+      fs.writeFileSync(
+        path.join(jestProject, 'jest.config.cjs'),
+        "module.exports = { globalSetup: 'krill/testing/jest-setup', globalTeardown: 'krill/testing/jest-teardown', testMatch: ['**/*.test.mjs'], transform: {} };\n",
+      );
+      const seen = path.join(work, 'seen-jest');
+      fs.mkdirSync(seen);
+      for (const name of ['one', 'two']) writeSharedBrokerTest(path.join(jestProject, `${name}.test.mjs`), path.join(seen, name));
+      // jest runs ES module test files with Node's VM modules, behind this flag.
+      const run = spawnSync(process.execPath, ['--experimental-vm-modules', path.join(jestProject, 'node_modules', 'jest', 'bin', 'jest.js')], {
+        cwd: jestProject,
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+      expect(run.status, run.stdout + run.stderr).toBe(0);
+      expect(run.stderr).toMatch(/Tests:\s+2 passed, 2 total/);
+      await expectOneSharedBroker(seen);
+    },
+    INSTALL_TIMEOUT_MS + 120_000,
+  );
 });
