@@ -4,10 +4,9 @@
 // with topic ids, CreateTopics 7, DeleteTopics 6, ListOffsets 9...), so this exercises krill's flexible
 // encodings and topic ids.
 //
-// Reading back: its stream consumer (`consumer.consume()`) always joins a consumer group first, which
-// krill does not serve yet. `Consumer.fetch({ node, topics })` is its public low-level Fetch, which needs
-// no group: it sends Fetch v17 and decodes the record batches with the client's own code, so records are
-// read back with that.
+// Reading back: `Consumer.fetch({ node, topics })` is its public low-level Fetch, which needs no group and
+// reaches any offset directly: it sends Fetch v17 and decodes the record batches with the client's own
+// code. Its group consumer (`consumer.consume()`) runs in compat/testing-recipes.
 //
 // zstd: the client uses node:zlib's zstdCompressSync, which Node 20 lacks (the client marks the codec
 // unavailable); the zstd cases run only where the client reports it available.
