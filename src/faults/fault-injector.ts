@@ -65,6 +65,11 @@ export interface FaultAction {
 
 export class FaultSpecError extends Error {}
 
+/** Where a fault looks up the names of topics a request names by id. */
+export interface TopicsById {
+  getTopicById(id: Buffer): { name: string } | undefined;
+}
+
 /** The longest delay a fault may ask for: a request held longer than any client's timeout is a hold. */
 const MAX_DELAY_MS = 600_000;
 /** Active faults at most: each is checked on every request. */
@@ -227,10 +232,10 @@ export class FaultInjector {
   }
 
   /**
-   * The fault that acts on this request, if any: the first set that matches it. `nameOfId` resolves topic
-   * ids, for requests that name topics by id.
+   * The fault that acts on this request, if any: the first set that matches it. `topics` resolves topic ids,
+   * for requests that name topics by id.
    */
-  match(header: RequestHeader, def: MessageDef, request: Message, nameOfId: (id: Buffer) => string | undefined): FaultAction | null {
+  match(header: RequestHeader, def: MessageDef, request: Message, topics: TopicsById): FaultAction | null {
     if (this.rules.length === 0) return null;
     let named: NamedPartition[] | undefined;
     for (const rule of this.rules) {
@@ -238,7 +243,7 @@ export class FaultInjector {
       if (!rule.matching || !rule.apis.has(header.apiKey)) continue;
       if (spec.clientId !== undefined && header.clientId !== spec.clientId) continue;
       if (spec.topic !== undefined) {
-        named ??= namedPartitions(def, request, nameOfId);
+        named ??= namedPartitions(def, request, (id) => topics.getTopicById(id)?.name);
         if (!named.some((p) => p.topic === spec.topic && (spec.partition === undefined || p.partition === spec.partition))) continue;
       }
       const action: FaultAction = {

@@ -95,6 +95,12 @@ export interface LentBuffers {
   sent(chunk: Buffer): void;
 }
 
+/** Runs a request's handler, once the coordinator it needs is known to be this broker. */
+function serve(handler: Handler, ctx: RequestContext, request: Message): Message | null | Promise<Message | null> {
+  checkCoordinator(ctx.header.apiKey, request, ctx.coordinators);
+  return handler.handle(ctx, request);
+}
+
 export class Connection implements TrackedConnection {
   readonly address: string;
   /** Read or written since the idle sweep last looked (see ConnectionRegistry). */
@@ -269,15 +275,14 @@ export class Connection implements TrackedConnection {
         slot.closeReason = reason;
       },
     };
-    const serve = () => {
-      checkCoordinator(header.apiKey, request, services.coordinators);
-      return handler.handle(ctx, request);
-    };
-    const fault = this.host.faults?.match(header, handler.def, request, (id) => services.topics.getTopicById(id)?.name);
+    const fault = this.host.faults?.match(header, handler.def, request, services.topics) ?? null;
     let result: Message | null | Promise<Message | null>;
     try {
-      if (fault) slot.fault = fault.label;
-      result = fault ? this.withFault(fault, serve, handler, header, request) : serve();
+      if (fault === null) result = serve(handler, ctx, request);
+      else {
+        slot.fault = fault.label;
+        result = this.withFault(fault, () => serve(handler, ctx, request), handler, header, request);
+      }
     } catch (err) {
       this.onHandlerError(slot, handler, version, header, request, err);
       return false;
