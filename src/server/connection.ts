@@ -314,7 +314,9 @@ export class Connection implements TrackedConnection {
   ): Message | null | Promise<Message | null> {
     const act = (served: Message | null | undefined): Message | null | Promise<Message | null> => {
       if (this.closed) return null;
-      if (fault.drop) {
+      // As Kafka answers a failed acks=0 produce, which expects no response: by closing the connection.
+      const unanswered = handler.apiKey === API_KEYS.Produce && request.acks === 0;
+      if (fault.drop || (fault.errorCode !== null && unanswered)) {
         if (this.requestLog)
           this.log.debug({ api: handler.def.name, clientId: header.clientId, correlationId: header.correlationId, fault: fault.label }, 'request dropped');
         this.closed = true;
