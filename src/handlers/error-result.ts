@@ -1,7 +1,7 @@
 // How handlers answer a failure of one topic or partition inside a request: a KafkaError becomes that
 // entry's error code (and message, where the response has one); anything else is a broker bug and
 // propagates, so the connection's error path logs it and answers the whole request with the handler's
-// errorResponse (or closes the connection).
+// errorResponse (or, for a handler without one, the response error-response.ts builds from the definition).
 import { KafkaError } from '../../protocol/errors.js';
 
 /** `err` when it is a KafkaError; rethrows anything else. */

@@ -16,8 +16,8 @@ export interface Handler {
   def: MessageDef;
   /**
    * Returns the response body, or null when no response is sent (Produce with acks=0).
-   * A thrown KafkaError becomes errorResponse(code) when the handler provides one; otherwise the
-   * connection is closed after logging, as Kafka does for requests it cannot answer.
+   * A thrown error becomes errorResponse(code) when the handler provides one, else the response built from
+   * the definition (error-response.ts), as Kafka's getErrorResponse answers any request.
    */
   handle(ctx: RequestContext, request: Message): Message | null | Promise<Message | null>;
   errorResponse?(request: Message, code: number, version: number): Message;
