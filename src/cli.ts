@@ -204,7 +204,8 @@ async function main(): Promise<void> {
   // Only now say ready: a supervisor may signal as soon as it reads this line, and before the handlers
   // above exist SIGTERM/SIGINT would kill the process outright instead of closing cleanly.
   const { host, port } = broker.listener;
-  process.stdout.write(`krill ready on ${host}:${port} (data: ${broker.dataDir}, cluster: ${broker.clusterId}, node: ${broker.nodeId})\n`);
+  const http = broker.http ? `, http: ${broker.http.address.host}:${broker.http.address.port}` : '';
+  process.stdout.write(`krill ready on ${host}:${port} (data: ${broker.dataDir}, cluster: ${broker.clusterId}, node: ${broker.nodeId}${http})\n`);
 }
 
 main().catch((err) => {

@@ -28,6 +28,8 @@ export interface RunningBroker {
   port: number;
   dataDir: string;
   clusterId: string;
+  /** host:port of the HTTP listener (/metrics, /health, /ready) when krill.http.listener is set, else null. */
+  http: string | null;
   close(): Promise<void>;
 }
 
@@ -53,6 +55,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     port: broker.listener.port,
     dataDir: broker.dataDir,
     clusterId: broker.clusterId,
+    http: broker.http && `${broker.http.address.host}:${broker.http.address.port}`,
     close() {
       closing ??= broker.close().finally(() => {
         if (temporary) fs.rmSync(dataDir, { recursive: true, force: true });
