@@ -178,14 +178,11 @@ export class Broker {
     return broker;
   }
 
-  /** What the HTTP listener reads: the services, the connections, and whether the broker serves yet. */
+  /** What the HTTP listener reads: the services, the connections, and whether the broker serves yet (/ready). */
   private healthSources(): HealthSources {
-    const { replicas, groups, cluster } = this.connectionHost.services;
     return {
+      ...this.connectionHost.services,
       metrics: this.metrics!,
-      replicas,
-      groups,
-      cluster,
       listenerName: this.config.listener.name,
       connectionCount: () => this.connections.size,
       notReadyReason: () => {

@@ -13,43 +13,10 @@ import { TestClient } from '../../test/server/client.js';
 import { API, fetchBody, produceOk, values } from '../../test/server/kafka.js';
 import { BrokerPool, eventually } from '../util.js';
 import { describeWithToolchain } from '../toolchain.js';
-import { pypiDriver, venvMissing, venvPy } from './pypi.js';
+import { venvMissing } from './pypi.js';
+import { scrape, total, value } from './prometheus.js';
 
 const TEST_TIMEOUT = 90_000;
-const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
-
-type Sample = [name: string, labels: Record<string, string>, value: number];
-interface Family {
-  type: string;
-  documentation: string;
-  samples: Sample[];
-}
-type Families = Record<string, Family>;
-
-async function scrape(http: string): Promise<Families> {
-  const r = await venvPy<{ content_type: string; families: Families }>(pypiDriver('prometheus_scrape.py'), 'scrape', { url: `http://${http}/metrics` });
-  expect(r.content_type).toBe(CONTENT_TYPE);
-  return r.families;
-}
-
-/**
- * The one sample of `family` named `sample` (default: the family's name, with _total for a counter) whose
- * labels include `labels`; undefined when there is none, an error when several match.
- */
-function value(families: Families, family: string, labels: Record<string, string> = {}, sample?: string): number | undefined {
-  const f = families[family];
-  if (!f) throw new Error(`no family ${family}`);
-  const name = sample ?? (f.type === 'counter' ? `${family}_total` : family);
-  const found = f.samples.filter(([n, l]) => n === name && Object.entries(labels).every(([k, v]) => l[k] === v));
-  if (found.length > 1) throw new Error(`${found.length} samples of ${name} match ${JSON.stringify(labels)}`);
-  return found[0]?.[2];
-}
-
-/** Sum of `family`'s samples named `sample` whose labels include `labels`. */
-function total(families: Families, family: string, labels: Record<string, string>, sample: string): number {
-  return families[family].samples.filter(([n, l]) => n === sample && Object.entries(labels).every(([k, v]) => l[k] === v)).reduce((s, x) => s + x[2], 0);
-}
-
 /** Bytes of the topic's log segments: the batches as produced, which is what BytesIn counts. */
 function logBytes(dataDir: string, topic: string, partitions: number): number {
   let bytes = 0;
