@@ -1,8 +1,10 @@
 // The HTTP listener (krill.http.listener): off by default and then not even loaded; on, it serves /health,
 // /ready and /metrics on the address given (port 0: a free one, on the embedded handle), refuses other
-// methods, paths and request bodies, and holds a bounded number of connections. The text format itself:
+// methods, paths and request bodies, and holds a bounded number of connections; what it serves is what the
+// README's metric table lists, labels included. The text format itself:
 // label escaping and histogram layout. Metric values against real clients and a real Prometheus parser are
 // compat/pypi/metrics.test.ts's.
+import fs from 'node:fs';
 import net from 'node:net';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -10,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, withBroker } from '../helpers.js';
 import type { RunningBroker } from '../../src/index.js';
 import { Exposition } from '../../src/metrics/exposition.js';
+import { TestClient } from '../server/client.js';
+import { API, createTopic, produceOk, values } from '../server/kafka.js';
 
 const HTTP = { 'krill.http.listener': '127.0.0.1:0' };
 
@@ -53,6 +57,42 @@ describe('krill.http.listener', () => {
     const text = await res.text();
     expect(text).toMatch(/^# HELP kafka_server_replicamanager_partitioncount /);
     expect(text).toContain('\nkafka_controller_kafkacontroller_activecontrollercount 1\n');
+  });
+
+  it("serves exactly the metrics the README's table lists, with the labels it names", async () => {
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Metrics and health'), readme.indexOf('\n## ', readme.indexOf('## Metrics and health') + 1));
+    const documented = [...section.matchAll(/^\| `(\w+)(?:\{(\w+(?:,\w+)*)\})?`/gm)].map((m) => `${m[1]}{${m[2] ?? ''}}`);
+    // Traffic, so that the per-topic, per-request and per-group families have samples to show their labels.
+    const client = await TestClient.connect(broker.port);
+    try {
+      await createTopic(client, 'readme-table');
+      await produceOk(client, 'readme-table', 0, values(3));
+      const commit = await client.request(API.OffsetCommit, 9, {
+        groupId: 'readme-group',
+        generationIdOrMemberEpoch: -1,
+        memberId: '',
+        groupInstanceId: null,
+        topics: [{ name: 'readme-table', partitions: [{ partitionIndex: 0, committedOffset: 1, committedLeaderEpoch: -1, committedMetadata: '' }] }],
+      });
+      expect(commit.topics[0].partitions[0].errorCode).toBe(0);
+    } finally {
+      client.close();
+    }
+    const text = await (await fetch(`http://${broker.http}/metrics`)).text();
+    expect(text).toContain('kafka_consumergroup_lag{consumergroup="readme-group",topic="readme-table",partition="0"} 2\n');
+    const served = [...text.matchAll(/^# TYPE (\w+) /gm)].map(([, name]) => {
+      // The label names of its first sample (le is a histogram's own).
+      const sample = new RegExp(`^${name}(?:_bucket|_sum|_count)?\\{([^}]*)\\}`, 'm').exec(text)?.[1];
+      const labels = sample
+        ?.split(/,(?=\w+=")/)
+        .map((l) => l.slice(0, l.indexOf('=')))
+        .filter((l) => l !== 'le');
+      return `${name}{${labels?.join(',') ?? ''}}`;
+    });
+    const withoutLabels = (names: string[]) => names.map((n) => n.slice(0, n.indexOf('{'))).sort();
+    expect(withoutLabels(served)).toEqual(withoutLabels(documented));
+    expect(served.sort()).toEqual(documented.sort());
   });
 
   it('answers 405 to other methods, 404 to other paths, 413 to a request with a body', async () => {
