@@ -42,6 +42,8 @@ import { LocalTopicStore } from './topic-store.js';
 import { SINGLE_BROKER_WIDE_CONFIGS } from './config-admin/cluster-wide-configs.js';
 import { FaultInjector } from './faults/fault-injector.js';
 import { CREATE_IN_LOCAL_LOGS, CREATED_BY_CONTROLLER, type InternalTopicCreation } from './internal-topic-creation.js';
+import type { BrokerMetrics } from './metrics/broker-metrics.js';
+import type { HealthSources, HttpListener } from './metrics/http-listener.js';
 
 const CHECKPOINT_INTERVAL_MS = 60_000;
 const HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS = 5_000;
@@ -82,6 +84,10 @@ export class Broker {
   connectionHost!: ConnectionHost;
   /** Membership of a ZooKeeper cluster (zookeeper.connect set); null for a single broker. */
   zkCluster: ZkCluster | null = null;
+  /** The request path's counters and the HTTP listener serving them, when krill.http.listener is set. */
+  metrics: BrokerMetrics | null = null;
+  http: HttpListener | null = null;
+  private state: 'starting' | 'started' | 'closing' = 'starting';
 
   private constructor(
     readonly config: BrokerConfig,
@@ -103,10 +109,12 @@ export class Broker {
   static async start(config: BrokerConfig, log: Logger): Promise<Broker> {
     // Loaded only for a cluster: a single broker never loads a ZooKeeper client.
     const clusterClass = config.zookeeperConnect === null ? null : (await import('./cluster/zk-cluster.js')).ZkCluster;
+    const httpModule = config.httpListener === null ? null : await import('./metrics/http-listener.js');
     const dataDir = path.resolve(config.dataDir);
     fs.mkdirSync(dataDir, { recursive: true });
     const lock = await DataDirLock.acquire(dataDir);
     const broker = new Broker(config, log, dataDir, lock);
+    broker.metrics = httpModule && new httpModule.BrokerMetrics();
     try {
       await broker.listen();
     } catch (err) {
@@ -117,8 +125,11 @@ export class Broker {
       lock.recordOwner();
       // Synchronous from the bind on, so that no connection is accepted before the logs are open.
       broker.open(clusterClass);
+      // Before joining the cluster, so that /ready can say what the start waits for.
+      if (httpModule) broker.http = await httpModule.startHttpListener(config.httpListener!, broker.healthSources(), log);
       if (broker.zkCluster) await broker.joinCluster(broker.zkCluster);
     } catch (err) {
+      await broker.http?.close();
       await broker.zkCluster?.close();
       if (broker.logs) {
         broker.groups.close();
@@ -130,6 +141,7 @@ export class Broker {
       throw err;
     }
     broker.startBackgroundTasks();
+    broker.state = 'started';
     return broker;
   }
 
@@ -178,6 +190,31 @@ export class Broker {
       { periodMs: config.int('producer.id.expiration.check.interval.ms') },
     );
     this.startCleaner();
+  }
+
+  /** What the HTTP listener reads: the services, the connections, and whether the broker serves yet (/ready). */
+  private healthSources(): HealthSources {
+    // Getters: a reset() gives the broker new services, which the next scrape must read.
+    const services = () => this.connectionHost.services;
+    return {
+      get replicas() {
+        return services().replicas;
+      },
+      get groups() {
+        return services().groups;
+      },
+      get cluster() {
+        return services().cluster;
+      },
+      metrics: this.metrics!,
+      listenerName: this.config.listener.name,
+      connectionCount: () => this.connections.size,
+      notReadyReason: () => {
+        if (this.state === 'closing') return 'shutting down';
+        if (this.state === 'starting') return this.zkCluster ? 'joining the cluster through ZooKeeper' : 'starting';
+        return this.zkCluster?.notReadyReason() ?? null;
+      },
+    };
   }
 
   /** The connection quotas, which dynamic configs may change. */
@@ -314,6 +351,7 @@ export class Broker {
       transactionState: this.transactionState,
       config: this.config,
       apiVersions: () => registry.apiVersions(),
+      metrics: this.metrics,
     };
   }
 
@@ -514,6 +552,7 @@ export class Broker {
   }
 
   async close(): Promise<void> {
+    this.state = 'closing';
     // In a cluster: leaderships move away first (while this broker still answers the controller), then the
     // registration goes with the ZooKeeper session.
     if (this.zkCluster) {
@@ -544,6 +583,7 @@ export class Broker {
       }
       this.logs.close();
     } finally {
+      await this.http?.close();
       await this.lock.release();
     }
   }

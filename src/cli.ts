@@ -217,7 +217,8 @@ async function main(): Promise<void> {
   // above exist SIGTERM/SIGINT would kill the process outright instead of closing cleanly.
   for (const fault of args.faults) broker.faults.inject(fault);
   const { host, port } = broker.listener;
-  process.stdout.write(`krill ready on ${host}:${port} (data: ${broker.dataDir}, cluster: ${broker.clusterId}, node: ${broker.nodeId})\n`);
+  const http = broker.http ? `, http: ${broker.http.address.host}:${broker.http.address.port}` : '';
+  process.stdout.write(`krill ready on ${host}:${port} (data: ${broker.dataDir}, cluster: ${broker.clusterId}, node: ${broker.nodeId}${http})\n`);
 }
 
 main().catch((err) => {

@@ -7,7 +7,7 @@ import type { Logger } from './logger.js';
 import { ConfigError, asText, checkValue, configTable, type ConfigValue, type ValueRule } from './config-value.js';
 import { TOPIC_CONFIGS } from './log-config.js';
 import { KAFKA_ONLY_CONFIGS } from './kafka-only-configs.js';
-import { DEFAULT_PROTOCOL_MAP, resolveListeners, withAddress, type Listener, type ResolvedListeners } from './listeners.js';
+import { DEFAULT_PROTOCOL_MAP, resolveListeners, withAddress, type Listener, type NamedListener, type ResolvedListeners } from './listeners.js';
 
 export type { Listener } from './listeners.js';
 export { ConfigError, type ConfigValue, type ValueRule } from './config-value.js';
@@ -216,6 +216,11 @@ export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = configTable({
     min: 1,
     doc: 'Segment file descriptors kept open, per broker (krill only; the rest are closed and reopened on use).',
   },
+  'krill.http.listener': {
+    kind: 'string',
+    default: null,
+    doc: 'host:port of the HTTP listener serving /metrics (Prometheus), /health and /ready (krill only); unset: none. Port 0 picks a free one.',
+  },
   'log.message.timestamp.type': topicConfigDefault('message.timestamp.type', 'CreateTime or LogAppendTime.'),
   'compression.type': topicConfigDefault('compression.type', 'Codec batches are stored in.'),
   'socket.request.max.bytes': { kind: 'int', default: '104857600', min: 1, doc: 'Largest request frame accepted.' },
@@ -345,6 +350,11 @@ export class BrokerConfig {
       }
     }
     try {
+      void this.httpListener;
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
+    try {
       const overrides = this.maxConnectionsPerIpOverrides;
       if (this.int('max.connections.per.ip') === 0 && overrides.size === 0) {
         problems.push('max.connections.per.ip: 0 is allowed only with max.connections.per.ip.overrides');
@@ -469,7 +479,7 @@ export class BrokerConfig {
   }
 
   /** The one listener clients connect to. */
-  get listener(): Listener {
+  get listener(): NamedListener {
     return this.resolved.listener;
   }
 
@@ -482,6 +492,17 @@ export class BrokerConfig {
   setListenerAddress(host: string | undefined, port: number | undefined): void {
     if (host === undefined && port === undefined) return;
     this.set('listeners', withAddress(this.string('listeners')!, this.resolved, host, port));
+  }
+
+  /** krill.http.listener as an address, or null when unset. */
+  get httpListener(): Listener | null {
+    const value = this.string('krill.http.listener');
+    if (value === null) return null;
+    const m = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(value.trim());
+    if (!m || Number(m[3]) > 65535 || (m[1] !== undefined && isIP(m[1]) !== 6)) {
+      throw new ConfigError(`krill.http.listener: '${value}' is not of the form host:port (an IPv6 address in brackets)`);
+    }
+    return { host: m[1] ?? (m[2] || '0.0.0.0'), port: Number(m[3]) };
   }
 
   /** max.connections.per.ip.overrides as IP address → limit. */

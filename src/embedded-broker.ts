@@ -43,6 +43,8 @@ export interface RunningBroker {
   waitForGroupStable(groupId: string, options?: GroupWait): Promise<GroupSummary>;
   /** The group as its coordinator has it now, or null if there is none. */
   describeGroup(groupId: string): GroupSummary | null;
+  /** host:port of the HTTP listener (/metrics, /health, /ready) when krill.http.listener is set, else null. */
+  http: string | null;
   close(): Promise<void>;
 }
 
@@ -76,6 +78,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
       const group = broker.groups.group(groupId);
       return group ? summariseGroup(group) : null;
     },
+    http: broker.http && `${broker.http.address.host}:${broker.http.address.port}`,
     close() {
       closing ??= broker.close().finally(() => {
         if (temporary) fs.rmSync(dataDir, { recursive: true, force: true });

@@ -40,6 +40,8 @@ export interface ClusterBroker {
   readonly port: number;
   readonly bootstrap: string;
   readonly dataDir: string;
+  /** host:port of its HTTP listener (krill.http.listener in config; port 0 is a new free port at each start), else null. */
+  readonly http: string | null;
   readonly running: boolean;
   /** Stops the broker gracefully (a controlled shutdown first, as SIGTERM does). */
   stop(): Promise<void>;
@@ -129,6 +131,7 @@ export async function startCluster(options: ClusterStartOptions = {}): Promise<R
 /** One broker of the cluster, in this process or as a child process. */
 class Member implements ClusterBroker {
   port = 0;
+  http: string | null = null;
   private embedded: RunningBroker | null = null;
   private child: { proc: ChildProcess; exited: Promise<void> } | null = null;
 
@@ -173,6 +176,7 @@ class Member implements ClusterBroker {
     if (!this.options.processes) {
       this.embedded = await startBroker({ host: HOST, port: this.port, dataDir: this.dataDir, config: this.configs(), logLevel: this.options.logLevel });
       this.port = this.embedded.port;
+      this.http = this.embedded.http;
       return;
     }
     const args = [cliPath(), '--host', HOST, '--port', String(this.port), '--data-dir', this.dataDir, '--log-level', this.options.logLevel ?? 'warn'];
@@ -194,6 +198,7 @@ class Member implements ClusterBroker {
           const m = /krill ready on [^\s]+:(\d+)/.exec(out);
           if (m) {
             clearTimeout(timer);
+            this.http = /, http: ([^\s)]+)\)/.exec(out)?.[1] ?? null;
             resolve(Number(m[1]));
           }
         });

@@ -119,6 +119,23 @@ export class DelayedOperationPurgatory<K> {
     return this.watchers.get(key)?.size ?? 0;
   }
 
+  /**
+   * Kafka's PurgatorySize: the operations watching each key, summed over the keys (an operation watching
+   * three partitions counts three times). Counted when asked (a scrape), not kept up on the request path.
+   */
+  watchedCount(): number {
+    let n = 0;
+    for (const set of this.watchers.values()) n += set.size;
+    return n;
+  }
+
+  /** Kafka's NumDelayedOperations: the operations waiting, each once. */
+  delayedCount(): number {
+    const ops = new Set<DelayedOperation>();
+    for (const set of this.watchers.values()) for (const op of set) ops.add(op);
+    return ops.size;
+  }
+
   /** Keys with at least one waiting operation (an operation that completes leaves every key it watched). */
   get size(): number {
     return this.watchers.size;

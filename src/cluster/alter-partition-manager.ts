@@ -75,6 +75,7 @@ export class AlterPartitionManager {
             return;
           }
           if (!partition.isLeader || r.leaderEpoch !== partition.leaderEpoch || r.leaderId !== options.localNodeId) return;
+          options.replicas.isrChanged(partition.isr, r.isr);
           partition.setLeaderState({
             leaderId: r.leaderId,
             leaderEpoch: r.leaderEpoch,

@@ -139,6 +139,16 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     return this.cache.controllerId;
   }
 
+  /**
+   * Why this broker does not serve the cluster's requests, or null once it does: registered in ZooKeeper (a
+   * session expiry unregisters it until it rejoins) and named in the controller's metadata (UpdateMetadata).
+   */
+  notReadyReason(): string | null {
+    if (!this.membership.session) return 'not registered in ZooKeeper (rejoining)';
+    if (!this.cache.broker(this.localNodeId)) return "waiting for the controller's metadata";
+    return null;
+  }
+
   localEndpoint(): BrokerEndpoint {
     const { host, port } = this.options.advertised();
     return { nodeId: this.localNodeId, host, port, rack: this.options.config.string('broker.rack') };

@@ -81,7 +81,10 @@ export default defineHandler({
   // Records are written to the segment (a copy into the page cache) before handle() returns.
   releasesRequestBytes: true,
   errorResponse,
-  handle({ replicas, topics, transactions, coordinators, apiVersion, log, closeConnection, signal }, req): ProduceResponse | null | Promise<ProduceResponse> {
+  handle(
+    { replicas, topics, transactions, coordinators, metrics, apiVersion, log, closeConnection, signal },
+    req,
+  ): ProduceResponse | null | Promise<ProduceResponse> {
     if (apiVersion < 3) return errorResponse(req, ErrorCode.UNSUPPORTED_VERSION);
     if (req.acks !== 0 && req.acks !== 1 && req.acks !== -1) return errorResponse(req, ErrorCode.INVALID_REQUIRED_ACKS);
     const now = Date.now();
@@ -114,6 +117,7 @@ export default defineHandler({
         }
         try {
           const { baseOffset, lastOffset, logStartOffset } = replicas.appendRecords(partition, p.records, cfg, now, req.acks);
+          metrics?.produced(t.name, lastOffset - baseOffset + 1, p.records?.length ?? 0);
           const result: PartitionResponse = {
             index: p.index,
             errorCode: ErrorCode.NONE,

@@ -21,6 +21,7 @@ import type { FetchRequest, FetchResponse } from '../../protocol/messages/01-fet
 import type { Partition } from '../partition/partition.js';
 import type { ReplicaManager } from '../partition/replica-manager.js';
 import type { TopicAdmin } from '../topics.js';
+import type { BrokerMetrics } from '../metrics/broker-metrics.js';
 
 const EMPTY = Buffer.alloc(0);
 const READ_COMMITTED = 1;
@@ -130,6 +131,19 @@ function readAll(targets: Target[], maxBytes: number, readCommitted: boolean, fo
   return { results, total, errors };
 }
 
+/** The bytes of each partition's records the response carries, per topic (one count per partition). */
+function countBytesOut(metrics: BrokerMetrics, targets: Target[], results: PartitionData[], follower: boolean): void {
+  for (let i = 0; i < targets.length; i++) {
+    const { replica } = targets[i];
+    if (!replica) continue;
+    const records = results[i].records;
+    let size = 0;
+    if (Buffer.isBuffer(records)) size = records.length;
+    else for (const b of records ?? []) size += b.length;
+    if (size > 0) metrics.fetched(replica.topic, size, follower);
+  }
+}
+
 function respond(req: FetchRequest, results: PartitionData[]): FetchResponse {
   const responses: FetchResponse['responses'][number][] = [];
   let i = 0;
@@ -148,7 +162,7 @@ export default defineHandler({
   errorResponse(_req, code): FetchResponse {
     return { throttleTimeMs: 0, errorCode: code, sessionId: 0, responses: [] };
   },
-  async handle({ replicas, topics, apiVersion, signal }, req): Promise<FetchResponse> {
+  async handle({ replicas, topics, metrics, apiVersion, signal }, req): Promise<FetchResponse> {
     if (req.sessionId !== 0) {
       return { throttleTimeMs: 0, errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND, sessionId: 0, responses: [] };
     }
@@ -163,6 +177,7 @@ export default defineHandler({
       const { results, total, errors } = readAll(targets, maxBytes, !follower && req.isolationLevel === READ_COMMITTED, follower);
       const remaining = deadline - Date.now();
       if (total >= req.minBytes || errors || remaining <= 0 || signal.aborted || targets.length === 0) {
+        if (metrics) countBytesOut(metrics, targets, results, follower);
         return respond(req, results);
       }
       await replicas.awaitChange(

@@ -96,6 +96,8 @@ export class ReplicaManager {
   private controllerEpoch = -1;
   /** replica.lag.time.max.ms, as the cluster configures it. */
   replicaLagTimeMaxMs = 30_000;
+  /** ISR changes the controller accepted from this leader (Kafka's IsrShrinksPerSec and IsrExpandsPerSec counts). */
+  readonly isrChanges = { shrinks: 0, expands: 0 };
 
   constructor(
     private readonly logs: LogManager,
@@ -192,6 +194,12 @@ export class ReplicaManager {
   recordFollowerFetch(partition: Partition, replicaId: number, fetchOffset: number, now: number): void {
     if (partition.updateFollowerFetchState(replicaId, fetchOffset, partition.logEndOffset, now)) this.highWatermarkMoved(partition);
     if (!partition.isr.includes(replicaId)) this.maybeChangeIsr(partition, now);
+  }
+
+  /** The controller accepted this leader's ISR change from `before` to `after` (AlterPartition). */
+  isrChanged(before: readonly number[], after: readonly number[]): void {
+    if (after.length < before.length) this.isrChanges.shrinks++;
+    else if (after.length > before.length) this.isrChanges.expands++;
   }
 
   /** Waiters on a partition whose high watermark moved (or whose role changed). */
@@ -293,7 +301,7 @@ export class ReplicaManager {
   }
 
   /** Every partition this broker has, with its topic (whose configs retention reads). */
-  private *allPartitions(): Generator<{ topic: TopicInfo; partition: Partition }> {
+  *allPartitions(): Generator<{ topic: TopicInfo; partition: Partition }> {
     for (const topic of this.logs.topics()) {
       for (let p = 0; p < topic.partitions; p++) {
         const partition = this.partition(topic.name, p);

@@ -7,7 +7,8 @@
 //
 // At log level debug every connection opened and closed, and every request answered (api, version,
 // client id, correlation id, duration), is logged, as Kafka's request logger does; whether to is decided
-// once per connection, so other levels pay nothing per request.
+// once per connection, so other levels pay nothing per request. With krill.http.listener set, every request
+// answered is counted and timed for /metrics (BrokerMetrics); without it the broker has no metrics object.
 
 import { checkCoordinator } from '../cluster/coordinator-guard.js';
 import net, { type Socket } from 'node:net';
@@ -40,10 +41,12 @@ interface Slot {
   chunks: Buffer[] | null | undefined;
   /** Set by a handler that wants the connection closed once earlier responses are out. */
   closeReason?: string;
-  /** performance.now() when the request arrived, for the request log (0 when it is off). */
+  /** performance.now() when the request arrived, for the request log and the metrics (0 when both are off). */
   startedAt: number;
   /** The injected fault that answered it, for the request log. */
   fault?: string;
+  /** The request's metric name (BrokerMetrics.requestName), when metrics are kept. */
+  metricName?: string;
 }
 
 /**
@@ -264,6 +267,7 @@ export class Connection implements TrackedConnection {
     }
     const slot = this.enqueue(header.correlationId);
     const services = this.host.services;
+    if (services.metrics) slot.metricName = services.metrics.requestName(handler.def.name, version, request);
     const ctx: RequestContext = {
       ...services,
       header,
@@ -368,13 +372,14 @@ export class Connection implements TrackedConnection {
   }
 
   private enqueue(correlationId: number): Slot {
-    const slot: Slot = { correlationId, chunks: undefined, startedAt: this.requestLog ? performance.now() : 0 };
+    const slot: Slot = { correlationId, chunks: undefined, startedAt: this.requestLog || this.host.services.metrics ? performance.now() : 0 };
     this.queue.push(slot);
     return slot;
   }
 
   private complete(slot: Slot, handler: Handler, version: number, header: RequestHeader, body: Message | null): void {
     if (this.closed) return;
+    if (slot.metricName) this.host.services.metrics!.answered(slot.metricName, version, performance.now() - slot.startedAt);
     if (this.requestLog) {
       this.log.debug(
         {

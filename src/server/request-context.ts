@@ -14,6 +14,7 @@ import type { TransactionCoordinator } from '../txn/coordinator.js';
 import type { TransactionStateTopic } from '../txn/state-topic.js';
 import type { CoordinatorOwnership } from '../cluster/coordinator-guard.js';
 import type { ControllerRequests, PartitionElections, PartitionReassignments } from '../cluster/cluster-services.js';
+import type { BrokerMetrics } from '../metrics/broker-metrics.js';
 
 export interface ApiVersionRange {
   apiKey: number;
@@ -48,6 +49,8 @@ export interface BrokerServices {
   readonly reassignments: PartitionReassignments;
   /** The APIs and versions this broker serves (ApiVersions). */
   apiVersions(): ApiVersionRange[];
+  /** The counters /metrics serves; null without krill.http.listener, and then nothing is counted. */
+  readonly metrics: BrokerMetrics | null;
 }
 
 export interface RequestContext extends BrokerServices {
