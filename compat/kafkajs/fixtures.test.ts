@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type RunningBroker } from '../../src/index.js';
 import { TestClient } from '../../test/server/client.js';
-import { API } from '../../test/server/kafka.js';
+import { API, commitOffset } from '../../test/server/kafka.js';
 
 const require = createRequire(import.meta.url);
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -81,7 +81,7 @@ describe('test fixtures with kafkajs', { timeout: 60_000 }, () => {
     await txn.send({ topic: 'before-reset', messages: [{ value: 'in-txn' }] });
     const admin = kafka().admin();
     await admin.connect();
-    await admin.setOffsets({ groupId: 'committed-g', topic: 'before-reset', partitions: [{ partition: 0, offset: '1' }] });
+    await commitOffset(broker.port, 'committed-g', 'before-reset', 1);
     expect((await admin.listGroups()).groups.map((g: any) => g.groupId)).toContain('committed-g');
 
     await broker.reset();

@@ -13,7 +13,7 @@ import { ROOT, withBroker } from '../helpers.js';
 import type { RunningBroker } from '../../src/index.js';
 import { Exposition } from '../../src/metrics/exposition.js';
 import { TestClient } from '../server/client.js';
-import { API, createTopic, produceOk, values } from '../server/kafka.js';
+import { commitOffset, createTopic, produceOk, values } from '../server/kafka.js';
 
 const HTTP = { 'krill.http.listener': '127.0.0.1:0' };
 
@@ -68,14 +68,7 @@ describe('krill.http.listener', () => {
     try {
       await createTopic(client, 'readme-table');
       await produceOk(client, 'readme-table', 0, values(3));
-      const commit = await client.request(API.OffsetCommit, 9, {
-        groupId: 'readme-group',
-        generationIdOrMemberEpoch: -1,
-        memberId: '',
-        groupInstanceId: null,
-        topics: [{ name: 'readme-table', partitions: [{ partitionIndex: 0, committedOffset: 1, committedLeaderEpoch: -1, committedMetadata: '' }] }],
-      });
-      expect(commit.topics[0].partitions[0].errorCode).toBe(0);
+      await commitOffset(broker.port, 'readme-group', 'readme-table', 1);
     } finally {
       client.close();
     }

@@ -2,7 +2,7 @@
 import { expect } from 'vitest';
 import { buildBatch, decodeBatch, readBatchHeader, type SimpleRecord } from '../../protocol/record-batch.js';
 import type { Message } from '../../protocol/codec.js';
-import type { TestClient } from './client.js';
+import { TestClient } from './client.js';
 import { API_KEYS } from '../../protocol/messages/index.js';
 
 /** API keys by name, from the protocol's definitions. */
@@ -156,6 +156,23 @@ export async function createTopic(client: TestClient, name: string, numPartition
   });
   expect(res.topics[0].errorCode, res.topics[0].errorMessage).toBe(0);
   return res.topics[0];
+}
+
+/** Commits `offset` for a group with no members (generation -1, as an admin tool commits), on a connection of its own. */
+export async function commitOffset(port: number, groupId: string, topic: string, offset: number, partition = 0): Promise<void> {
+  const client = await TestClient.connect(port);
+  try {
+    const res = await client.request(API.OffsetCommit, 9, {
+      groupId,
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      groupInstanceId: null,
+      topics: [{ name: topic, partitions: [{ partitionIndex: partition, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: '' }] }],
+    });
+    expect(res.topics[0].partitions[0].errorCode).toBe(0);
+  } finally {
+    client.close();
+  }
 }
 
 export function metadataBody(names: (string | null)[] | null, allowAutoTopicCreation = true): Message {
