@@ -62,7 +62,7 @@ describe('the npm package', () => {
       expect(files).toContain(f);
     }
     const shipped =
-      /^package\/(package\.json|README\.md|LICENSE|dist\/krill\.mjs|dist\/testing\.mjs|dist\/krill-cli\.cjs(\.cache)?|dist\/krill-cluster\.cjs|dist\/src\/bin\/krill\.cjs|dist\/(src|protocol)\/.*\.d\.ts)$/;
+      /^package\/(package\.json|README\.md|LICENSE|dist\/krill\.mjs|dist\/testing\.mjs|dist\/krill-cli\.cjs(\.cache)?|dist\/krill-cluster\.cjs|dist\/krill-admin\.cjs|dist\/src\/bin\/krill\.cjs|dist\/(src|protocol)\/.*\.d\.ts)$/;
     expect(files.filter((f) => !shipped.test(f))).toEqual([]);
     // Only the runtime dependencies were installed beside it.
     const installed = fs.readdirSync(path.join(project, 'node_modules'));
