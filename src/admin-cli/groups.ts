@@ -179,7 +179,7 @@ const reset: Command = {
   --to-offset N                 an offset (moved into the log's range)
   --to-datetime T               the first offset at or after a time: 2026-01-31T12:00:00[.000][Z|+01:00], or ms since the epoch
   --by-duration D               the first offset at or after now less an ISO-8601 duration, e.g. PT1H, P1DT30M
-  --shift-by N                  the committed offset plus N (negative: back)
+  --shift-by N                  the committed offset plus N (back: --shift-by=-N)
   --to-current                  the committed offset (no change; with --execute, commits it again)
   --dry-run                     show the new offsets only (the default, as in kafka-consumer-groups)
   --execute                     commit the new offsets`,
