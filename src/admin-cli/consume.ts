@@ -9,6 +9,7 @@ import { CONTROL_TYPE_ABORT } from '../../protocol/control-record.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { UsageError, intOption, listOption, onePositional, stringOption, type Command, type Context } from './command.js';
 import { COORDINATOR_GROUP, check, type KafkaClient, type TopicMetadata } from './kafka-client.js';
+import { commitOffsets, offsetFetchErrors } from './groups.js';
 import { EARLIEST, LATEST, key, listOffsets, type PartitionRef } from './offsets.js';
 import { parseTimestamp } from './time.js';
 import { Progress } from './progress.js';
@@ -46,13 +47,8 @@ async function offsetsFor(client: KafkaClient, parts: PartitionRef[], spec: stri
 }
 
 async function committedOffsets(client: KafkaClient, group: string, topic: string, parts: PartitionRef[]): Promise<Map<string, number>> {
-  const coordinator = await client.coordinator(group, COORDINATOR_GROUP);
-  const res = await client.sendTo(
-    coordinator,
-    9,
-    { groupId: group, topics: [{ name: topic, partitionIndexes: parts.map((p) => p.partition) }], requireStable: true },
-    7,
-  );
+  const body = { groupId: group, topics: [{ name: topic, partitionIndexes: parts.map((p) => p.partition) }], requireStable: true };
+  const { response: res } = await client.sendToCoordinator(group, COORDINATOR_GROUP, 9, body, offsetFetchErrors, 7);
   check(res.errorCode, `fetching the offsets of group '${group}'`);
   const out = new Map<string, number>();
   for (const t of res.topics) {
@@ -62,24 +58,6 @@ async function committedOffsets(client: KafkaClient, group: string, topic: strin
     }
   }
   return out;
-}
-
-async function commit(client: KafkaClient, group: string, positions: Position[]): Promise<void> {
-  const coordinator = await client.coordinator(group, COORDINATOR_GROUP);
-  const res = await client.sendTo(coordinator, 8, {
-    groupId: group,
-    generationIdOrMemberEpoch: -1,
-    memberId: '',
-    groupInstanceId: null,
-    topics: [
-      {
-        name: positions[0].ref.topic,
-        partitions: positions.map((p) => ({ partitionIndex: p.ref.partition, committedOffset: p.offset, committedLeaderEpoch: -1, committedMetadata: '' })),
-      },
-    ],
-  });
-  for (const t of res.topics)
-    for (const p of t.partitions) check(p.errorCode, `committing the offset of ${key(t.name, p.partitionIndex)} for group '${group}'`);
 }
 
 /** The whole batches of a Fetch's records (a leader may end them with part of one). */
@@ -154,7 +132,7 @@ const consume: Command = {
       return Number(p);
     });
     const client = await ctx.client();
-    let [topic] = await client.topics([topicName]);
+    let [topic] = await client.topics([topicName], true);
     for (const p of wanted)
       if (p >= topic.partitions.length) throw new UsageError(`--partition ${p}: topic '${topicName}' has ${topic.partitions.length} partitions`);
     const refs = (t: TopicMetadata) =>
@@ -266,16 +244,25 @@ const consume: Command = {
         );
         progress.update(printed, bytes);
         if (moved) {
-          [topic] = await client.topics([topicName]);
+          [topic] = await client.topics([topicName], true);
           parts = refs(topic);
           for (const p of positions) p.ref = parts.find((r) => r.partition === p.ref.partition)!;
         }
         if (group !== undefined && Date.now() - lastCommit >= COMMIT_INTERVAL_MS) {
-          await commit(client, group, positions);
+          await commitOffsets(
+            client,
+            group,
+            positions.map((p) => ({ topic: p.ref.topic, partition: p.ref.partition, offset: p.offset })),
+          );
           lastCommit = Date.now();
         }
       }
-      if (group !== undefined) await commit(client, group, positions);
+      if (group !== undefined)
+        await commitOffsets(
+          client,
+          group,
+          positions.map((p) => ({ topic: p.ref.topic, partition: p.ref.partition, offset: p.offset })),
+        );
     } finally {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);

@@ -27,6 +27,36 @@ const list: Command = {
   },
 };
 
+/** Every error code of an OffsetFetch response (v7 and below: one group). */
+export function offsetFetchErrors(r: { errorCode: number; topics: { partitions: { errorCode: number }[] }[] }): number[] {
+  return [r.errorCode, ...r.topics.flatMap((t) => t.partitions.map((p) => p.errorCode))];
+}
+
+/**
+ * Commits offsets for a group as an admin does: generation -1 and no member, which the coordinator takes
+ * only while the group has no members (Kafka's ConsumerGroupCommand, and a consumer that assigns itself partitions).
+ */
+export async function commitOffsets(client: KafkaClient, group: string, offsets: { topic: string; partition: number; offset: number }[]): Promise<void> {
+  const topics = new Map<string, { partitionIndex: number; committedOffset: number; committedLeaderEpoch: number; committedMetadata: string }[]>();
+  for (const o of offsets) {
+    topics.set(o.topic, [
+      ...(topics.get(o.topic) ?? []),
+      { partitionIndex: o.partition, committedOffset: o.offset, committedLeaderEpoch: -1, committedMetadata: '' },
+    ]);
+  }
+  const body = {
+    groupId: group,
+    generationIdOrMemberEpoch: -1,
+    memberId: '',
+    groupInstanceId: null,
+    topics: [...topics].map(([name, partitions]) => ({ name, partitions })),
+  };
+  const { response } = await client.sendToCoordinator(group, COORDINATOR_GROUP, 8, body, (r) => r.topics.flatMap((t) => t.partitions.map((p) => p.errorCode)));
+  for (const t of response.topics) {
+    for (const p of t.partitions) check(p.errorCode, `committing the offset of ${key(t.name, p.partitionIndex)} for group '${group}'`);
+  }
+}
+
 interface DescribedGroup {
   group: string;
   state: string;
@@ -38,11 +68,21 @@ interface DescribedGroup {
 }
 
 async function describeGroup(client: KafkaClient, group: string): Promise<DescribedGroup> {
-  const coordinator = await client.coordinator(group, COORDINATOR_GROUP);
-  const [described, fetched] = await Promise.all([
-    client.sendTo(coordinator, 15, { groups: [group], includeAuthorizedOperations: false }),
-    client.sendTo(coordinator, 9, { groupId: group, topics: null, requireStable: false }, 7),
-  ]);
+  const { coordinator, response: described } = await client.sendToCoordinator(
+    group,
+    COORDINATOR_GROUP,
+    15,
+    { groups: [group], includeAuthorizedOperations: false },
+    (r) => r.groups.map((g) => g.errorCode),
+  );
+  const { response: fetched } = await client.sendToCoordinator(
+    group,
+    COORDINATOR_GROUP,
+    9,
+    { groupId: group, topics: null, requireStable: false },
+    offsetFetchErrors,
+    7,
+  );
   const g = described.groups[0];
   check(g.errorCode, `describing group '${group}'`);
   if (g.groupState === 'Dead') throw new BrokerError(ErrorCode.GROUP_ID_NOT_FOUND, `group '${group}'`);
@@ -210,10 +250,10 @@ const reset: Command = {
     let parts: PartitionRef[];
     if (specs.length > 0) {
       const filter = topicFilter(specs);
-      parts = partitionsOf(await client.topics(filter.topics), filter.only);
+      parts = partitionsOf(await client.topics(filter.topics, true), filter.only);
     } else {
       const topics = [...new Set(d.offsets.map((o) => o.topic))];
-      parts = topics.length === 0 ? [] : partitionsOf(await client.topics(topics), (t, p) => current.has(key(t, p)));
+      parts = topics.length === 0 ? [] : partitionsOf(await client.topics(topics, true), (t, p) => current.has(key(t, p)));
     }
     const targets = await resetTargets(ctx, client, parts, current);
     const rows = parts.map((p) => ({
@@ -223,21 +263,11 @@ const reset: Command = {
       newOffset: targets.get(key(p.topic, p.partition))!,
     }));
     if (ctx.values.execute && rows.length > 0) {
-      const topics = new Map<string, typeof rows>();
-      for (const r of rows) topics.set(r.topic, [...(topics.get(r.topic) ?? []), r]);
-      // Generation -1 and no member: the commit of an admin, which the coordinator takes only for an empty group.
-      const res = await client.sendTo(d.coordinator, 8, {
-        groupId: group,
-        generationIdOrMemberEpoch: -1,
-        memberId: '',
-        groupInstanceId: null,
-        topics: [...topics].map(([name, rs]) => ({
-          name,
-          partitions: rs.map((r) => ({ partitionIndex: r.partition, committedOffset: r.newOffset, committedLeaderEpoch: -1, committedMetadata: '' })),
-        })),
-      });
-      for (const t of res.topics)
-        for (const p of t.partitions) check(p.errorCode, `committing the offset of ${key(t.name, p.partitionIndex)} for group '${group}'`);
+      await commitOffsets(
+        client,
+        group,
+        rows.map((r) => ({ topic: r.topic, partition: r.partition, offset: r.newOffset })),
+      );
     } else if (!ctx.values['dry-run'] && !ctx.values.execute) {
       process.stderr.write('krill: nothing committed: this is a dry run; give --execute to commit the new offsets\n');
     }
@@ -255,8 +285,9 @@ const remove: Command = {
     const client = await ctx.client();
     const rows = [];
     for (const group of ctx.positionals) {
-      const coordinator = await client.coordinator(group, COORDINATOR_GROUP);
-      const res = await client.sendTo(coordinator, 42, { groupsNames: [group] });
+      const { response: res } = await client.sendToCoordinator(group, COORDINATOR_GROUP, 42, { groupsNames: [group] }, (r) =>
+        r.results.map((g) => g.errorCode),
+      );
       check(res.results[0].errorCode, `deleting group '${group}'`);
       rows.push({ group, deleted: true });
     }

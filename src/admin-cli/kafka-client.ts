@@ -68,6 +68,9 @@ export const COORDINATOR_GROUP = 0;
 export const COORDINATOR_TRANSACTION = 1;
 
 const CLIENT_ID = 'krill-cli';
+const RETRY_BACKOFF_MS = 100;
+/** What FindCoordinator answers while the coordinator's partition is being created or loaded. */
+const COORDINATOR_PENDING = new Set<number>([ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.NOT_COORDINATOR]);
 
 export function parseHostPort(address: string): { host: string; port: number } {
   const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(address.trim());
@@ -213,20 +216,63 @@ export class KafkaClient {
     };
   }
 
-  /** Metadata of topics that must exist: an unknown topic is an error naming it. */
-  async topics(names: string[]): Promise<TopicMetadata[]> {
-    const md = await this.metadata(names);
-    for (const t of md.topics) check(t.errorCode, `topic '${t.name}'`);
-    return md.topics;
+  /**
+   * Metadata of topics that must exist: an unknown topic is an error naming it. With `leaders`, waits (up to
+   * the request timeout) while a partition has no leader, as a just-created topic may not yet have one.
+   */
+  async topics(names: string[], leaders = false): Promise<TopicMetadata[]> {
+    const deadline = Date.now() + this.requestTimeoutMs;
+    for (;;) {
+      const md = await this.metadata(names);
+      const leaderless = md.topics.some((t) => t.errorCode === ErrorCode.LEADER_NOT_AVAILABLE || t.partitions.some((p) => p.leader < 0));
+      if (!leaders || !leaderless || Date.now() > deadline) {
+        for (const t of md.topics) check(t.errorCode, `topic '${t.name}'`);
+        return md.topics;
+      }
+      await new Promise((resolve) => setTimeout(resolve, RETRY_BACKOFF_MS));
+    }
   }
 
-  /** The node id of the coordinator of a group (COORDINATOR_GROUP) or transactional id (COORDINATOR_TRANSACTION). */
+  /**
+   * The node id of the coordinator of a group (COORDINATOR_GROUP) or transactional id (COORDINATOR_TRANSACTION).
+   * Waits, as Kafka's clients do, while there is none yet: the first FindCoordinator of a cluster creates the
+   * coordinator's topic, and its partitions take a moment to load.
+   */
   async coordinator(key: string, keyType: number): Promise<number> {
-    // v3 and below ask for one key; v4+ (KIP-699) for a batch, which one key does not need.
-    const res = await this.send(10, { key, keyType }, 3);
-    check(res.errorCode, `FindCoordinator for ${keyType === COORDINATOR_GROUP ? 'group' : 'transactional id'} '${key}'`, res.errorMessage);
-    this.nodes.set(res.nodeId, { nodeId: res.nodeId, host: res.host, port: res.port, rack: null });
-    return res.nodeId;
+    const deadline = Date.now() + this.requestTimeoutMs;
+    for (;;) {
+      // v3 and below ask for one key; v4+ (KIP-699) for a batch, which one key does not need.
+      const res = await this.send(10, { key, keyType }, 3);
+      if (COORDINATOR_PENDING.has(res.errorCode) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, RETRY_BACKOFF_MS));
+        continue;
+      }
+      check(res.errorCode, `FindCoordinator for ${keyType === COORDINATOR_GROUP ? 'group' : 'transactional id'} '${key}'`, res.errorMessage);
+      this.nodes.set(res.nodeId, { nodeId: res.nodeId, host: res.host, port: res.port, rack: null });
+      return res.nodeId;
+    }
+  }
+
+  /**
+   * Sends a request to the coordinator of `key`, finding it first; while the response says the coordinator
+   * is still loading or has moved (`errorsOf` gives its codes), finds it again and resends, up to the request
+   * timeout, as Kafka's AdminClient does.
+   */
+  async sendToCoordinator<K extends ApiKey>(
+    key: string,
+    keyType: number,
+    apiKey: K,
+    body: RequestInputOf<MessageFor<K>>,
+    errorsOf: (response: DecodedResponseOf<MessageFor<K>>) => number[],
+    cap?: number,
+  ): Promise<{ coordinator: number; response: DecodedResponseOf<MessageFor<K>> }> {
+    const deadline = Date.now() + this.requestTimeoutMs;
+    for (;;) {
+      const coordinator = await this.coordinator(key, keyType);
+      const response = await this.sendTo(coordinator, apiKey, body, cap);
+      if (!errorsOf(response).some((code) => COORDINATOR_PENDING.has(code)) || Date.now() > deadline) return { coordinator, response };
+      await new Promise((resolve) => setTimeout(resolve, RETRY_BACKOFF_MS));
+    }
   }
 
   close(): void {

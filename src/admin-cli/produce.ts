@@ -151,7 +151,7 @@ const produce: Command = {
     const timestamp = intOption(ctx.values, 'timestamp', 0);
     const chosen = intOption(ctx.values, 'partition', 0);
     const client = await ctx.client();
-    const [topic] = await client.topics([topicName]);
+    const [topic] = await client.topics([topicName], true);
     const count = topic.partitions.length;
     if (chosen !== undefined && chosen >= count) throw new UsageError(`--partition ${chosen}: topic '${topicName}' has ${count} partitions`);
     const sticky = Math.floor(Math.random() * count);

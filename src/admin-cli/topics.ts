@@ -101,7 +101,8 @@ const describe: Command = {
     if (ctx.positionals.length === 0) throw new UsageError('expected at least one topic');
     const client = await ctx.client();
     const topics = await client.topics(ctx.positionals);
-    const parts = partitionsOf(topics);
+    // A partition without a leader has no watermarks to ask for; `krill cluster` lists it as offline.
+    const parts = partitionsOf(topics).filter((p) => p.leader >= 0);
     const [earliest, latest, sizes, configs] = await Promise.all([
       listOffsets(client, parts, EARLIEST),
       listOffsets(client, parts, LATEST),

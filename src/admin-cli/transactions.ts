@@ -36,8 +36,9 @@ const describe: Command = {
   async run(ctx) {
     const id = onePositional(ctx, 'transactional id');
     const client = await ctx.client();
-    const coordinator = await client.coordinator(id, COORDINATOR_TRANSACTION);
-    const res = await client.sendTo(coordinator, 65, { transactionalIds: [id] });
+    const { coordinator, response: res } = await client.sendToCoordinator(id, COORDINATOR_TRANSACTION, 65, { transactionalIds: [id] }, (r) =>
+      r.transactionStates.map((t) => t.errorCode),
+    );
     const t = res.transactionStates[0];
     check(t.errorCode, `describing transactional id '${id}'`);
     const d = {

@@ -1,21 +1,12 @@
 // How `krill` tells a client command from a broker start, --help on every level, the exit codes, and that the
 // broker's bundle holds none of the client commands (they are a bundle of their own, loaded on demand).
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../helpers.js';
 import { SUBCOMMANDS } from '../../src/admin-cli/subcommands.js';
 import { COMMAND_WORDS } from '../../src/admin-cli/main.js';
-
-/** A port nothing listens on: one the OS just handed out and took back. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { freePort } from '../../bench/processes.js';
 
 describe('krill <command>', () => {
   it('routes exactly the command words to the client, everything else to the broker', () => {
@@ -51,7 +42,8 @@ describe('krill <command>', () => {
   });
 
   it('exits 3 when no broker answers', async () => {
-    const port = await closedPort();
+    // A port the OS just handed out and took back: nothing listens on it.
+    const port = await freePort();
     const r = await runCli(['topics', 'list', '--bootstrap-server', `127.0.0.1:${port}`]);
     expect(r.code).toBe(3);
     expect(r.stdout).toBe('');
