@@ -9,6 +9,7 @@ import { CLI, useTempDirs, withBroker } from '../helpers.js';
 import type { RunningBroker } from '../../src/index.js';
 import { KafkajsReader, simplify } from '../../compat/kafkajs-reader.js';
 import { json, krillAgainst } from './run.js';
+import { run } from '../../compat/util.js';
 
 const require = createRequire(import.meta.url);
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -154,6 +155,15 @@ describe('krill produce|consume', { timeout: 60_000 }, () => {
         .sort(),
     ).toEqual(['a', 'b']);
     expect(err).toBe('');
+  });
+
+  it('shows a progress line when stdout and stderr are a terminal', async () => {
+    // script(1) runs the command on a pseudo-terminal; its stdin stays a pipe from seq.
+    const command = `seq 1 3000 | "${process.execPath}" "${CLI}" produce in --partition 1 --bootstrap-server ${broker.bootstrap}`;
+    const r = await run('script', ['-qec', command, '/dev/null']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/\rproduced \d+ records, \d+\.\d MiB/);
+    expect(r.stdout).toMatch(/in\s+1\s+3000\s+\d+\s+\d+/);
   });
 
   it('refuses bad usage with exit code 2 and says why', async () => {
