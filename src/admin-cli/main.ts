@@ -63,6 +63,11 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT_USAGE;
   }
   const args = argv.slice(cmd.name.split(' ').length);
+  // A reader that stops reading (`krill consume t | head`) ends the command, as it ends any Unix filter.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(EXIT_OK);
+    throw err;
+  });
   try {
     await runCommand(cmd, args);
     return EXIT_OK;

@@ -166,6 +166,16 @@ describe('krill produce|consume', { timeout: 60_000 }, () => {
     expect(r.stdout).toMatch(/in\s+1\s+3000\s+\d+\s+\d+/);
   });
 
+  it('stops quietly when its reader goes away', async () => {
+    // Half a megabyte: more than a pipe holds, so krill is still writing when head has gone.
+    await producer.send({ topic: 'out', messages: Array.from({ length: 5000 }, (_, i) => ({ value: `many-${i}-`.padEnd(100, 'x'), partition: 0 })) });
+    const command = `"${process.execPath}" "${CLI}" consume out --partition 0 --bootstrap-server ${broker.bootstrap} | head -1; exit \${PIPESTATUS[0]}`;
+    const r = await run('bash', ['-c', command]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n')).toHaveLength(2);
+  });
+
   it('refuses bad usage with exit code 2 and says why', async () => {
     const r = await krill(['consume', 'c', '--follow', '--to', '3']);
     expect(r.code).toBe(2);
