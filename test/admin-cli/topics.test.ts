@@ -132,6 +132,20 @@ describe('krill topics|configs|cluster', { timeout: 60_000 }, () => {
     expect(usage.stderr).toMatch(/^krill configs describe: --entity-type must be topics or brokers, got 'users'\nusage: krill configs describe/);
   });
 
+  it("sets a broker's own and the cluster-wide default configs", async () => {
+    const alter = (target: string[], config: string) => krill(['configs', 'alter', '--entity-type', 'brokers', ...target, '--add-config', config]);
+    expect((await alter(['--entity-default'], 'log.cleaner.threads=2')).code).toBe(0);
+    const source = async () => {
+      const configs = await json(krill, ['configs', 'describe', '--entity-type', 'brokers', '--entity-name', '1']);
+      return configs.find((c: any) => c.name === 'log.cleaner.threads');
+    };
+    expect(await source()).toMatchObject({ value: '2', source: 'DYNAMIC_DEFAULT_BROKER_CONFIG' });
+    expect((await alter(['--entity-name', '1'], 'log.cleaner.threads=3')).code).toBe(0);
+    expect(await source()).toMatchObject({ value: '3', source: 'DYNAMIC_BROKER_CONFIG' });
+    const described = await admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.BROKER, name: '1' }], includeSynonyms: false });
+    expect(described.resources[0].configEntries.find((e: any) => e.configName === 'log.cleaner.threads').configValue).toBe('3');
+  });
+
   it('shows the cluster: brokers, controller, no partition in trouble', async () => {
     const c = await json(krill, ['cluster']);
     expect(c).toEqual({
