@@ -15,7 +15,8 @@ import { columns } from './table.js';
 const BATCH_RECORDS = 500;
 const BATCH_BYTES = 512 * 1024;
 
-const ACKS: Record<string, number> = { all: -1, '-1': -1, '1': 1, '0': 0 };
+// acks=0 is left out: the broker sends no response to it, and the run could not say what was written.
+const ACKS: Record<string, number> = { all: -1, '-1': -1, '1': 1 };
 
 interface Sent {
   partition: number;
@@ -72,11 +73,6 @@ class PartitionedSender {
     const s = this.sent.get(partition) ?? { partition, records: 0, firstOffset: null, lastOffset: null };
     this.sent.set(partition, s);
     s.records += records.length;
-    if (this.acks === 0) {
-      // No response comes to acks=0; the client's connection sends it and moves on.
-      void this.client.sendTo(leader, 0, body, 11).catch(() => {});
-      return;
-    }
     const res = await this.client.sendTo(leader, 0, body, 11);
     const p = res.responses[0].partitionResponses[0];
     check(p.errorCode, `producing to ${this.topic.name}-${partition}`, p.errorMessage);
@@ -113,7 +109,7 @@ async function* values(args: { values: string[]; files: string[] }): AsyncGenera
 const produce: Command = {
   name: 'produce',
   summary: 'send records: values from --value, --file or stdin lines',
-  usage: `<topic> [--value V]... [--file F]... [--key K | --key-separator S] [--header k=v]... [--partition N] [--acks all|1|0] [--compression C]
+  usage: `<topic> [--value V]... [--file F]... [--key K | --key-separator S] [--header k=v]... [--partition N] [--acks all|1] [--compression C]
   --value V                     a record's value (repeatable); without --value or --file, each stdin line is one
   --file F                      a file whose whole content is one record's value (repeatable)
   --key K                       every record's key
@@ -121,7 +117,7 @@ const produce: Command = {
   --header k=v                  a header of every record (repeatable)
   --partition N                 the partition (default: by key, as Kafka's clients; keyless: one at random)
   --timestamp T                 every record's timestamp, ms since the epoch (default: now)
-  --acks all|1|0                acknowledgements to wait for (default all)
+  --acks all|1                  acknowledgements to wait for (default all)
   --compression C               none, gzip, snappy, lz4 or zstd (default none)`,
   options: {
     value: { type: 'string', multiple: true },
@@ -137,7 +133,7 @@ const produce: Command = {
   async run(ctx) {
     const topicName = onePositional(ctx, 'topic');
     const acks = ACKS[stringOption(ctx.values, 'acks')!];
-    if (acks === undefined) throw new UsageError(`--acks must be all, 1 or 0, got '${ctx.values.acks}'`);
+    if (acks === undefined) throw new UsageError(`--acks must be all or 1, got '${ctx.values.acks}'`);
     let compression: number;
     try {
       compression = codecFromName(stringOption(ctx.values, 'compression')!);

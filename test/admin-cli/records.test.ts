@@ -8,12 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, useTempDirs, withBroker } from '../helpers.js';
 import type { RunningBroker } from '../../src/index.js';
 import { KafkajsReader, simplify } from '../../compat/kafkajs-reader.js';
+import { codecCalls, registerKafkajsCodecs } from '../../compat/kafkajs-codecs.js';
 import { json, krillAgainst } from './run.js';
 import { run } from '../../compat/util.js';
 
 const require = createRequire(import.meta.url);
 /* eslint-disable @typescript-eslint/no-explicit-any */
-const { Kafka, logLevel, Partitioners } = require('kafkajs');
+const { Kafka, logLevel, Partitioners, CompressionTypes } = require('kafkajs');
+
+registerKafkajsCodecs();
 
 describe('krill produce|consume', { timeout: 60_000 }, () => {
   let broker: RunningBroker;
@@ -71,6 +74,18 @@ describe('krill produce|consume', { timeout: 60_000 }, () => {
       const fromKrill = read.records.map(simplify).filter((r) => r.value !== 'probe');
       expect(fromKrill.map((r) => [r.key, r.value])).toEqual(ks.map((k) => [k, `v-${k}`]));
     }
+  });
+
+  it('compresses batches with the codec asked for', async () => {
+    const before = codecCalls.decompress.get(CompressionTypes.ZSTD) ?? 0;
+    expect((await krill(['produce', 'in', '--partition', '1', '--compression', 'zstd', '--acks', '1', '--value', 'squeezed'])).code).toBe(0);
+    const read = await reader.readPartition('in', 1, { minCount: 1 });
+    expect(read.records.map(simplify).map((r) => r.value)).toContain('squeezed');
+    // kafkajs decompressed a zstd batch to read it: the batch travelled compressed.
+    expect(codecCalls.decompress.get(CompressionTypes.ZSTD) ?? 0).toBeGreaterThan(before);
+    const bad = await krill(['produce', 'in', '--acks', '0', '--value', 'x']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.split('\n')[0]).toBe("krill produce: --acks must be all or 1, got '0'");
   });
 
   it('produces whole files as values', async () => {
