@@ -95,12 +95,15 @@ async function partitionSizes(client: KafkaClient, topics: TopicMetadata[]): Pro
 const describe: Command = {
   name: 'topics describe',
   summary: "a topic's partitions (leader, replicas, ISR, watermarks, size) and its configs",
-  usage: `<topic>...`,
+  usage: `[<topic>...]
+  <topic>                       the topics to describe (default: every topic but the internal ones, as kafka-topics --describe)`,
   options: {},
   async run(ctx) {
-    if (ctx.positionals.length === 0) throw new UsageError('expected at least one topic');
     const client = await ctx.client();
-    const topics = await client.topics(ctx.positionals);
+    const topics =
+      ctx.positionals.length > 0
+        ? await client.topics(ctx.positionals)
+        : (await client.metadata(null)).topics.filter((t) => !t.isInternal && t.errorCode === 0);
     // A partition without a leader has no watermarks to ask for; `krill cluster` lists it as offline.
     const parts = partitionsOf(topics).filter((p) => p.leader >= 0);
     const [earliest, latest, sizes, configs] = await Promise.all([

@@ -79,6 +79,7 @@ describe('krill topics|configs|cluster', { timeout: 60_000 }, () => {
     const table = await krill(['topics', 'describe', 'orders']);
     expect(table.stdout).toMatch(/^Topic: orders {2}TopicId: \S+ {2}Partitions: 3 {2}Configs: .*retention\.ms=86400000/);
     expect(table.stdout).toMatch(/\n1\s+1\s+1\s+1\s+0\s+3\s+\d+\n/);
+    expect((await json(krill, ['topics', 'describe'])).map((d: any) => d.name)).toEqual(['listed', 'orders']);
     const missing = await krill(['topics', 'describe', 'nope']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe("krill topics describe: UNKNOWN_TOPIC_OR_PARTITION: topic 'nope'\n");
