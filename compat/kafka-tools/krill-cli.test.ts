@@ -75,6 +75,27 @@ describeWithToolchain('krill CLI against Apache Kafka 4.4', apacheKafkaMissing, 
     expect(await json(krill, ['groups', 'delete', 'g'])).toEqual([{ group: 'g', deleted: true }]);
   });
 
+  it("describes a live group's members and assignments", async () => {
+    expect((await krill(['topics', 'create', 'live', '--partitions', '2'])).code).toBe(0);
+    expect((await krill(['produce', 'live', '--partition', '1', '--value', 'x'])).code).toBe(0);
+    const consumer = client.consumer({ groupId: 'live-group', sessionTimeout: 10_000, heartbeatInterval: 500 });
+    await consumer.connect();
+    await consumer.subscribe({ topic: 'live', fromBeginning: true });
+    const got = new Promise<void>((resolve) => void consumer.run({ eachMessage: async () => resolve() }));
+    try {
+      await got;
+      const d = await json(krill, ['groups', 'describe', 'live-group']);
+      expect(d).toMatchObject({ group: 'live-group', state: 'Stable', protocolType: 'consumer', coordinator: 1 });
+      expect(d.members).toHaveLength(1);
+      expect(d.members[0].assignment).toEqual([
+        { topic: 'live', partition: 0 },
+        { topic: 'live', partition: 1 },
+      ]);
+    } finally {
+      await consumer.disconnect();
+    }
+  });
+
   it('describes and alters configs, and shows the cluster', async () => {
     expect((await krill(['topics', 'create', 'c', '--partitions', '1'])).code).toBe(0);
     expect((await krill(['configs', 'alter', '--entity-type', 'topics', '--entity-name', 'c', '--add-config', 'cleanup.policy=compact'])).code).toBe(0);
