@@ -11,16 +11,14 @@ import { ErrorCode, errorName } from '../../protocol/errors.js';
 import { MESSAGES_BY_KEY, type ApiKey, type MessageFor } from '../../protocol/messages/index.js';
 import { parseVersions, type DecodedResponseOf, type RequestInputOf } from '../../protocol/schema.js';
 
-/** A broker answered with an error code: `name` is Kafka's (UNKNOWN_TOPIC_OR_PARTITION). */
+/** A broker answered with an error code; the message starts with Kafka's name for it (UNKNOWN_TOPIC_OR_PARTITION). */
 export class BrokerError extends Error {
-  readonly errorName: string;
   constructor(
     readonly code: number,
     context: string,
     detail?: string | null,
   ) {
     super(`${errorName(code)}: ${context}${detail ? `: ${detail}` : ''}`);
-    this.errorName = errorName(code);
   }
 }
 
@@ -109,9 +107,8 @@ export class KafkaClient {
   }
 
   private async negotiate(): Promise<void> {
-    // v3 carries the client's name; a broker that does not speak it answers UNSUPPORTED_VERSION with its list.
-    let res = await this.call(this.bootstrap, 18, 3, { clientSoftwareName: CLIENT_ID, clientSoftwareVersion: '1' });
-    if (res.errorCode === ErrorCode.UNSUPPORTED_VERSION) res = await this.call(this.bootstrap, 18, 0, {});
+    // v3 (KIP-511, Kafka 2.4) carries the client's name; every broker Kafka 4's clients still talk to speaks it.
+    const res = await this.call(this.bootstrap, 18, 3, { clientSoftwareName: CLIENT_ID, clientSoftwareVersion: '1' });
     check(res.errorCode, `ApiVersions from ${this.bootstrapAddress}`);
     this.versions = new Map(res.apiKeys.map((k) => [k.apiKey, { min: k.minVersion, max: k.maxVersion }]));
   }
@@ -134,10 +131,6 @@ export class KafkaClient {
   /** Whether the broker serves the API at all (DescribeLogDirs, the transaction APIs are not everywhere). */
   serves(apiKey: ApiKey): boolean {
     return this.versions.has(apiKey);
-  }
-
-  get address(): string {
-    return this.bootstrapAddress;
   }
 
   private async call<K extends ApiKey>(

@@ -40,7 +40,7 @@ function overview(group?: string): string {
       ? 'usage: krill [broker options]   start a broker (krill --help)\n       krill <command> [options]   talk to a broker'
       : `usage: krill ${group} <command> [options]`;
   return `${head}\n\ncommands:\n${lines.join('\n')}\n\nEvery command takes --bootstrap-server (default 127.0.0.1:9092), --json and --help.
-Exit codes: 0 ok, 1 the broker answered with an error, 2 bad usage, 3 no broker reachable.\n`;
+Exit codes: 0 ok, 1 the broker answered with an error, 2 bad usage, 3 no broker reachable (or none answered in time).\n`;
 }
 
 /** Runs `krill <argv>` and returns the exit code; never throws. */
