@@ -57,6 +57,7 @@ describe('the npm package', () => {
       'package/LICENSE',
       'package/dist/krill.mjs',
       'package/dist/src/bin/krill.cjs',
+      'package/dist/krill-admin.cjs',
       'package/dist/src/index.d.ts',
     ]) {
       expect(files).toContain(f);
@@ -74,6 +75,10 @@ describe('the npm package', () => {
     const broker = await spawnCli(['--port', '0', '--data-dir', data], { npx: true, project, timeoutMs: 30_000 });
     try {
       await apiVersionsOk(broker.port);
+      // The client commands ship too (their own bundle, dist/krill-admin.cjs).
+      const cluster = spawnSync('npx', ['--offline', 'krill', 'cluster', '--json', '--bootstrap-server', broker.bootstrap], { cwd: project, encoding: 'utf8' });
+      expect(cluster.status).toBe(0);
+      expect(JSON.parse(cluster.stdout).brokers).toEqual([{ nodeId: 1, host: '127.0.0.1', port: broker.port, rack: null, controller: true }]);
     } finally {
       broker.kill('SIGTERM');
     }
