@@ -15,9 +15,11 @@ import { Broker } from './broker.js';
 import { DataDirError } from './storage/topics-file.js';
 import { watchParent } from './parent-watch.js';
 import { faultSpecFromJson, type FaultSpec } from './faults/fault-injector.js';
+import { SUBCOMMANDS } from './admin-cli/subcommands.js';
 
 const USAGE = `usage: krill [--host H] [--port P] [--data-dir DIR] [--set key=value]... [--config server.properties] [--log-level L] [--detached] [--fault JSON]...
        krill --version
+       krill <command> [options]   topics, groups, produce, consume, configs, cluster, transactions (krill help)
 
   --host H          address to listen on (default 127.0.0.1)
   --port P          port to listen on, 0 for any free port (default 9092)
@@ -162,11 +164,17 @@ function buildConfig(args: ReturnType<typeof parseArgs>): BrokerConfig {
 }
 
 async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (SUBCOMMANDS.has(argv[0])) {
+    // The client commands load only here: a broker's start pays nothing for them.
+    const { main: runSubcommand } = await import('./admin-cli/main.js');
+    process.exit(await runSubcommand(argv));
+  }
   const parent = process.ppid; // before the start, which may take long (log recovery): see watchParent
   let args: ReturnType<typeof parseArgs>;
   let config: BrokerConfig;
   try {
-    args = parseArgs(process.argv.slice(2));
+    args = parseArgs(argv);
     config = buildConfig(args);
   } catch (err) {
     if (err instanceof UsageError || err instanceof ConfigError) {

@@ -38,9 +38,9 @@ export const toolsMissing = builtBy('compat/kafka-tools/install.sh', CLASSPATH_F
 // prints. The no-op SLF4J binding's three lines are not the tool's.
 const SLF4J_NOISE = /^SLF4J: .*\n?/gm;
 
-/** `java <flags> -cp <classpath> <main class>`, as argv: for a tool a test starts and stops itself. */
-export function javaArgs(mainClass: string): string[] {
-  return javaCommand(CLASSPATH_FILE, mainClass, ['-Xmx256m']);
+/** `java <flags> -cp <classpath> <main class>`, as argv: for a tool (or a broker: more heap) a test starts and stops itself. */
+export function javaArgs(mainClass: string, heap = '256m'): string[] {
+  return javaCommand(CLASSPATH_FILE, mainClass, [`-Xmx${heap}`]);
 }
 
 /** Runs a tool; never rejects (see `tool` for one that must succeed). */

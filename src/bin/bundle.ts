@@ -20,6 +20,22 @@ const BUNDLE = path.join(DIST, 'krill-cli.cjs');
 const LOADER = path.join(DIST, 'src', 'bin', 'krill.cjs');
 
 /**
+ * A module that only some runs need, kept out of the bundles that import it: their `await import(<module>)`
+ * becomes a module that requires `bundle` (built from the module alone) when first imported; a require, as the
+ * CLI runs in a vm.Script, where import() is not available.
+ */
+function apart(name: string, module: RegExp, bundle: string, exported: string[]): Plugin {
+  return {
+    name,
+    setup(b) {
+      b.onResolve({ filter: module }, () => ({ path: name, namespace: name }));
+      b.onLoad({ filter: /.*/, namespace: name }, () => ({ contents: `export const { ${exported.join(', ')} } = require('./${bundle}');`, loader: 'js' }));
+      b.onResolve({ filter: new RegExp(`^\\./${bundle.replace('.', '\\.')}$`) }, (args) => ({ path: args.path, external: true }));
+    },
+  };
+}
+
+/**
  * The cluster code (src/cluster/zk-cluster.ts and what only it uses: the controller, the ZooKeeper client,
  * the inter-broker client) is a bundle of its own, dist/krill-cluster.cjs, which the broker imports only when
  * zookeeper.connect is set: a single broker neither loads nor parses it, so its start stays as lean as before
@@ -27,19 +43,11 @@ const LOADER = path.join(DIST, 'src', 'bin', 'krill.cjs');
  * them, KafkaError, is recognised by a brand (protocol/errors.ts).
  */
 const CLUSTER_BUNDLE = 'krill-cluster.cjs';
-const clusterApart: Plugin = {
-  name: 'cluster-apart',
-  setup(b) {
-    // The broker's `await import('./cluster/zk-cluster.js')` becomes a module that requires the cluster bundle
-    // when it is first imported (a require: the CLI runs in a vm.Script, where import() is not available).
-    b.onResolve({ filter: /[\\/]cluster[\\/]zk-cluster\.js$/ }, () => ({ path: 'zk-cluster', namespace: 'cluster-apart' }));
-    b.onLoad({ filter: /.*/, namespace: 'cluster-apart' }, () => ({
-      contents: `export const { ZkCluster } = require('./${CLUSTER_BUNDLE}');`,
-      loader: 'js',
-    }));
-    b.onResolve({ filter: new RegExp(`^\\./${CLUSTER_BUNDLE.replace('.', '\\.')}$`) }, (args) => ({ path: args.path, external: true }));
-  },
-};
+const clusterApart = apart('cluster-apart', /[\\/]cluster[\\/]zk-cluster\.js$/, CLUSTER_BUNDLE, ['ZkCluster']);
+
+/** The client commands (`krill topics ...`, src/admin-cli/), which src/cli.ts loads only when one is given. */
+const ADMIN_BUNDLE = 'krill-admin.cjs';
+const adminApart = apart('admin-apart', /[\\/]admin-cli[\\/]main\.js$/, ADMIN_BUNDLE, ['main']);
 
 /** The bundles: Node 20, everything inlined but the native codecs, which are loaded lazily. */
 const COMMON: BuildOptions = {
@@ -52,25 +60,17 @@ const COMMON: BuildOptions = {
   external: ['@node-rs/crc32', 'snappy', 'lz4-napi', 'zstd-napi', 'fzstd', 'node-zookeeper-client', 'fs-native-extensions'],
 };
 
-await build({
+/** A CommonJS bundle of ES modules, which find their files through import.meta.url. */
+const CJS: BuildOptions = {
   ...COMMON,
-  entryPoints: [path.join(DIST, 'src', 'cluster', 'zk-cluster.js')],
-  outfile: path.join(DIST, CLUSTER_BUNDLE),
   format: 'cjs',
   define: { 'import.meta.url': '__krillUrl' },
   banner: { js: "const __krillUrl = require('node:url').pathToFileURL(__filename).href;" },
-});
+};
 
-await build({
-  ...COMMON,
-  entryPoints: [path.join(DIST, 'src', 'cli.js')],
-  outfile: BUNDLE,
-  format: 'cjs',
-  plugins: [clusterApart],
-  // The sources are ES modules that find their files through import.meta.url.
-  define: { 'import.meta.url': '__krillUrl' },
-  banner: { js: "const __krillUrl = require('node:url').pathToFileURL(__filename).href;" },
-});
+await build({ ...CJS, entryPoints: [path.join(DIST, 'src', 'cluster', 'zk-cluster.js')], outfile: path.join(DIST, CLUSTER_BUNDLE) });
+await build({ ...CJS, entryPoints: [path.join(DIST, 'src', 'admin-cli', 'main.js')], outfile: path.join(DIST, ADMIN_BUNDLE) });
+await build({ ...CJS, entryPoints: [path.join(DIST, 'src', 'cli.js')], outfile: BUNDLE, plugins: [clusterApart, adminApart] });
 fs.chmodSync(LOADER, 0o755);
 
 // The embedded API (the package's entry, `import { startBroker } from 'krill'`) as one ES module: a test

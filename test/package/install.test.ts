@@ -95,12 +95,13 @@ describe('the npm package', () => {
       'package/LICENSE',
       'package/dist/krill.mjs',
       'package/dist/src/bin/krill.cjs',
+      'package/dist/krill-admin.cjs',
       'package/dist/src/index.d.ts',
     ]) {
       expect(files).toContain(f);
     }
     const shipped =
-      /^package\/(package\.json|README\.md|LICENSE|dist\/krill\.mjs|dist\/(testing|jest-setup|jest-teardown)\.mjs|dist\/krill-cli\.cjs(\.cache)?|dist\/krill-cluster\.cjs|dist\/src\/bin\/krill\.cjs|dist\/(src|protocol)\/.*\.d\.ts)$/;
+      /^package\/(package\.json|README\.md|LICENSE|dist\/krill\.mjs|dist\/(testing|jest-setup|jest-teardown)\.mjs|dist\/krill-cli\.cjs(\.cache)?|dist\/krill-cluster\.cjs|dist\/krill-admin\.cjs|dist\/src\/bin\/krill\.cjs|dist\/(src|protocol)\/.*\.d\.ts)$/;
     expect(files.filter((f) => !shipped.test(f))).toEqual([]);
     // Only the runtime dependencies were installed beside it.
     const installed = fs.readdirSync(path.join(project, 'node_modules'));
@@ -112,6 +113,10 @@ describe('the npm package', () => {
     const broker = await spawnCli(['--port', '0', '--data-dir', data], { npx: true, project, timeoutMs: 30_000 });
     try {
       await apiVersionsOk(broker.port);
+      // The client commands ship too (their own bundle, dist/krill-admin.cjs).
+      const cluster = spawnSync('npx', ['--offline', 'krill', 'cluster', '--json', '--bootstrap-server', broker.bootstrap], { cwd: project, encoding: 'utf8' });
+      expect(cluster.status).toBe(0);
+      expect(JSON.parse(cluster.stdout).brokers).toEqual([{ nodeId: 1, host: '127.0.0.1', port: broker.port, rack: null, controller: true }]);
     } finally {
       broker.kill('SIGTERM');
     }

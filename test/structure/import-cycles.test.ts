@@ -108,6 +108,24 @@ describe('module graph', () => {
     expect(offending).toEqual([]);
   });
 
+  it('keeps the client commands apart from the broker', () => {
+    // The broker reaches src/admin-cli/ only through cli.ts's list of command words (the commands themselves
+    // are a dynamic import, a bundle of their own); the commands use the protocol and the broker-to-broker
+    // connection, never the broker's own parts.
+    const sep = path.sep;
+    const admin = `src${sep}admin-cli${sep}`;
+    const offending: string[] = [];
+    for (const [file, deps] of importGraph(['src'])) {
+      for (const dep of deps) {
+        if (!file.startsWith(admin) && dep.startsWith(admin) && !(file === `src${sep}cli.ts` && dep === `${admin}subcommands.ts`))
+          offending.push(`${file} -> ${dep}`);
+        if (file.startsWith(admin) && dep.startsWith(`src${sep}`) && !dep.startsWith(admin) && dep !== `src${sep}cluster${sep}broker-client.ts`)
+          offending.push(`${file} -> ${dep}`);
+      }
+    }
+    expect(offending).toEqual([]);
+  });
+
   it('lets handlers, the server and the admin services reach the cluster only through its services', () => {
     // What the single-broker and cluster implementations share (cluster-services.ts, cluster-view.ts,
     // coordinator-guard.ts, and the producer ids every broker hands out); the rest of src/cluster/ is the
