@@ -207,6 +207,7 @@ export class Broker {
         return services().cluster;
       },
       metrics: this.metrics!,
+      faults: this.config.bool('krill.http.faults') ? this.faults : null,
       listenerName: this.config.listener.name,
       connectionCount: () => this.connections.size,
       notReadyReason: () => {

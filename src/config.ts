@@ -221,6 +221,11 @@ export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = configTable({
     default: null,
     doc: 'host:port of the HTTP listener serving /metrics (Prometheus), /health and /ready (krill only); unset: none. Port 0 picks a free one.',
   },
+  'krill.http.faults': {
+    kind: 'bool',
+    default: 'false',
+    doc: 'Serve /faults on the HTTP listener, to set faults from outside the process (krill only; for tests).',
+  },
   'log.message.timestamp.type': topicConfigDefault('message.timestamp.type', 'CreateTime or LogAppendTime.'),
   'compression.type': topicConfigDefault('compression.type', 'Codec batches are stored in.'),
   'socket.request.max.bytes': { kind: 'int', default: '104857600', min: 1, doc: 'Largest request frame accepted.' },

@@ -12,6 +12,7 @@ import { GROUP_COMMANDS } from './groups.js';
 import { PRODUCE_COMMANDS } from './produce.js';
 import { CONSUME_COMMANDS } from './consume.js';
 import { TRANSACTION_COMMANDS } from './transactions.js';
+import { FAULT_COMMANDS } from './faults.js';
 
 export const EXIT_OK = 0;
 export const EXIT_BROKER_ERROR = 1;
@@ -26,6 +27,7 @@ const COMMANDS: Command[] = [
   ...CONFIG_COMMANDS,
   ...CLUSTER_COMMANDS,
   ...TRANSACTION_COMMANDS,
+  ...FAULT_COMMANDS,
 ];
 
 /** The first words of the commands: what src/cli.ts hands to main() (plus `help`). */

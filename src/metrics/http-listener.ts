@@ -3,7 +3,9 @@
 // the config is set, so a broker without it loads neither it nor node:http.
 //
 // Bounded as a side door should be: a few connections at a time, GET only, no request body, small headers,
-// short timeouts; anything else is answered 404, 405 or 413 and the connection closed.
+// short timeouts; anything else is answered 404, 405 or 413 and the connection closed. The one exception is
+// /faults (src/faults/fault-endpoint.ts), served only with krill.http.faults=true, which takes small JSON
+// bodies to set faults.
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +13,8 @@ import type { Logger } from '../logger.js';
 import type { Listener } from '../listeners.js';
 import { CONTENT_TYPE } from './exposition.js';
 import { scrape, type MetricsSources } from './scrape.js';
+import { serveFaults } from '../faults/fault-endpoint.js';
+import type { FaultInjector } from '../faults/fault-injector.js';
 
 export { BrokerMetrics } from './broker-metrics.js';
 
@@ -21,6 +25,8 @@ const REQUEST_TIMEOUT_MS = 10_000;
 export interface HealthSources extends MetricsSources {
   /** Why the broker does not serve requests yet (or any more), or null when it does. */
   notReadyReason(): string | null;
+  /** The faults /faults sets (krill.http.faults=true), or null when that endpoint is off. */
+  faults: FaultInjector | null;
 }
 
 export interface HttpListener {
@@ -38,6 +44,17 @@ const json = (res: http.ServerResponse, status: number, body: object, headers?: 
   send(res, status, 'application/json', `${JSON.stringify(body)}\n`, headers);
 
 function route(req: http.IncomingMessage, res: http.ServerResponse, sources: HealthSources, log: Logger): void {
+  const faultsPath = (req.url ?? '/').split('?')[0];
+  if (sources.faults && (faultsPath === '/faults' || faultsPath.startsWith('/faults/'))) {
+    serveFaults(req, faultsPath, sources.faults).then(
+      (reply) => json(res, reply.status, reply.body as object),
+      (err) => {
+        log.error({ err }, 'fault request failed');
+        json(res, 500, { error: 'fault request failed' });
+      },
+    );
+    return;
+  }
   const hasBody = (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
   if (hasBody) return json(res, 413, { error: 'request bodies are not accepted' }, { Connection: 'close' });
   const path = (req.url ?? '/').split('?')[0];
