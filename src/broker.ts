@@ -5,9 +5,7 @@
 // accepting, closes every connection, checkpoints the logs so the next start needs no recovery scan, and
 // unlocks the data dir.
 
-import fs from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
 import type { Logger } from './logger.js';
 import { BrokerConfig, type Listener } from './config.js';
 import { HandlerRegistry } from './handlers/registry.js';
@@ -18,7 +16,7 @@ import { ConnectionRegistry, normaliseAddress } from './server/connection-regist
 import { LogManager } from './storage/log-manager.js';
 import { syncInBackground } from './storage/atomic-file.js';
 import { readOrCreateMetaProperties } from './storage/meta-properties.js';
-import { DataDirLock } from './storage/data-dir-lock.js';
+import { holdDataDir, type DataDirHold } from './storage/data-dir.js';
 import { readBuffers } from './storage/read-buffers.js';
 import { GroupCoordinator } from './group/coordinator.js';
 import { OFFSETS_TOPIC, OffsetsTopicStore } from './group/offsets-topic.js';
@@ -80,7 +78,7 @@ export class Broker {
     readonly config: BrokerConfig,
     readonly log: Logger,
     readonly dataDir: string,
-    private readonly lock: DataDirLock,
+    private readonly lock: DataDirHold,
   ) {
     this.connections = new ConnectionRegistry({ ...Broker.connectionQuotas(config), idleMs: config.int('connections.max.idle.ms') }, log);
     this.scheduler = new Scheduler(log);
@@ -95,10 +93,8 @@ export class Broker {
   static async start(config: BrokerConfig, log: Logger): Promise<Broker> {
     // Loaded only for a cluster: a single broker never loads a ZooKeeper client.
     const clusterClass = config.zookeeperConnect === null ? null : (await import('./cluster/zk-cluster.js')).ZkCluster;
-    const dataDir = path.resolve(config.dataDir);
-    fs.mkdirSync(dataDir, { recursive: true });
-    const lock = await DataDirLock.acquire(dataDir);
-    const broker = new Broker(config, log, dataDir, lock);
+    const lock = await holdDataDir(config);
+    const broker = new Broker(config, log, lock.dataDir, lock);
     try {
       await broker.listen();
     } catch (err) {
