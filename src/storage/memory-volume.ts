@@ -66,9 +66,25 @@ const MIN_CAPACITY = 4096;
 /** Growth past this is linear rather than doubling, so a large segment wastes at most this much. */
 const MAX_GROWTH = 64 * 1024 * 1024;
 
-/** Descriptors of every mounted volume, by their (negative) numbers. */
-const descriptors = new Map<number, Descriptor>();
-let lastDescriptor = 0;
+/**
+ * The process's volumes by root name and their descriptors by (negative) number. One table per process
+ * even where several bundles each hold a copy of this module (the CLI's and the cluster's, src/bin/bundle.ts):
+ * a volume mounted by one is reached through the other.
+ */
+interface VolumeTable {
+  readonly mounts: Map<string, MemoryVolume>;
+  readonly descriptors: Map<number, Descriptor>;
+  lastDescriptor: number;
+  lastVolume: number;
+}
+const TABLE_KEY = Symbol.for('krill.memory-volumes');
+export const volumes: VolumeTable = ((globalThis as Record<symbol, VolumeTable | undefined>)[TABLE_KEY] ??= {
+  mounts: new Map(),
+  descriptors: new Map(),
+  lastDescriptor: 0,
+  lastVolume: 0,
+});
+const descriptors = volumes.descriptors;
 
 function fsError(code: string, syscall: string, p: string, detail?: string): NodeJS.ErrnoException {
   const text: Record<string, string> = {
@@ -245,7 +261,7 @@ export class MemoryVolume {
     const writable = create || flags.includes('+');
     if (node.kind === 'dir' && writable) throw fsError('EISDIR', 'open', p);
     if (flags.startsWith('w') && node.kind === 'file') this.resize(node, 0);
-    const fd = --lastDescriptor;
+    const fd = --volumes.lastDescriptor;
     descriptors.set(fd, {
       volume: this,
       node,

@@ -10,7 +10,7 @@
 // (descriptors of it to native code, file locks) is not offered here.
 
 import fs from 'node:fs';
-import { MemoryVolume, type DirEntry, type FileStat } from './memory-volume.js';
+import { MemoryVolume, volumes, type DirEntry, type FileStat } from './memory-volume.js';
 
 export type { DirEntry, FileStat } from './memory-volume.js';
 
@@ -22,12 +22,11 @@ export interface FileHandle {
 }
 
 const MEMORY_ROOT = 'memory:';
-const mounts = new Map<string, MemoryVolume>();
-let mounted = 0;
+const mounts = volumes.mounts;
 
 /** A fresh, empty volume for one memory broker, its root a new `memory:<n>`; unmountMemoryVolume drops it. */
 export function mountMemoryVolume(maxBytes: number): MemoryVolume {
-  const volume = new MemoryVolume(`${MEMORY_ROOT}${++mounted}`, maxBytes);
+  const volume = new MemoryVolume(`${MEMORY_ROOT}${++volumes.lastVolume}`, maxBytes);
   mounts.set(volume.name, volume);
   return volume;
 }
