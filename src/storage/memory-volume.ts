@@ -1,12 +1,8 @@
 // An in-memory volume: the files of a broker started with krill.storage=memory (storage-fs.ts sends every
 // path under its root and every descriptor it handed out here). A tree of directories and files, each
-// file one growable buffer; fsync does nothing, rename and remove are map operations. The storage code
-// above it is the durable broker's, file names and formats included, so it behaves as on a disk.
-//
-// Reads for a response may take a view of a file's buffer instead of a copy (view()). Bytes a view may
-// still show are never written again: an overwrite or a write after a truncation below a viewed range
-// first moves the file to a fresh buffer, so a response being sent keeps the bytes it was read with, as
-// a copy would.
+// file's bytes in chunks (memory-file.ts, where reads for a response take views instead of copies);
+// fsync does nothing, rename and remove are map operations. The storage code above it is the durable
+// broker's, file names and formats included, so it behaves as on a disk.
 //
 // The bound (krill.storage.memory.max.bytes) counts the bytes of every file; a write to a segment's .log
 // that would pass it fails with ENOSPC, as on a full disk, which the segment turns into
@@ -16,13 +12,11 @@
 // after retention or the cleaner dropped them, as on a disk.
 
 import path from 'node:path';
+import { MemoryFileBytes } from './memory-file.js';
 
 interface MemoryFile {
   readonly kind: 'file';
-  data: Buffer;
-  size: number;
-  /** data[0, sealed) may be shown by views: never written in place. */
-  sealed: number;
+  readonly bytes: MemoryFileBytes;
   mtimeMs: number;
 }
 
@@ -61,10 +55,6 @@ interface Descriptor {
   readonly bounded: boolean;
   position: number;
 }
-
-const MIN_CAPACITY = 4096;
-/** Growth past this is linear rather than doubling, so a large segment wastes at most this much. */
-const MAX_GROWTH = 64 * 1024 * 1024;
 
 /**
  * The process's volumes by root name and their descriptors by (negative) number. One table per process
@@ -106,7 +96,7 @@ function fsError(code: string, syscall: string, p: string, detail?: string): Nod
 function describe(node: MemoryNode): FileStat {
   const isDir = node.kind === 'dir';
   return {
-    size: isDir ? 0 : node.size,
+    size: isDir ? 0 : node.bytes.size,
     mtimeMs: node.mtimeMs,
     mtime: new Date(node.mtimeMs),
     isFile: () => !isDir,
@@ -239,7 +229,7 @@ export class MemoryVolume {
 
   /** Gives back the bytes of a node taken out of the tree (descriptors still open on it keep working). */
   private release(node: MemoryNode): void {
-    if (node.kind === 'file') this.used -= node.size;
+    if (node.kind === 'file') this.used -= node.bytes.size;
     else for (const child of node.entries.values()) this.release(child);
   }
 
@@ -255,12 +245,15 @@ export class MemoryVolume {
     if (node && exclusive) throw fsError('EEXIST', 'open', p);
     if (!node) {
       if (!create) throw fsError('ENOENT', 'open', p);
-      node = { kind: 'file', data: Buffer.alloc(0), size: 0, sealed: 0, mtimeMs: Date.now() };
+      node = { kind: 'file', bytes: new MemoryFileBytes(), mtimeMs: Date.now() };
       at.dir.entries.set(at.name, node);
     }
     const writable = create || flags.includes('+');
     if (node.kind === 'dir' && writable) throw fsError('EISDIR', 'open', p);
-    if (flags.startsWith('w') && node.kind === 'file') this.resize(node, 0);
+    if (flags.startsWith('w') && node.kind === 'file') {
+      this.used -= node.bytes.size;
+      node.bytes.truncate(0);
+    }
     const fd = --volumes.lastDescriptor;
     descriptors.set(fd, {
       volume: this,
@@ -293,44 +286,36 @@ export class MemoryVolume {
   static read(fd: number, buf: Buffer, offset: number, length: number, position: number | null): number {
     const d = MemoryVolume.descriptor(fd, 'read');
     const file = MemoryVolume.fileOf(d, 'read', d.readable);
-    const from = position ?? d.position;
-    const n = Math.max(0, Math.min(length, file.size - from));
-    if (n > 0) file.data.copy(buf, offset, from, from + n);
+    const n = file.bytes.read(buf, offset, length, position ?? d.position);
     if (position === null) d.position += n;
     return n;
   }
 
-  /** Up to `length` bytes at `position` as a view of the file's buffer (see the file comment): no copy. */
+  /** Up to `length` bytes at `position`, as a view of the file's memory where they are in one piece (memory-file.ts). */
   static view(fd: number, position: number, length: number): Buffer {
     const d = MemoryVolume.descriptor(fd, 'read');
-    const file = MemoryVolume.fileOf(d, 'read', d.readable);
-    const end = Math.min(file.size, position + length);
-    if (end <= position) return Buffer.alloc(0);
-    if (end > file.sealed) file.sealed = end;
-    return file.data.subarray(position, end);
+    return MemoryVolume.fileOf(d, 'read', d.readable).bytes.view(position, length);
   }
 
   static write(fd: number, buf: Buffer, offset: number, length: number, position: number | null | undefined): number {
     const d = MemoryVolume.descriptor(fd, 'write');
     const file = MemoryVolume.fileOf(d, 'write', d.writable);
-    const at = d.append ? file.size : (position ?? d.position);
-    const end = at + length;
-    if (end > file.size && d.bounded) d.volume.checkRoom(end - file.size, d.path);
-    if (at < file.sealed || end > file.data.length) MemoryVolume.moveTo(file, end);
-    buf.copy(file.data, at, offset, offset + length);
-    if (end > file.size) d.volume.resize(file, end);
+    const at = d.append ? file.bytes.size : (position ?? d.position);
+    const before = file.bytes.size;
+    if (at + length > before && d.bounded) d.volume.checkRoom(at + length - before, d.path);
+    file.bytes.write(buf, offset, length, at);
+    d.volume.used += file.bytes.size - before;
     file.mtimeMs = Date.now();
-    if (position === null || position === undefined) d.position = end;
+    if (position === null || position === undefined) d.position = at + length;
     return length;
   }
 
   static truncate(fd: number, length: number): void {
     const d = MemoryVolume.descriptor(fd, 'ftruncate');
     const file = MemoryVolume.fileOf(d, 'ftruncate', d.writable);
-    // Bytes past the end may be seen by views still: a truncation leaves them, a growth does not write them.
-    if (length > file.data.length || (length > file.size && file.size < file.sealed)) MemoryVolume.moveTo(file, length);
-    if (length > file.size) file.data.fill(0, file.size, length);
-    d.volume.resize(file, length);
+    const before = file.bytes.size;
+    file.bytes.truncate(length);
+    d.volume.used += length - before;
     file.mtimeMs = Date.now();
   }
 
@@ -348,20 +333,6 @@ export class MemoryVolume {
     if (d.node.kind === 'dir') throw fsError('EISDIR', syscall, d.path);
     if (!allowed) throw fsError('EBADF', syscall, d.path);
     return d.node;
-  }
-
-  /** A fresh buffer for `file`, of room for at least `needed` bytes, with its bytes: views of the old one keep theirs. */
-  private static moveTo(file: MemoryFile, needed: number): void {
-    const capacity = Math.max(needed, MIN_CAPACITY, Math.min(file.data.length * 2, file.data.length + MAX_GROWTH));
-    const data = Buffer.allocUnsafe(capacity);
-    file.data.copy(data, 0, 0, file.size);
-    file.data = data;
-    file.sealed = 0;
-  }
-
-  private resize(file: MemoryFile, size: number): void {
-    this.used += size - file.size;
-    file.size = size;
   }
 
   private checkRoom(more: number, p: string): void {
