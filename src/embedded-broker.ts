@@ -29,6 +29,7 @@ export interface RunningBroker {
   bootstrap: string;
   host: string;
   port: number;
+  /** The data dir; with storage 'memory', its volume's name (memory:<n>), which is no path on disk. */
   dataDir: string;
   clusterId: string;
   close(): Promise<void>;
