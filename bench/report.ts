@@ -3,7 +3,7 @@
 
 import os from 'node:os';
 import { HOST, KCAT_PRODUCER_SETTINGS, REPEAT, SCALE, START_RUNS, TARGETS } from './settings.js';
-import type { StartSample } from './servers.js';
+import type { ServerKind, StartSample } from './servers.js';
 import type { Outcome, Workload, WorkloadRun } from './workloads.js';
 
 export const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -93,7 +93,7 @@ export interface Measurements {
   load: number;
   tools: { kcat: string | null; python: string | null; problems: string[] };
   workloads: Workload[];
-  results: Record<'krill' | 'mock', Record<string, WorkloadRun[]>>;
+  results: Record<ServerKind, Record<string, WorkloadRun[]>>;
   /** Why a column has no figures ('n/a (...)'), or null. */
   krillProblem: string | null;
   clientProblem: string | null;
@@ -138,29 +138,36 @@ export function renderReport(m: Measurements): string {
   } = m;
   const large = workloads.find((w) => w.id === 'large')!;
   const probeBytes = large.records * large.size;
-  const headers = ['benchmark', 'krill', 'mock', 'krill/mock', 'target', 'result'];
-  const right = [false, true, true, true, false, false];
+  const headers = ['benchmark', 'krill', 'krill memory', 'mock', 'krill/mock', 'memory/mock', 'target', 'result', 'memory'];
+  const right = [false, true, true, true, true, true, false, false, false];
   const rows: string[][] = [];
   const details: string[] = [...details0];
 
   const summaries = (op: 'produce' | 'fetch', w: Workload) => ({
     k: summarizeThroughput(krillProblem ?? clientProblem ?? krillSkipped[w.id] ?? results.krill[w.id].map((r) => r[op])),
+    km: summarizeThroughput(krillProblem ?? clientProblem ?? krillSkipped[w.id] ?? results['krill-memory'][w.id].map((r) => r[op])),
     m: summarizeThroughput(mockProblem ?? clientProblem ?? results.mock[w.id].map((r) => r[op])),
   });
   for (const op of ['produce', 'fetch'] as const) {
     for (const w of workloads) {
       const label = `${op} ${workloadLabel(w)}`;
-      const { k, m } = summaries(op, w);
+      const { k, km, m } = summaries(op, w);
       const ratio = k.rate !== undefined && m.rate !== undefined ? k.rate / m.rate : null;
+      const memoryRatio = km.rate !== undefined && m.rate !== undefined ? km.rate / m.rate : null;
       // The mock's replicas copy nothing, so against it a replicated row is a reference, not a target.
       const judged = !isReplicated(w);
+      const judge = (a: Summary, r: number | null) =>
+        a.bad === 'mismatch' || m.bad === 'mismatch' ? 'MISMATCH' : judged ? verdict(r === null ? null : r >= TARGETS.throughputRatio) : 'ref';
       rows.push([
         label,
         k.cell,
+        km.cell,
         m.cell,
         ratio === null ? '—' : `${ratio.toFixed(2)}×`,
+        memoryRatio === null ? '—' : `${memoryRatio.toFixed(2)}×`,
         judged ? `≥ ${TARGETS.throughputRatio.toFixed(1)}×` : 'ref',
-        k.bad === 'mismatch' || m.bad === 'mismatch' ? 'MISMATCH' : judged ? verdict(ratio === null ? null : ratio >= TARGETS.throughputRatio) : 'ref',
+        judge(k, ratio),
+        judge(km, memoryRatio),
       ]);
       const single = isReplicated(w)
         ? workloads.find((x) => x.records === w.records && x.size === w.size && x.codec === w.codec && !x.idempotent && !x.transactional && !isReplicated(x))
@@ -169,7 +176,7 @@ export function renderReport(m: Measurements): string {
         // What replication costs each server: its replicated rate against its own single-broker one.
         const one = summaries(op, single);
         const cost = (a: Summary, b: Summary) => (a.rate !== undefined && b.rate !== undefined ? `${(a.rate / b.rate).toFixed(2)}×` : 'n/a');
-        details.push(`${label}: replicated ÷ single-broker rate, krill ${cost(k, one.k)}, mock ${cost(m, one.m)}`);
+        details.push(`${label}: replicated ÷ single-broker rate, krill ${cost(k, one.k)}, krill memory ${cost(km, one.km)}, mock ${cost(m, one.m)}`);
       }
       if (op === 'produce' && w.id === 'large' && probe.idle.length) {
         // Records/s of a "broker" that did nothing but write the payload to a file, against the mock's
@@ -191,6 +198,7 @@ export function renderReport(m: Measurements): string {
         );
       }
       if (k.detail) details.push(`${label}, krill: ${k.detail}`);
+      if (km.detail) details.push(`${label}, krill memory: ${km.detail}`);
       if (m.detail) details.push(`${label}, mock: ${m.detail}`);
     }
   }
@@ -286,7 +294,9 @@ export function renderReport(m: Measurements): string {
     );
   }
   out.push('');
-  out.push(renderTable(headers, rows, right));
+  // Rows of krill alone (start, memory) and of the page cache have no memory-storage cells.
+  const cells = rows.map((r) => (r.length === 6 ? [r[0], r[1], '—', r[2], r[3], '—', r[4], r[5], '—'] : r));
+  out.push(renderTable(headers, cells, right));
   out.push('');
   out.push('MB/s = 10^6 payload bytes per second; RSS MB = 2^20 bytes. Ratios compare records/s (= MB/s ratio).');
   out.push(

@@ -3,7 +3,8 @@
 // One run prints one table comparing krill with librdkafka's in-memory mock cluster
 // (bench/mock-cluster.c, compiled on demand into bench/build/mock-cluster):
 //   - produce and fetch throughput, 1,000,000 x 100 B records and 10,000 x 100 KB (102,400 B) records,
-//     one-partition topics on both servers, the same client and settings on both, ratio krill/mock;
+//     one-partition topics on both servers, the same client and settings on both, ratio krill/mock; krill
+//     twice, on its durable log and with --storage memory (its own column and ratio, judged too);
 //   - the same small records on a replicated topic: three krill brokers (separate CLI processes) joined
 //     through a fresh ZooKeeper, replication factor 3, min.insync.replicas 2, acks=all as on every row;
 //     against the mock with three brokers (whose replicas are bookkeeping only: it copies nothing).
@@ -63,6 +64,7 @@ import {
   measureKrillStart,
   measureMockStart,
   nodeBaselineMs,
+  type ServerKind,
   type StartSample,
 } from './servers.js';
 import { benchWorkloads, runWorkload, writeRecordFile, type Outcome, type WorkloadRun } from './workloads.js';
@@ -153,12 +155,10 @@ async function main(): Promise<void> {
   const workDir = makeTempDir('krill-bench-');
   const workloads = benchWorkloads(workDir);
 
-  const results = {
-    krill: Object.fromEntries(workloads.map((w) => [w.id, [] as WorkloadRun[]])),
-    mock: Object.fromEntries(workloads.map((w) => [w.id, [] as WorkloadRun[]])),
-  };
-  const kinds: ('krill' | 'mock')[] = [];
-  if (!clientProblem && !krillProblem) kinds.push('krill');
+  const runsOf = () => Object.fromEntries(workloads.map((w) => [w.id, [] as WorkloadRun[]]));
+  const results: Record<ServerKind, Record<string, WorkloadRun[]>> = { krill: runsOf(), 'krill-memory': runsOf(), mock: runsOf() };
+  const kinds: ServerKind[] = [];
+  if (!clientProblem && !krillProblem) kinds.push('krill', 'krill-memory');
   if (!clientProblem && !mockProblem) kinds.push('mock');
   // Replicated workloads need a ZooKeeper for krill; without one their krill column says why.
   const clusterProblem = workloads.some((w) => (w.brokers ?? 1) > 1) ? krillClusterProblem() : null;
@@ -190,7 +190,7 @@ async function main(): Promise<void> {
       for (const w of workloads) {
         const order = rep % 2 === 0 ? kinds : [...kinds].reverse();
         for (const kind of order) {
-          if (kind === 'krill' && krillSkipped[w.id]) continue;
+          if (kind !== 'mock' && krillSkipped[w.id]) continue;
           const r = await runWorkload(kind, w);
           results[kind][w.id].push(r);
           const show = (o: Outcome) => (o.ok ? `${fmtRate(o.records / o.seconds)} rec/s` : `FAILED: ${o.error}`);

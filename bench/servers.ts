@@ -1,4 +1,5 @@
-// The two servers the benchmark compares, krill's CLI and librdkafka's mock cluster (compiled on demand):
+// The servers the benchmark compares, krill's CLI (on its durable log, and with --storage memory) and
+// librdkafka's mock cluster (compiled on demand):
 // started fresh for a workload, and timed from spawn to their first Metadata answer; and krill embedded
 // (embedded-start.ts, in a process of its own). For the replicated workloads, a krill cluster: a fresh
 // ZooKeeper (Debian's, src/cluster/zookeeper-server.ts) and N krill CLI processes joined through it, each
@@ -14,8 +15,11 @@ import { readRssKb } from './machine.js';
 import { median } from './report.js';
 import { startZooKeeper, zookeeperInstalled } from '../src/cluster/zookeeper-server.js';
 
+/** The servers compared: krill on its durable log, krill with krill.storage=memory, librdkafka's mock. */
+export type ServerKind = 'krill' | 'krill-memory' | 'mock';
+
 export interface Server {
-  kind: 'krill' | 'mock';
+  kind: ServerKind;
   /** host:port of every broker, comma-separated. */
   bootstrap: string;
   /** The server's processes, one per broker (ZooKeeper not included): their CPU time is the server's. */
@@ -23,15 +27,15 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-/** One krill CLI process; `sets` are --set key=value broker configs. */
-async function startKrillProcess(sets: Record<string, string | number> = {}): Promise<{ proc: Proc; port: number; stop(): Promise<void> }> {
-  const dataDir = makeTempDir('krill-bench-data-');
-  const args = [CLI, '--host', HOST, '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'];
+/** One krill CLI process, in a temporary data dir or `memory`; `sets` are --set key=value broker configs. */
+async function startKrillProcess(memory: boolean, sets: Record<string, string | number> = {}): Promise<{ proc: Proc; port: number; stop(): Promise<void> }> {
+  const dataDir = memory ? null : makeTempDir('krill-bench-data-');
+  const args = [CLI, '--host', HOST, '--port', '0', ...(dataDir ? ['--data-dir', dataDir] : ['--storage', 'memory']), '--log-level', 'warn'];
   for (const [name, value] of Object.entries(sets)) args.push('--set', `${name}=${value}`);
   const proc = launch(process.execPath, args);
   const stop = async () => {
     await stopProc(proc);
-    removeTempDir(dataDir);
+    if (dataDir) removeTempDir(dataDir);
   };
   try {
     // A cluster member prints it once it has registered in ZooKeeper, which can take longer.
@@ -44,9 +48,9 @@ async function startKrillProcess(sets: Record<string, string | number> = {}): Pr
   }
 }
 
-export async function startKrill(): Promise<Server> {
-  const b = await startKrillProcess();
-  return { kind: 'krill', bootstrap: `${HOST}:${b.port}`, procs: [b.proc], stop: b.stop };
+export async function startKrill(memory = false): Promise<Server> {
+  const b = await startKrillProcess(memory);
+  return { kind: memory ? 'krill-memory' : 'krill', bootstrap: `${HOST}:${b.port}`, procs: [b.proc], stop: b.stop };
 }
 
 /** Why a krill cluster cannot be started here (no ZooKeeper or java), or null. */
@@ -59,7 +63,7 @@ export function krillClusterProblem(): string | null {
  * `brokers` replicas and min.insync.replicas 2 (or fewer, with fewer brokers). Resolves once every broker
  * is listed in Metadata, so placement sees them all.
  */
-export async function startKrillCluster(brokers: number): Promise<Server> {
+export async function startKrillCluster(brokers: number, memory = false): Promise<Server> {
   const zookeeper = await startZooKeeper();
   const members: Awaited<ReturnType<typeof startKrillProcess>>[] = [];
   const stop = async () => {
@@ -76,7 +80,7 @@ export async function startKrillCluster(brokers: number): Promise<Server> {
       'transaction.state.log.replication.factor': Math.min(3, brokers),
     };
     // One after the other, as startCluster() does: the first becomes the controller.
-    for (let id = 1; id <= brokers; id++) members.push(await startKrillProcess({ ...sets, 'broker.id': id }));
+    for (let id = 1; id <= brokers; id++) members.push(await startKrillProcess(memory, { ...sets, 'broker.id': id }));
     const port = members[0].port;
     const deadline = performance.now() + 30_000;
     const dead = () => members.map((m) => m.proc).find((p) => p.exitInfo);
@@ -86,7 +90,7 @@ export async function startKrillCluster(brokers: number): Promise<Server> {
       if (performance.now() > deadline) throw new Error(`Metadata lists ${answer.brokers.length} of ${brokers} brokers after 30 s`);
       await sleep(100);
     }
-    return { kind: 'krill', bootstrap: members.map((m) => `${HOST}:${m.port}`).join(','), procs: members.map((m) => m.proc), stop };
+    return { kind: memory ? 'krill-memory' : 'krill', bootstrap: members.map((m) => `${HOST}:${m.port}`).join(','), procs: members.map((m) => m.proc), stop };
   } catch (err) {
     await stop();
     throw err;

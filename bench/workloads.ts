@@ -7,7 +7,7 @@ import path from 'node:path';
 import { CODECS, KCAT, KCAT_PRODUCER_SETTINGS, PYTHON, PY_CLIENT, SCALE, WARMUP_TOPIC } from './settings.js';
 import { describeExit, runToEnd } from './processes.js';
 import { busyShare, machineCpuTicks, processCpuSeconds } from './machine.js';
-import { startKrill, startKrillCluster, startMock, type Server } from './servers.js';
+import { startKrill, startKrillCluster, startMock, type Server, type ServerKind } from './servers.js';
 import { median } from './report.js';
 
 export interface Workload {
@@ -140,7 +140,7 @@ function cpuUsed(before: number[] | null, after: number[] | null): { serverCpuSe
   return each.length > 1 ? { serverCpuSeconds, brokerCpuSeconds: each } : { serverCpuSeconds };
 }
 
-export async function runWorkload(kind: 'krill' | 'mock', w: Workload): Promise<WorkloadRun> {
+export async function runWorkload(kind: ServerKind, w: Workload): Promise<WorkloadRun> {
   const fail = (error: string, mismatch = false): WorkloadRun => ({
     produce: { ok: false, error, mismatch },
     fetch: { ok: false, error: mismatch ? 'not measured (produce count mismatch)' : error },
@@ -149,7 +149,7 @@ export async function runWorkload(kind: 'krill' | 'mock', w: Workload): Promise<
   try {
     const brokers = w.brokers ?? 1;
     if (kind === 'mock') server = await startMock([w.topic, WARMUP_TOPIC], brokers);
-    else server = brokers > 1 ? await startKrillCluster(brokers) : await startKrill();
+    else server = brokers > 1 ? await startKrillCluster(brokers, kind === 'krill-memory') : await startKrill(kind === 'krill-memory');
   } catch (err) {
     return fail(`${kind} did not start: ${(err as Error).message}`);
   }

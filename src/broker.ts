@@ -5,9 +5,8 @@
 // accepting, closes every connection, checkpoints the logs so the next start needs no recovery scan, and
 // unlocks the data dir.
 
-import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
+import net from 'node:net';
 import type { Logger } from './logger.js';
 import { BrokerConfig, type Listener } from './config.js';
 import { HandlerRegistry } from './handlers/registry.js';
@@ -18,7 +17,9 @@ import { ConnectionRegistry, normaliseAddress } from './server/connection-regist
 import { LogManager } from './storage/log-manager.js';
 import { syncInBackground } from './storage/atomic-file.js';
 import { META_PROPERTIES, readOrCreateMetaProperties } from './storage/meta-properties.js';
-import { DataDirLock, LOCK_FILE } from './storage/data-dir-lock.js';
+import { holdDataDir, type DataDirHold } from './storage/data-dir.js';
+import storageFs from './storage/storage-fs.js';
+import { LOCK_FILE } from './storage/data-dir-lock.js';
 import { BROKER_CONFIGS_FILE } from './storage/broker-configs-file.js';
 import { readBuffers } from './storage/read-buffers.js';
 import { GroupCoordinator } from './group/coordinator.js';
@@ -93,7 +94,7 @@ export class Broker {
     readonly config: BrokerConfig,
     readonly log: Logger,
     readonly dataDir: string,
-    private readonly lock: DataDirLock,
+    private readonly lock: DataDirHold,
   ) {
     this.connections = new ConnectionRegistry({ ...Broker.connectionQuotas(config), idleMs: config.int('connections.max.idle.ms') }, log);
     this.scheduler = new Scheduler(log);
@@ -110,10 +111,8 @@ export class Broker {
     // Loaded only for a cluster: a single broker never loads a ZooKeeper client.
     const clusterClass = config.zookeeperConnect === null ? null : (await import('./cluster/zk-cluster.js')).ZkCluster;
     const httpModule = config.httpListener === null ? null : await import('./metrics/http-listener.js');
-    const dataDir = path.resolve(config.dataDir);
-    fs.mkdirSync(dataDir, { recursive: true });
-    const lock = await DataDirLock.acquire(dataDir);
-    const broker = new Broker(config, log, dataDir, lock);
+    const lock = await holdDataDir(config);
+    const broker = new Broker(config, log, lock.dataDir, lock);
     broker.metrics = httpModule && new httpModule.BrokerMetrics();
     try {
       await broker.listen();
@@ -537,8 +536,8 @@ export class Broker {
       this.groups.close();
       this.logs.close();
       const kept = new Set([LOCK_FILE, META_PROPERTIES, BROKER_CONFIGS_FILE, PRODUCER_ID_BLOCK_FILE]);
-      for (const entry of fs.readdirSync(this.dataDir)) {
-        if (!kept.has(entry)) fs.rmSync(path.join(this.dataDir, entry), { recursive: true, force: true });
+      for (const entry of storageFs.readdirSync(this.dataDir)) {
+        if (!kept.has(entry)) storageFs.rmSync(path.join(this.dataDir, entry), { recursive: true, force: true });
       }
       this.scheduler = new Scheduler(this.log);
       this.cleaner = null;

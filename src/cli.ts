@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npx krill [--host H] [--port P] [--data-dir DIR] [--set key=value]... [--config server.properties] [--log-level L]
+// npx krill [--host H] [--port P] [--data-dir DIR | --storage memory] [--set key=value]... [--config server.properties] [--log-level L]
 // Prints one ready line on stdout; logs go to stderr. SIGTERM/SIGINT/SIGHUP, or the exit of the process that
 // started krill, close cleanly with exit 0. Bad arguments, unknown config names or bad values, or an unusable
 // data dir (krill-topics.json) exit with code 2, every problem named in one message.
@@ -17,13 +17,14 @@ import { watchParent } from './parent-watch.js';
 import { faultSpecFromJson, type FaultSpec } from './faults/fault-injector.js';
 import { SUBCOMMANDS } from './admin-cli/subcommands.js';
 
-const USAGE = `usage: krill [--host H] [--port P] [--data-dir DIR] [--set key=value]... [--config server.properties] [--log-level L] [--detached] [--fault JSON]...
+const USAGE = `usage: krill [--host H] [--port P] [--data-dir DIR | --storage memory] [--set key=value]... [--config server.properties] [--log-level L] [--detached] [--fault JSON]...
        krill --version
        krill <command> [options]   topics, groups, produce, consume, configs, cluster, transactions (krill help)
 
   --host H          address to listen on (default 127.0.0.1)
   --port P          port to listen on, 0 for any free port (default 9092)
   --data-dir DIR    where logs are kept (default ./krill-data)
+  --storage S       disk (default) or memory: no file written, everything lost on exit
   --set key=value   a Kafka broker config, by Kafka's name (repeatable)
   --config FILE     a Kafka server.properties file
   --log-level L     ${LOG_LEVELS.join(', ')} (default info)
@@ -38,6 +39,7 @@ const OPTIONS = {
   host: { type: 'string' },
   port: { type: 'string' },
   'data-dir': { type: 'string' },
+  storage: { type: 'string' },
   config: { type: 'string', multiple: true },
   set: { type: 'string', multiple: true },
   'log-level': { type: 'string' },
@@ -62,6 +64,7 @@ function parseArgs(argv: string[]) {
   let host: string | undefined;
   let port: string | undefined;
   let dataDir: string | undefined;
+  let storage: string | undefined;
   let logLevel = 'info';
   let detached = false;
   const { tokens } = parseArgTokens({ args: argv, options: OPTIONS, strict: false, allowPositionals: true, tokens: true });
@@ -83,6 +86,9 @@ function parseArgs(argv: string[]) {
         break;
       case 'data-dir':
         dataDir = value();
+        break;
+      case 'storage':
+        storage = value();
         break;
       case 'config':
         files.push(value());
@@ -115,12 +121,14 @@ function parseArgs(argv: string[]) {
         return process.exit(0);
     }
   }
+  if (storage !== undefined && storage !== 'disk' && storage !== 'memory') throw new UsageError(`--storage must be disk or memory, got '${storage}'`);
+  if (storage === 'memory' && dataDir !== undefined) throw new UsageError('--storage memory keeps no data dir: drop --data-dir');
   if (!isLogLevel(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
   if (host !== undefined && !/^[A-Za-z0-9._:%-]+$/.test(host)) throw new UsageError(`--host must be a host name or IP address, got '${host}'`);
   if (port !== undefined && !(/^\d+$/.test(port) && Number(port) <= 65535)) {
     throw new UsageError(`--port must be a port number from 0 to 65535, got '${port}'`);
   }
-  return { files, sets, faults, host, port: port === undefined ? undefined : Number(port), dataDir, logLevel, detached };
+  return { files, sets, faults, host, port: port === undefined ? undefined : Number(port), dataDir, storage, logLevel, detached };
 }
 
 /** The version in krill's package.json, found upwards from this file (dist/ or the CLI bundle). */
@@ -151,6 +159,7 @@ function buildConfig(args: ReturnType<typeof parseArgs>): BrokerConfig {
   }
   entries.push(...args.sets);
   if (args.dataDir !== undefined) entries.push(['log.dirs', args.dataDir]);
+  if (args.storage !== undefined) entries.push(['krill.storage', args.storage]);
   let config: BrokerConfig;
   try {
     config = new BrokerConfig(entries);

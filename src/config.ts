@@ -226,6 +226,18 @@ export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = configTable({
     default: 'false',
     doc: 'Serve /faults on the HTTP listener, to set faults from outside the process (krill only; for tests).',
   },
+  'krill.storage': {
+    kind: 'enum',
+    choices: ['disk', 'memory'],
+    default: 'disk',
+    doc: 'Where the logs live: disk (the data dir) or memory (no file written, everything lost when the broker stops).',
+  },
+  'krill.storage.memory.max.bytes': {
+    kind: 'long',
+    default: '1073741824',
+    min: 1,
+    doc: 'With krill.storage=memory, the bytes its files may hold; a produce past it fails with KAFKA_STORAGE_ERROR.',
+  },
   'log.message.timestamp.type': topicConfigDefault('message.timestamp.type', 'CreateTime or LogAppendTime.'),
   'compression.type': topicConfigDefault('compression.type', 'Codec batches are stored in.'),
   'socket.request.max.bytes': { kind: 'int', default: '104857600', min: 1, doc: 'Largest request frame accepted.' },
@@ -353,6 +365,9 @@ export class BrokerConfig {
           `controller.quorum.voters: names node ${[...others].join(', ')}, but krill is a single node (node.id ${this.nodeId}) and joins no quorum`,
         );
       }
+    }
+    if (this.string('krill.storage') === 'memory' && (this.given.has('log.dirs') || this.given.has('log.dir'))) {
+      problems.push('krill.storage: memory keeps no data dir, but log.dirs or log.dir is set');
     }
     try {
       void this.httpListener;

@@ -2,7 +2,8 @@
 //   const broker = await startBroker({ port: 0 });
 //   ... new Kafka({ brokers: [broker.bootstrap] }) ...
 //   await broker.close();
-// With no dataDir the broker lives in a fresh temporary folder that close() removes.
+// With no dataDir the broker lives in a fresh temporary folder that close() removes; with storage 'memory'
+// it writes no file at all (krill.storage=memory).
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,6 +19,8 @@ export interface StartOptions {
   /** 0 picks a free port. Default 9092. */
   port?: number;
   dataDir?: string;
+  /** 'memory': the logs live in memory, bounded by krill.storage.memory.max.bytes, gone at close(); default 'disk'. */
+  storage?: 'disk' | 'memory';
   /** Kafka broker configs by their Kafka names, e.g. { 'num.partitions': 3 }. */
   config?: Record<string, ConfigValue>;
   /** pino level; default 'warn' when embedded. */
@@ -28,6 +31,7 @@ export interface RunningBroker {
   bootstrap: string;
   host: string;
   port: number;
+  /** The data dir; with storage 'memory', its volume's name (memory:<n>), which is no path on disk. */
   dataDir: string;
   clusterId: string;
   /** Make the broker fail on purpose: `faults.inject({ api: 'Produce', error: 'NOT_LEADER_OR_FOLLOWER' })`. */
@@ -52,13 +56,18 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   if (options.port !== undefined && !(Number.isInteger(options.port) && options.port >= 0 && options.port <= 65535)) {
     throw new ConfigError(`port: ${options.port} is not a port number (0-65535)`);
   }
-  const config = new BrokerConfig(options.config);
+  if (options.storage !== undefined && options.storage !== 'disk' && options.storage !== 'memory') {
+    throw new ConfigError(`storage: '${String(options.storage)}' is not disk or memory`);
+  }
+  if (options.storage === 'memory' && options.dataDir !== undefined) throw new ConfigError('storage: memory keeps no data dir, but dataDir is given');
+  const config = new BrokerConfig(options.storage === undefined ? options.config : { ...options.config, 'krill.storage': options.storage });
   config.setListenerAddress(options.host, options.port);
   const log = createLogger(options.logLevel ?? 'warn');
   config.warnIgnored(log);
-  const temporary = options.dataDir === undefined && options.config?.['log.dirs'] === undefined && options.config?.['log.dir'] === undefined;
+  const inMemory = config.string('krill.storage') === 'memory';
+  const temporary = !inMemory && options.dataDir === undefined && options.config?.['log.dirs'] === undefined && options.config?.['log.dir'] === undefined;
   const dataDir = temporary ? fs.mkdtempSync(path.join(os.tmpdir(), 'krill-')) : (options.dataDir ?? config.dataDir);
-  config.set('log.dirs', dataDir);
+  if (!inMemory) config.set('log.dirs', dataDir);
   const broker = await Broker.start(config, log).catch((err) => {
     if (temporary) fs.rmSync(dataDir, { recursive: true, force: true });
     throw err;

@@ -8,7 +8,9 @@
 // Without zookeeperConnect, Debian's ZooKeeper is started for the cluster (and stopped by close()). Each
 // cluster gets its own chroot, so that several can share one ensemble. Brokers run in this process, or as
 // child processes of the krill CLI (`processes: true`), which is what a kill -9 needs. Data lives in a fresh
-// temporary folder that close() removes.
+// temporary folder that close() removes, or with `storage: 'memory'` in each broker's memory (a broker
+// stopped and started again comes back empty and copies its replicas from their leaders).
+// ZooKeeper, when started here, keeps its own data in a temporary folder of its own.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -28,6 +30,8 @@ export interface ClusterStartOptions {
   zookeeperConnect?: string;
   /** Run each broker as a child process of the krill CLI (needed for kill()); default: in this process. */
   processes?: boolean;
+  /** 'memory': every broker with krill.storage=memory; default 'disk'. */
+  storage?: 'disk' | 'memory';
   /** Broker configs for every broker, by Kafka name (broker.id and zookeeper.connect are set per broker). */
   config?: Record<string, ConfigValue>;
   /** pino level; default 'warn'. */
@@ -39,6 +43,7 @@ export interface ClusterBroker {
   /** The port, chosen at the first start and kept across restarts. */
   readonly port: number;
   readonly bootstrap: string;
+  /** Its data dir; 'memory' with storage: 'memory'. */
   readonly dataDir: string;
   /** host:port of its HTTP listener (krill.http.listener in config; port 0 is a new free port at each start), else null. */
   readonly http: string | null;
@@ -100,15 +105,16 @@ export async function startCluster(options: ClusterStartOptions = {}): Promise<R
     .text.replace(/[^A-Za-z0-9]/g, '')
     .slice(0, 12)}`;
   const zookeeperConnect = base.includes('/') ? base : `${base}${chroot}`;
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'krill-cluster-'));
-  const brokers = Array.from({ length: count }, (_, i) => new Member(i + 1, path.join(root, `broker-${i + 1}`), zookeeperConnect, options));
+  const root = options.storage === 'memory' ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'krill-cluster-'));
+  const removeRoot = () => root && fs.rmSync(root, { recursive: true, force: true });
+  const brokers = Array.from({ length: count }, (_, i) => new Member(i + 1, root ? path.join(root, `broker-${i + 1}`) : 'memory', zookeeperConnect, options));
   try {
     // One after the other: the first becomes the controller, and start-up stays predictable.
     for (const b of brokers) await b.start();
   } catch (err) {
     await Promise.all(brokers.map((b) => b.stop().catch(() => undefined)));
     await zookeeper?.stop();
-    fs.rmSync(root, { recursive: true, force: true });
+    removeRoot();
     throw err;
   }
   let closing: Promise<void> | null = null;
@@ -121,7 +127,7 @@ export async function startCluster(options: ClusterStartOptions = {}): Promise<R
         // Together: one by one, each would wait for a controller that is itself stopping.
         await Promise.all(brokers.map((b) => b.stop()));
         await zookeeper?.stop();
-        fs.rmSync(root, { recursive: true, force: true });
+        removeRoot();
       })();
       return closing;
     },
@@ -173,13 +179,16 @@ class Member implements ClusterBroker {
 
   private async startOnce(): Promise<void> {
     if (this.running) return;
+    const memory = this.options.storage === 'memory';
     if (!this.options.processes) {
-      this.embedded = await startBroker({ host: HOST, port: this.port, dataDir: this.dataDir, config: this.configs(), logLevel: this.options.logLevel });
+      const storage = memory ? { storage: 'memory' as const } : { dataDir: this.dataDir };
+      this.embedded = await startBroker({ host: HOST, port: this.port, ...storage, config: this.configs(), logLevel: this.options.logLevel });
       this.port = this.embedded.port;
       this.http = this.embedded.http;
       return;
     }
-    const args = [cliPath(), '--host', HOST, '--port', String(this.port), '--data-dir', this.dataDir, '--log-level', this.options.logLevel ?? 'warn'];
+    const storage = memory ? ['--storage', 'memory'] : ['--data-dir', this.dataDir];
+    const args = [cliPath(), '--host', HOST, '--port', String(this.port), ...storage, '--log-level', this.options.logLevel ?? 'warn'];
     for (const [name, value] of Object.entries(this.configs())) args.push('--set', `${name}=${value}`);
     const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';

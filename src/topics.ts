@@ -8,6 +8,7 @@
 import { KafkaError } from '../protocol/errors.js';
 import { ConfigError } from './config-value.js';
 import { checkTopicConfig } from './log-config.js';
+import storageFs from './storage/storage-fs.js';
 import type { BrokerConfig } from './config.js';
 import { MAX_PARTITIONS_PER_TOPIC, type LogManager, type TopicInfo } from './storage/log-manager.js';
 import type { ReplicaManager } from './partition/replica-manager.js';
@@ -68,6 +69,11 @@ export class TopicAdmin {
   /** The absolute path of the one log directory every partition lives in (DescribeLogDirs). */
   get logDir(): string {
     return this.logs.dataDir;
+  }
+
+  /** The size of the log directory's volume and the bytes free on it (for memory storage: its bound). */
+  logDirSpace(): { totalBytes: number; usableBytes: number } {
+    return storageFs.spaceOf(this.logs.dataDir);
   }
 
   getTopic(name: string): TopicInfo | undefined {

@@ -124,8 +124,13 @@ export function spawnCli(
       const m = /krill ready on ([^\s]+):(\d+) \(data: (.*?), cluster/.exec(out);
       if (m) {
         clearTimeout(timer);
-        // Under npx the process started is npm; krill wrote its own pid into .lock before its ready line.
-        const pid = opts.npx ? Number(fs.readFileSync(path.join(m[3], '.lock'), 'utf8').split('\n')[0]) : proc.pid!;
+        // Under npx the process started is npm; krill wrote its own pid into .lock before its ready line
+        // (in memory there is no .lock: krill is then the one process of the group without a child in it).
+        const pid = !opts.npx
+          ? proc.pid!
+          : m[3].startsWith('memory:')
+            ? leafOfGroup(proc.pid!)
+            : Number(fs.readFileSync(path.join(m[3], '.lock'), 'utf8').split('\n')[0]);
         const kill = (signal: NodeJS.Signals) => {
           if (!opts.npx) proc.kill(signal);
           else if (signal === 'SIGKILL') killGroup();
@@ -139,6 +144,26 @@ export function spawnCli(
       reject(new Error(`krill exited with ${code} before ready: ${err}`));
     });
   });
+}
+
+/** The process of process group `pgid` that is no other one's parent (Linux /proc). */
+function leafOfGroup(pgid: number): number {
+  const members = new Map<number, number>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // pid (comm) state ppid pgrp ...: comm may hold spaces, so the fields are read after its ')'.
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const [, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pgid) members.set(Number(entry), Number(ppid));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const parents = new Set(members.values());
+  const leaves = [...members.keys()].filter((pid) => !parents.has(pid));
+  if (leaves.length !== 1) throw new Error(`process group ${pgid} has ${leaves.length} processes without children`);
+  return leaves[0];
 }
 
 /** Sends one raw frame and returns the raw response frame (without its size prefix), or null on close. */

@@ -119,4 +119,22 @@ describe('test fixtures with kafkajs', { timeout: 60_000 }, () => {
     expect(seen).toEqual(['0:new']);
     await Promise.allSettled([consumer.disconnect(), producer.disconnect(), txProducer.disconnect(), admin.disconnect()]);
   });
+
+  it('reset empties an in-memory broker too', async () => {
+    const memory = await startBroker({ port: 0, host: '127.0.0.1', storage: 'memory' });
+    try {
+      await memory.createTopics(['kept-in-memory']);
+      const producer = new Kafka({ brokers: [memory.bootstrap], logLevel: logLevel.NOTHING }).producer({ createPartitioner: Partitioners.DefaultPartitioner });
+      await producer.connect();
+      await producer.send({ topic: 'kept-in-memory', messages: [{ value: 'x' }] });
+      await producer.disconnect();
+      await memory.reset();
+      const admin = new Kafka({ brokers: [memory.bootstrap], logLevel: logLevel.NOTHING }).admin();
+      await admin.connect();
+      expect(await admin.listTopics()).toEqual([]);
+      await admin.disconnect();
+    } finally {
+      await memory.close();
+    }
+  });
 });

@@ -9,7 +9,6 @@
 // LeaderAndIsr before that), count as held. A directory whose volume cannot be read answers KAFKA_STORAGE_ERROR.
 // Version notes: v0 is gone in Kafka 4.0 (KIP-896); v3 adds the top-level error code; v4 the volume's total
 // and usable bytes (KIP-827).
-import fs from 'node:fs';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
 import type { DescribeLogDirsRequest, DescribeLogDirsResponse } from '../../protocol/messages/35-describe-log-dirs.js';
@@ -41,9 +40,9 @@ export default defineHandler({
   maxVersion: 4,
   handle({ topics: admin, replicas, cluster, log }, req): DescribeLogDirsResponse {
     const logDir = admin.logDir;
-    let volume: fs.StatsFs;
+    let volume: { totalBytes: number; usableBytes: number };
     try {
-      volume = fs.statfsSync(logDir);
+      volume = admin.logDirSpace();
     } catch (err) {
       log.warn({ logDir, err: (err as Error).message }, 'cannot read the volume of the log directory');
       return {
@@ -73,8 +72,8 @@ export default defineHandler({
           errorCode: ErrorCode.NONE,
           logDir,
           topics,
-          totalBytes: volume.blocks * volume.bsize,
-          usableBytes: volume.bavail * volume.bsize,
+          totalBytes: volume.totalBytes,
+          usableBytes: volume.usableBytes,
         },
       ],
     };

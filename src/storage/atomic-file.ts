@@ -4,7 +4,7 @@
 // and the clean-shutdown marker are written this way. Writes on the request path or at shutdown are
 // synchronous; periodic ones (the checkpoints) go through the thread pool (writeFileAtomicInBackground).
 
-import fs from 'node:fs';
+import fs from './storage-fs.js';
 import path from 'node:path';
 import type { OpenFiles } from './open-files.js';
 
@@ -51,27 +51,15 @@ function openFile(file: string, flags: string, files: OpenFiles | undefined): nu
   return files ? files.openMakingRoom(file, flags) : fs.openSync(file, flags);
 }
 
-/** fsync of one file or directory through the thread pool (callback API: fs/promises costs a load). */
-function fsyncPath(p: string, ignoreErrors: boolean): Promise<void> {
-  return new Promise((resolve, reject) => {
-    fs.open(p, 'r', (err, fd) => {
-      if (err) return ignoreErrors ? resolve() : reject(err);
-      fs.fsync(fd, (syncErr) => {
-        fs.close(fd, () => (syncErr && !ignoreErrors ? reject(syncErr) : resolve()));
-      });
-    });
-  });
-}
-
 /** Makes a file written with writeFileAtomic(…, false) durable, off the event loop: the file, then its directory. */
 export async function syncInBackground(file: string): Promise<void> {
-  await fsyncPath(file, false);
-  await fsyncPath(path.dirname(file), true);
+  await fs.syncPath(file, false);
+  await fs.syncPath(path.dirname(file), true);
 }
 
 /** fsyncDir() through the thread pool. */
 export function fsyncDirInBackground(dir: string): Promise<void> {
-  return fsyncPath(dir, true);
+  return fs.syncPath(dir, true);
 }
 
 /** fsync of a directory (new or removed entries), ignoring platforms that refuse it. */

@@ -9,7 +9,7 @@
 // and a restart removes them anyway. close() stops every timer: what was still pending stays on disk
 // until the next open, as in Kafka. Timers are unref'd, so pending removals never keep a process alive.
 
-import fs from 'node:fs';
+import fs from './storage-fs.js';
 import { DELETED_SUFFIX } from './file-names.js';
 
 export interface FileDeleterLogger {

@@ -6,7 +6,7 @@
 // ('a+': appends go to the end, reads are positional), counted against the bound of open-files.ts on
 // behalf of their owner (the segment), and can be released and reopened at will.
 
-import fs from 'node:fs';
+import fs from './storage-fs.js';
 import { lastIndexWhere } from './binary-search.js';
 import { OpenFiles, type FileOwner } from './open-files.js';
 

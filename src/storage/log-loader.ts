@@ -16,7 +16,7 @@
 // The log start offset comes from the checkpoint (at least the first segment's base offset, at most the
 // log end offset), the recovery point too (at most the log end offset).
 
-import fs from 'node:fs';
+import fs from './storage-fs.js';
 import path from 'node:path';
 import { RECORD_BATCH_OVERHEAD as HEADER_SIZE, readBatchHeader, verifyBatchCrc, type BatchInfo } from '../../protocol/record-batch.js';
 import { headerProblem } from './batch-header.js';

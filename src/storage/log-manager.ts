@@ -19,7 +19,7 @@
 // another topic id, or a new topic's name is taken by a directory no topic has) is renamed
 // <dir>.<id>-stray and kept, as Kafka does with stray logs, for the operator to inspect or remove.
 
-import fs from 'node:fs';
+import fs, { isMemoryPath } from './storage-fs.js';
 import path from 'node:path';
 import { KafkaError } from '../../protocol/errors.js';
 import { writeFileAtomic } from './atomic-file.js';
@@ -118,7 +118,7 @@ export class LogManager {
 
   /** Creates dataDir if needed, loads topic metadata and opens (recovering) every partition log. */
   static open(options: LogManagerOptions): LogManager {
-    const dataDir = path.resolve(options.dataDir);
+    const dataDir = isMemoryPath(options.dataDir) ? options.dataDir : path.resolve(options.dataDir);
     fs.mkdirSync(dataDir, { recursive: true });
     const mgr = new LogManager(dataDir, { ...(options.defaults ?? {}) }, options);
     const log = options.log;
@@ -147,7 +147,7 @@ export class LogManager {
 
     const known = new Set<string>();
     for (const t of persisted) for (let p = 0; p < t.partitions; p++) known.add(partitionDirName(t.name, p));
-    for (const entry of fs.readdirSync(dataDir, { withFileTypes: true })) {
+    for (const entry of fs.readdirEntries(dataDir)) {
       if (!entry.isDirectory()) continue;
       if (isDeletedDirName(entry.name)) {
         fs.rmSync(path.join(dataDir, entry.name), { recursive: true, force: true });

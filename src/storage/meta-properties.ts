@@ -6,7 +6,7 @@
 //
 // and the random UUIDs of Kafka's string form (cluster ids, topic ids). Replaced atomically (atomic-file.ts).
 
-import fs from 'node:fs';
+import fs from './storage-fs.js';
 import path from 'node:path';
 import { randomBytes } from './random.js';
 import { readTextIfExists, writeFileAtomic } from './atomic-file.js';

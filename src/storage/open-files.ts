@@ -19,7 +19,7 @@
 // goes on. Storage's other files (checkpoints, krill-topics.json) open through openMakingRoom() for the same
 // treatment, outside the bound: they are closed right away.
 
-import fs from 'node:fs';
+import fs, { type FileHandle } from './storage-fs.js';
 import { KafkaError } from '../../protocol/errors.js';
 
 /** Something holding descriptors opened through OpenFiles.open(); closeFiles() must OpenFiles.close() each of them. */
@@ -104,7 +104,7 @@ export class OpenFiles {
    * openMakingRoom() through the thread pool, for writes off the event loop. Closing the cached files from
    * here is safe: no synchronous segment operation is under way, holding a descriptor in a local.
    */
-  async openHandleMakingRoom(path: string, flags: string): Promise<fs.promises.FileHandle> {
+  async openHandleMakingRoom(path: string, flags: string): Promise<FileHandle> {
     try {
       return await fs.promises.open(path, flags);
     } catch (err) {

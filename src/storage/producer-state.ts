@@ -15,7 +15,7 @@
 //     int32 offset_delta (last_offset - the last batch's first offset)   int64 timestamp
 //     int32 coordinator_epoch (-1 before any marker)   int64 current_txn_first_offset (-1 when no transaction is open)
 
-import fs from 'node:fs';
+import fs from './storage-fs.js';
 import path from 'node:path';
 import { KafkaError } from '../../protocol/errors.js';
 import { crc32c } from '../../protocol/crc32c.js';

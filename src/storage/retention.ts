@@ -17,7 +17,7 @@
 // file.delete.delay.ms later). Kafka also requires the high watermark to be past a segment before
 // deleting it; krill's high watermark is the log end offset, so that always holds.
 
-import fs from 'node:fs';
+import fs from './storage-fs.js';
 import type { LogConfig } from '../log-config.js';
 import type { PartitionLog } from './partition-log.js';
 import type { Segment } from './segment.js';

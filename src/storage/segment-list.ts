@@ -8,7 +8,7 @@
 // A rolled segment is fsynced in the background and the recovery point then moves to the next segment's
 // base offset; flush() fsyncs everything and sets the recovery point to the log end offset.
 
-import fs from 'node:fs';
+import fs from './storage-fs.js';
 import path from 'node:path';
 import { randomBytes } from './random.js';
 import { deletedDirName, parsePartitionDirName } from './file-names.js';

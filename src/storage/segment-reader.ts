@@ -8,10 +8,11 @@
 //   - large batches: their 12-byte size prefixes are read one by one (at most WALK_MAX of them), then
 //     exactly the batches that fit;
 //   - otherwise the whole budget is read and cut after its last whole batch.
-// Reads for a response go into pooled buffers (read-buffers.ts). Everything here is synchronous, so the
+// Reads for a response go into pooled buffers (read-buffers.ts), or are views of the file in memory
+// (storage-fs.ts view()). Everything here is synchronous, so the
 // shared scratch buffer and the segment's descriptor are not used by anything else meanwhile.
 
-import fs from 'node:fs';
+import fs from './storage-fs.js';
 import { KafkaError } from '../../protocol/errors.js';
 import { LOG_OVERHEAD, RECORD_BATCH_OVERHEAD as HEADER_SIZE, readBatchHeader } from '../../protocol/record-batch.js';
 import { firstRecordAtOrAfter } from './batch-header.js';
@@ -51,8 +52,14 @@ export class Window {
     if (pos < 0 || pos + n > this.end) return -1;
     if (pos >= this.start && pos + n <= this.start + this.len) return pos - this.start;
     const want = Math.min(Math.max(this.chunk, n), this.end - pos);
-    if (this.buf.length < want) this.buf = Buffer.allocUnsafe(Math.max(want, Math.min(this.chunk, this.end - pos)));
     this.start = pos;
+    const view = fs.view(this.fd, pos, want);
+    if (view) {
+      this.buf = view;
+      this.len = view.length;
+      return this.len >= n ? 0 : -1;
+    }
+    if (this.buf.length < want) this.buf = Buffer.allocUnsafe(Math.max(want, Math.min(this.chunk, this.end - pos)));
     this.len = readFully(this.fd, this.buf, 0, want, pos);
     return this.len >= n ? 0 : -1;
   }
@@ -64,9 +71,12 @@ export class Window {
  */
 export function readBytes(seg: Segment, position: number, length: number, forSending = false): Buffer {
   const n = Math.max(0, Math.min(length, seg.size - position));
+  if (n === 0) return Buffer.alloc(0);
+  const fd = seg.handle();
+  const view = forSending ? fs.view(fd, position, n) : null;
+  if (view) return view;
   const buf = forSending ? readBuffers.take(n) : Buffer.allocUnsafe(n);
-  if (n === 0) return buf;
-  const got = readFully(seg.handle(), buf, 0, n, position);
+  const got = readFully(fd, buf, 0, n, position);
   return got === n ? buf : buf.subarray(0, got);
 }
 

@@ -16,7 +16,7 @@
 // the log manager owns, the active segment's too: any number of partitions fits under a small
 // `ulimit -n`, and an append or read on a segment whose files were closed reopens them.
 
-import fs from 'node:fs';
+import fs, { type FileHandle } from './storage-fs.js';
 import { KafkaError } from '../../protocol/errors.js';
 import { segmentFilePath } from './file-names.js';
 import { renameForDeletion } from './file-deleter.js';
@@ -276,7 +276,7 @@ export class Segment implements FileOwner {
   /** fsync through fresh descriptors, off the event loop; files that vanished meanwhile are skipped. */
   async flushAsync(): Promise<void> {
     for (const p of [this.logPath, this.index.path, this.timeIndex.path]) {
-      let fh: fs.promises.FileHandle | null = null;
+      let fh: FileHandle | null = null;
       try {
         fh = await fs.promises.open(p, 'r');
         await fh.sync();

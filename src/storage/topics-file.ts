@@ -13,7 +13,7 @@
 // its copy. A list that cannot be parsed stops the start instead: rebuilding over it could lose what only
 // it knows, and the operator should choose.
 
-import fs from 'node:fs';
+import fs from './storage-fs.js';
 import path from 'node:path';
 import { readTextIfExists, writeFileAtomic } from './atomic-file.js';
 import { randomKafkaUuid } from './meta-properties.js';
@@ -113,7 +113,7 @@ function looksLikePartition(dir: string): boolean {
 /** The topic list the partition directories of dataDir describe (see the header). Reads only. */
 export function rebuildTopics(dataDir: string): PersistedTopic[] {
   const found = new Map<string, Map<number, Buffer | null>>();
-  for (const entry of fs.readdirSync(dataDir, { withFileTypes: true })) {
+  for (const entry of fs.readdirEntries(dataDir)) {
     const parsed = entry.isDirectory() ? parsePartitionDirName(entry.name) : null;
     if (!parsed) continue;
     const dir = path.join(dataDir, entry.name);

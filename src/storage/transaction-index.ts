@@ -4,7 +4,7 @@
 // whole file is read (and kept) on first use.
 //   per entry, 34 bytes:  int16 version (0)  int64 producerId  int64 firstOffset  int64 lastOffset (the marker)
 //                         int64 lastStableOffset (the partition's once the transaction ended)
-import fs from 'node:fs';
+import fs from './storage-fs.js';
 import { readInt64At, writeInt64At } from '../../protocol/primitives.js';
 
 export const ABORTED_TXN_SIZE = 34;

@@ -11,6 +11,27 @@ import { quietLog, waitFor } from './zk-helpers.js';
 
 export const FIND_COORDINATOR = 10;
 
+/** Broker configs for a cluster that notices a stopped broker, and refills a follower, within a test's time. */
+export const QUICK_REPLICATION = {
+  'zookeeper.session.timeout.ms': 6000,
+  'replica.fetch.wait.max.ms': 100,
+  'replica.fetch.backoff.ms': 100,
+  'controlled.shutdown.retry.backoff.ms': 200,
+};
+
+/** Connections to a cluster's brokers by id (`ports` gives their ports), each new; closeAll() closes them. */
+export function brokerClients(ports: () => number[]): { to(brokerId: number): Promise<TestClient>; closeAll(): void } {
+  const open: TestClient[] = [];
+  return {
+    async to(brokerId) {
+      const c = await TestClient.connect(ports()[brokerId - 1]);
+      open.push(c);
+      return c;
+    },
+    closeAll: () => open.splice(0).forEach((c) => c.close()),
+  };
+}
+
 export async function metadata(client: TestClient, topics: string[] | null): Promise<Message> {
   return client.request(API.Metadata, 12, {
     topics: topics === null ? null : topics.map((name) => ({ topicId: ZERO_UUID, name })),

@@ -16,7 +16,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { buildBatch } from '../../protocol/record-batch.js';
 import { TestClient } from '../server/client.js';
 import { API, fetchOne, produceBody, recordsOf, values } from '../server/kafka.js';
-import { leaderOf } from './cluster-probe.js';
+import { QUICK_REPLICATION, brokerClients, leaderOf } from './cluster-probe.js';
 import { quietLog, waitFor } from './zk-helpers.js';
 
 const skip = !zookeeperInstalled() && process.env.CI !== 'true';
@@ -40,13 +40,8 @@ function epochCheckpoint(dataDir: string, topic: string, partition: number): str
 describe.skipIf(skip)('replication', () => {
   let cluster: RunningCluster;
   let zk: KafkaZk;
-  const clients: TestClient[] = [];
-
-  async function client(brokerId: number): Promise<TestClient> {
-    const c = await TestClient.connect(cluster.brokers[brokerId - 1].port);
-    clients.push(c);
-    return c;
-  }
+  const clients = brokerClients(() => cluster.brokers.map((b) => b.port));
+  const client = clients.to;
 
   async function produce(
     c: TestClient,
@@ -68,17 +63,12 @@ describe.skipIf(skip)('replication', () => {
     cluster = await startCluster({
       brokers: 3,
       logLevel: 'silent',
-      config: {
-        'zookeeper.session.timeout.ms': 6000,
-        'replica.fetch.wait.max.ms': 100,
-        'replica.fetch.backoff.ms': 100,
-        'controlled.shutdown.retry.backoff.ms': 200,
-      },
+      config: QUICK_REPLICATION,
     });
     zk = new KafkaZk(await ZkClient.connect({ connect: cluster.zookeeperConnect, sessionTimeoutMs: 10_000, connectionTimeoutMs: 10_000, log: quietLog }));
   }, 90_000);
   afterAll(async () => {
-    for (const c of clients) c.close();
+    clients.closeAll();
     await zk?.zk.close();
     await cluster?.close();
   }, 60_000);

@@ -6,7 +6,7 @@
 // segment's does). Once finished (fsynced), swap.ts renames them to .swap and then into place; a crash
 // before that leaves .cleaned files, which the next open deletes.
 
-import fs from 'node:fs';
+import fs, { type FileHandle } from '../storage-fs.js';
 import { OffsetIndex } from '../offset-index.js';
 import { TimeIndex } from '../time-index.js';
 import { TransactionIndex, type AbortedTxn } from '../transaction-index.js';
@@ -80,10 +80,10 @@ export class CleanedSegment {
     }
     this.index.close();
     this.timeIndex.close();
-    await new Promise<void>((resolve, reject) => fs.fsync(this.fd, (err) => (err ? reject(err) : resolve())));
+    await fs.fsync(this.fd);
     this.closeLog();
     for (const kind of ['index', 'timeindex', 'txnindex'] as const) {
-      let fh: fs.promises.FileHandle | null = null;
+      let fh: FileHandle | null = null;
       try {
         fh = await fs.promises.open(cleanedFilePath(this.dir, this.baseOffset, kind), 'r');
         await fh.sync();

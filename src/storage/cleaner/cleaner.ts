@@ -17,7 +17,7 @@
 // Stopping (broker shutdown), the log closing, or its segments changing under the pass (retention) give the
 // pass up: its .cleaned files are removed, and the log is as it was.
 
-import fs from 'node:fs';
+import fs from '../storage-fs.js';
 import { readMarker } from '../../../protocol/control-record.js';
 import { MAX_TIMESTAMP_OFFSET, decodeBatch } from '../../../protocol/record-batch.js';
 import { readInt64At } from '../../../protocol/primitives.js';

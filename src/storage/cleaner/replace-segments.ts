@@ -3,7 +3,7 @@
 // midway. The list of segments changes in one step of the event loop, so that every read sees the old
 // segments or the new one. A crash at any point is settled by the next open (swap.ts's completeSwaps).
 
-import fs from 'node:fs';
+import fs from '../storage-fs.js';
 import path from 'node:path';
 import { DELETED_SUFFIX } from '../file-names.js';
 import { fsyncDirInBackground } from '../atomic-file.js';

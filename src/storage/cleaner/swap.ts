@@ -11,7 +11,7 @@
 // A cleaned segment always ends with its group's last offset (batch-filter.ts's placeholder), so its next
 // offset covers every segment it replaces.
 
-import fs from 'node:fs';
+import fs from '../storage-fs.js';
 import path from 'node:path';
 import { LOG_OVERHEAD, RECORD_BATCH_OVERHEAD, readBatchHeader } from '../../../protocol/record-batch.js';
 import { parseSegmentFileName, segmentFilePath, type SegmentFileKind } from '../file-names.js';
