@@ -160,7 +160,9 @@ describe('krill.http.listener configuration', () => {
   it('refuses to start when the HTTP port is taken, and frees the Kafka port and data dir', async () => {
     const first = await withBroker({ config: HTTP });
     try {
-      await expect(withBroker({ config: { 'krill.http.listener': first.http! } })).rejects.toThrow(/EADDRINUSE/);
+      await expect(withBroker({ config: { 'krill.http.listener': first.http! } })).rejects.toThrow(
+        `krill.http.listener: cannot listen on ${first.http}: address already in use (EADDRINUSE)`,
+      );
       const again = await withBroker({ config: HTTP });
       await again.close();
     } finally {
