@@ -78,9 +78,16 @@ export function startHttpListener(address: Listener, sources: HealthSources, log
   server.maxConnections = MAX_CONNECTIONS;
   server.keepAliveTimeout = 5_000;
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    // Named after the config: the CLI would otherwise report a bind failure as the Kafka listener's.
+    const failed = (err: NodeJS.ErrnoException) =>
+      reject(
+        new Error(
+          `krill.http.listener: cannot listen on ${address.host}:${address.port}: ${err.code === 'EADDRINUSE' ? 'address already in use (EADDRINUSE)' : err.message}`,
+        ),
+      );
+    server.once('error', failed);
     server.listen({ host: address.host, port: address.port }, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       server.on('error', (err) => log.error({ err }, 'HTTP listener error'));
       const bound = { host: address.host, port: (server.address() as AddressInfo).port };
       log.info({ http: `${bound.host}:${bound.port}` }, 'HTTP listener started');

@@ -9,7 +9,7 @@ import net from 'node:net';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, withBroker } from '../helpers.js';
+import { ROOT, spawnCli, tempDir, withBroker } from '../helpers.js';
 import type { RunningBroker } from '../../src/index.js';
 import { Exposition } from '../../src/metrics/exposition.js';
 import { TestClient } from '../server/client.js';
@@ -153,11 +153,32 @@ describe('krill.http.listener configuration', () => {
   it('refuses to start when the HTTP port is taken, and frees the Kafka port and data dir', async () => {
     const first = await withBroker({ config: HTTP });
     try {
-      await expect(withBroker({ config: { 'krill.http.listener': first.http! } })).rejects.toThrow(/EADDRINUSE/);
+      await expect(withBroker({ config: { 'krill.http.listener': first.http! } })).rejects.toThrow(
+        `krill.http.listener: cannot listen on ${first.http}: address already in use (EADDRINUSE)`,
+      );
       const again = await withBroker({ config: HTTP });
       await again.close();
     } finally {
       await first.close();
+    }
+  });
+});
+
+describe('krill.http.listener on the command line', () => {
+  it('puts the bound address in the ready line; without it the ready line has none', async () => {
+    const dirs = [tempDir('krill-http-cli-'), tempDir('krill-http-cli-')];
+    const on = await spawnCli(['--port', '0', '--data-dir', dirs[0], '--set', 'krill.http.listener=127.0.0.1:0']);
+    const off = await spawnCli(['--port', '0', '--data-dir', dirs[1]]);
+    try {
+      const http = /, node: 1, http: (127\.0\.0\.1:\d+)\)$/.exec(on.readyLine)?.[1];
+      expect(http, on.readyLine).toBeDefined();
+      expect(await (await fetch(`http://${http}/ready`)).json()).toEqual({ status: 'ready' });
+      expect(off.readyLine).toMatch(/, node: 1\)$/);
+    } finally {
+      on.kill('SIGTERM');
+      off.kill('SIGTERM');
+      expect([await on.exited, await off.exited]).toEqual([0, 0]);
+      for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
     }
   });
 });
