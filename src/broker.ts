@@ -36,7 +36,7 @@ import { TRANSACTION_STATE_TOPIC, TransactionStateTopic } from './txn/state-topi
 import type { CoordinatorElections } from './cluster/coordinator-guard.js';
 import { LocalMarkerWrites } from './txn/markers.js';
 import { Scheduler } from './scheduler.js';
-import { LogCleaner } from './storage/cleaner/log-cleaner.js';
+import { BrokerTasks } from './broker-tasks.js';
 import { SINGLE_BROKER_CONTROLLER_REQUESTS, SINGLE_BROKER_COORDINATORS, singleBrokerElections, singleBrokerReassignments } from './cluster/cluster-services.js';
 import { ServedPartitions } from './group/served-partitions.js';
 import { LocalTopicStore } from './topic-store.js';
@@ -45,9 +45,6 @@ import { FaultInjector } from './faults/fault-injector.js';
 import { CREATE_IN_LOCAL_LOGS, CREATED_BY_CONTROLLER, type InternalTopicCreation } from './internal-topic-creation.js';
 import type { BrokerMetrics } from './metrics/broker-metrics.js';
 import type { HealthSources, HttpListener } from './metrics/http-listener.js';
-
-const CHECKPOINT_INTERVAL_MS = 60_000;
-const HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS = 5_000;
 
 type ZkClusterClass = typeof ZkCluster;
 
@@ -76,11 +73,8 @@ export class Broker {
   producerIds!: ProducerIdManager;
   /** Broker configs changed at run time, kept in the data dir. */
   dynamicConfigs!: DynamicBrokerConfigs;
-  /** The log cleaner, when log.cleaner.enable and log.cleaner.threads > 0. */
-  cleaner: LogCleaner | null = null;
-  private cleanerThreads = 0;
-  /** The cleaner configs its tasks run with, to reschedule them only when those change. */
-  private cleanerSettings = '';
+  /** The periodic work (checkpoints, retention, expirations, the cleaner), once started. */
+  private tasks: BrokerTasks | null = null;
   /** What each accepted connection is given. */
   connectionHost!: ConnectionHost;
   /** Membership of a ZooKeeper cluster (zookeeper.connect set); null for a single broker. */
@@ -139,56 +133,9 @@ export class Broker {
       await lock.release();
       throw err;
     }
-    broker.startBackgroundTasks();
+    broker.startTasks();
     broker.state = 'started';
     return broker;
-  }
-
-  /** The periodic work of a running broker: checkpoints, expirations, retention, the cleaner. */
-  private startBackgroundTasks(): void {
-    const { config } = this;
-    this.scheduler.schedule('log-checkpoints', () => this.logs.checkpointInBackground(), { periodMs: CHECKPOINT_INTERVAL_MS });
-    // Kafka's replica.high.watermark.checkpoint.interval.ms (5 s): a cluster broker's high watermarks.
-    if (this.zkCluster) {
-      this.scheduler.schedule('high-watermark-checkpoint', () => this.replicas.checkpointHighWatermarks(), {
-        periodMs: HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS,
-      });
-      // Kafka's ReplicaManager "isr-expiration": followers behind for replica.lag.time.max.ms leave the ISR.
-      this.scheduler.schedule('isr-expiration', () => this.replicas.checkIsrs(Date.now()), {
-        periodMs: Math.max(1, Math.floor(this.replicas.replicaLagTimeMaxMs / 2)),
-      });
-    }
-    this.scheduler.schedule(
-      'transaction-abort',
-      () => {
-        this.transactions.abortTimedOut();
-        this.transactions.retryPrepared();
-      },
-      { periodMs: config.int('transaction.abort.timed.out.transaction.cleanup.interval.ms') },
-    );
-    this.scheduler.schedule(
-      'transactional-id-expiration',
-      () => {
-        this.transactions.expireIds();
-      },
-      { periodMs: config.int('transaction.remove.expired.transaction.cleanup.interval.ms') },
-    );
-    this.scheduler.schedule(
-      'log-retention',
-      async () => {
-        // Log start offsets moved: checkpoint them now rather than at the next periodic checkpoint.
-        if (this.replicas.deleteOldSegments(Date.now()) > 0) await this.logs.checkpointInBackground();
-      },
-      { periodMs: config.int('log.retention.check.interval.ms') },
-    );
-    this.scheduler.schedule(
-      'producer-id-expiration',
-      () => {
-        this.logs.expireProducers(Date.now() - config.int('producer.id.expiration.ms')); // dynamic
-      },
-      { periodMs: config.int('producer.id.expiration.check.interval.ms') },
-    );
-    this.startCleaner();
   }
 
   /** What the HTTP listener reads: the services, the connections, and whether the broker serves yet (/ready). */
@@ -226,28 +173,10 @@ export class Broker {
     };
   }
 
-  /**
-   * The log cleaner's threads: scheduler tasks that clean until nothing is dirty, then sleep
-   * log.cleaner.backoff.ms. Called again when those configs change at run time: the tasks are scheduled anew
-   * (a pass under way finishes), the cleaner and what it knows (delete horizons, uncleanable logs) stay.
-   */
-  private startCleaner(): void {
-    const threads = this.config.bool('log.cleaner.enable') ? this.config.int('log.cleaner.threads') : 0;
-    const dedupeBufferSize = this.config.int('log.cleaner.dedupe.buffer.size');
-    const periodMs = Math.max(1, this.config.int('log.cleaner.backoff.ms'));
-    const settings = `${threads}/${dedupeBufferSize}/${periodMs}`;
-    if (settings === this.cleanerSettings) return;
-    this.cleanerSettings = settings;
-    for (let i = threads; i < this.cleanerThreads; i++) void this.scheduler.cancel(`log-cleaner-${i}`);
-    this.cleanerThreads = threads;
-    if (threads <= 0) return;
-    if (this.cleaner) this.cleaner.resize(threads, dedupeBufferSize);
-    else this.cleaner = new LogCleaner({ logs: this.logs, threads, dedupeBufferSize, log: this.log });
-    const cleaner = this.cleaner;
-    for (let i = 0; i < threads; i++) {
-      void this.scheduler.cancel(`log-cleaner-${i}`);
-      this.scheduler.schedule(`log-cleaner-${i}`, async () => void (await cleaner.runOnce()), { periodMs });
-    }
+  private startTasks(): void {
+    const { config, log, scheduler, logs, replicas, transactions } = this;
+    this.tasks = new BrokerTasks({ config, log, scheduler, logs, replicas, transactions, clustered: this.zkCluster !== null });
+    this.tasks.start();
   }
 
   /** Registers in ZooKeeper (refusing to start as Kafka refuses) and takes producer id blocks from it. */
@@ -331,7 +260,7 @@ export class Broker {
   private reconfigure(): void {
     this.logs.setDefaults(this.config.topicDefaults());
     this.connections.setQuotas(Broker.connectionQuotas(this.config));
-    if (this.scheduler && this.logs) this.startCleaner();
+    this.tasks?.reconfigureCleaner();
   }
 
   /** The narrow services handlers are given (see RequestContext). */
@@ -528,9 +457,7 @@ export class Broker {
     if (this.resetting || !this.server) throw new Error(this.resetting ? 'a reset is already under way' : 'the broker is closed');
     this.resetting = true;
     try {
-      this.cleaner?.stop();
-      await this.scheduler.close();
-      await this.cleaner?.closed();
+      await this.tasks?.stop();
       await this.metaSynced;
       this.faults.clear();
       this.groups.close();
@@ -540,11 +467,8 @@ export class Broker {
         if (!kept.has(entry)) storageFs.rmSync(path.join(this.dataDir, entry), { recursive: true, force: true });
       }
       this.scheduler = new Scheduler(this.log);
-      this.cleaner = null;
-      this.cleanerThreads = 0;
-      this.cleanerSettings = '';
       this.open(null);
-      this.startBackgroundTasks();
+      this.startTasks();
       this.log.info('reset: every topic, group and transactional id removed');
     } finally {
       this.resetting = false;
@@ -560,8 +484,7 @@ export class Broker {
       await this.zkCluster.close();
     }
     // No new background runs from now on; a checkpoint under way is awaited below, before the final ones.
-    this.cleaner?.stop();
-    const backgroundStopped = this.scheduler.close();
+    const backgroundStopped = this.tasks ? this.tasks.stop() : this.scheduler.close();
     this.groups.close();
     const server = this.server;
     this.server = null;
@@ -572,7 +495,6 @@ export class Broker {
     }
     await this.metaSynced;
     await backgroundStopped;
-    await this.cleaner?.closed();
     try {
       if (this.zkCluster) {
         try {
