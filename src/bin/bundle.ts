@@ -85,37 +85,31 @@ await build({
   banner: { js: "import { createRequire as __krillRequire } from 'node:module'; const require = __krillRequire(import.meta.url);" },
 });
 
+/** Leaves the sibling module `specifier` out of a bundle: it imports the bundle `bundled` made of it instead. */
+function importedFromBundle(specifier: string, bundled: string): Plugin {
+  const filter = new RegExp(`^${specifier.replace(/[.\\/]/g, '\\$&')}$`);
+  return { name: `${specifier}-apart`, setup: (b) => void b.onResolve({ filter }, () => ({ path: bundled, external: true })) };
+}
+
 // krill/testing (the test runners' global setup) as an ES module of its own that imports the entry above, so
 // that a run which loads both holds one copy of the broker.
-const entryApart: Plugin = {
-  name: 'entry-apart',
-  setup(b) {
-    b.onResolve({ filter: /^\.\/index\.js$/ }, () => ({ path: './krill.mjs', external: true }));
-  },
-};
 await build({
   ...COMMON,
   entryPoints: [path.join(DIST, 'src', 'testing.js')],
   outfile: path.join(DIST, 'testing.mjs'),
   format: 'esm',
-  plugins: [entryApart],
+  plugins: [importedFromBundle('./index.js', './krill.mjs')],
 });
 
 // jest's globalSetup and globalTeardown are two modules, each run for its default export: both re-export
 // from dist/testing.mjs, so that they share its broker (jest loads them into one process).
-const testingApart: Plugin = {
-  name: 'testing-apart',
-  setup(b) {
-    b.onResolve({ filter: /^\.\/testing\.js$/ }, () => ({ path: './testing.mjs', external: true }));
-  },
-};
 for (const hook of ['setup', 'teardown']) {
   await build({
     ...COMMON,
     entryPoints: [path.join(DIST, 'src', `testing-jest-${hook}.js`)],
     outfile: path.join(DIST, `jest-${hook}.mjs`),
     format: 'esm',
-    plugins: [testingApart],
+    plugins: [importedFromBundle('./testing.js', './testing.mjs')],
   });
 }
 
