@@ -242,6 +242,8 @@ export class Broker {
         maxRequestBytes: config.int('socket.request.max.bytes'),
         lentBuffers: readBuffers,
         faults: this.faults,
+        // One client listener, PLAINTEXT, until the listeners of issue 26 are in.
+        listener: { name: config.listener.name, securityProtocol: 'PLAINTEXT' },
       };
       if (meta.created) {
         this.metaSynced = syncInBackground(meta.created).catch((err) =>

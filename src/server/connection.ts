@@ -31,6 +31,7 @@ import type { Handler, HandlerRegistry } from '../handlers/registry.js';
 import type { BrokerServices, RequestContext } from './request-context.js';
 import { errorResponseFromDefinition } from '../handlers/error-response.js';
 import type { FaultAction, FaultInjector } from '../faults/fault-injector.js';
+import { ANONYMOUS, type ListenerIdentity, type Session } from '../security/session.js';
 
 /** Responses queued on the socket beyond which no further request of the connection is taken. */
 const MAX_PENDING_OUTPUT_BYTES = 16 * 1024 * 1024;
@@ -89,6 +90,8 @@ export interface ConnectionHost {
   readonly lentBuffers?: LentBuffers;
   /** The faults tests set (src/faults/), asked about every request. */
   readonly faults?: FaultInjector;
+  /** The listener the connection was accepted on. */
+  readonly listener: ListenerIdentity;
 }
 
 /** A pool whose buffers a response may carry: told when a chunk is about to be written and when it was. */
@@ -118,6 +121,8 @@ export class Connection implements TrackedConnection {
   private readonly log: Logger;
   /** Whether requests are logged (level debug). */
   private readonly requestLog: boolean;
+  /** Who the peer is; every request's context carries it. */
+  readonly session: Session;
 
   /** `accepted`: a socket the server accepted with pauseOnConnect; `address`: its peer, normalised. */
   constructor(
@@ -137,6 +142,7 @@ export class Connection implements TrackedConnection {
       accepted.resume();
     }
     this.address = address ?? normaliseAddress(this.socket.remoteAddress);
+    this.session = { listener: host.listener, clientAddress: this.socket.remoteAddress ?? '', principal: ANONYMOUS };
     this.log = host.log.child({ client: `${this.socket.remoteAddress}:${this.socket.remotePort}` });
     this.requestLog = this.log.isLevelEnabled('debug');
     if (this.requestLog) this.log.debug('connection opened');
@@ -274,7 +280,8 @@ export class Connection implements TrackedConnection {
       apiVersion: version,
       log: this.log,
       signal: this.abort.signal,
-      clientAddress: this.socket.remoteAddress ?? '',
+      clientAddress: this.session.clientAddress,
+      session: this.session,
       closeConnection: (reason: string) => {
         slot.closeReason = reason;
       },

@@ -15,6 +15,7 @@ import type { TransactionStateTopic } from '../txn/state-topic.js';
 import type { CoordinatorOwnership } from '../cluster/coordinator-guard.js';
 import type { ControllerRequests, PartitionElections, PartitionReassignments } from '../cluster/cluster-services.js';
 import type { BrokerMetrics } from '../metrics/broker-metrics.js';
+import type { Session } from '../security/session.js';
 
 export interface ApiVersionRange {
   apiKey: number;
@@ -61,6 +62,8 @@ export interface RequestContext extends BrokerServices {
   signal: AbortSignal;
   /** The peer's IP address, as the socket reports it. */
   clientAddress: string;
+  /** The connection's listener and principal (src/security/session.ts). */
+  session: Session;
   /** Close the connection after the responses queued before this request (Kafka's closeConnection). */
   closeConnection(reason: string): void;
 }
