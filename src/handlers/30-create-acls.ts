@@ -1,0 +1,35 @@
+// CreateAcls: v0-3. Each creation is checked as Kafka checks it (known codes, LITERAL or PREFIXED, a
+// principal of the form type:name, a CLUSTER resource named kafka-cluster, no empty name) and fails alone
+// with INVALID_REQUEST; ACLs on delegation tokens and users, which krill has none of, are refused the same
+// way. The sound ones are stored together. Without an authorizer every creation is SECURITY_DISABLED.
+import { ErrorCode } from '../../protocol/errors.js';
+import { defineHandler } from './registry.js';
+import { bindingProblem, type AclBinding } from '../security/acl.js';
+import { NO_AUTHORIZER } from './acl-bindings.js';
+import type { CreateAclsResponse } from '../../protocol/messages/30-create-acls.js';
+
+export default defineHandler({
+  apiKey: 30,
+  minVersion: 0,
+  maxVersion: 3,
+  handle({ authorizer }, req): CreateAclsResponse {
+    if (!authorizer) return { throttleTimeMs: 0, results: req.creations.map(() => ({ errorCode: ErrorCode.SECURITY_DISABLED, errorMessage: NO_AUTHORIZER })) };
+    const bindings = req.creations.map((c): AclBinding => ({
+      resourceType: c.resourceType,
+      resourceName: c.resourceName,
+      patternType: c.resourcePatternType,
+      principal: c.principal,
+      host: c.host,
+      operation: c.operation,
+      permissionType: c.permissionType,
+    }));
+    const problems = bindings.map(bindingProblem);
+    authorizer.create(bindings.filter((_, i) => problems[i] === null));
+    return {
+      throttleTimeMs: 0,
+      results: problems.map((p) =>
+        p === null ? { errorCode: ErrorCode.NONE, errorMessage: null } : { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: p },
+      ),
+    };
+  },
+});
