@@ -2,7 +2,7 @@
 // principal of the form type:name, a CLUSTER resource named kafka-cluster, no empty name) and fails alone
 // with INVALID_REQUEST; ACLs on delegation tokens and users, which krill has none of, are refused the same
 // way. The sound ones are stored together. Without an authorizer every creation is SECURITY_DISABLED.
-import { ErrorCode } from '../../protocol/errors.js';
+import { ErrorCode, errorName } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
 import { bindingProblem, type AclBinding } from '../security/acl.js';
 import { NO_AUTHORIZER } from './acl-bindings.js';
@@ -13,7 +13,7 @@ export default defineHandler({
   minVersion: 0,
   maxVersion: 3,
   handle({ authorizer }, req): CreateAclsResponse {
-    if (!authorizer) return { throttleTimeMs: 0, results: req.creations.map(() => ({ errorCode: ErrorCode.SECURITY_DISABLED, errorMessage: NO_AUTHORIZER })) };
+    if (!authorizer) return this.errorResponse!(req, ErrorCode.SECURITY_DISABLED, 0);
     const bindings = req.creations.map((c): AclBinding => ({
       resourceType: c.resourceType,
       resourceName: c.resourceName,
@@ -31,5 +31,10 @@ export default defineHandler({
         p === null ? { errorCode: ErrorCode.NONE, errorMessage: null } : { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: p },
       ),
     };
+  },
+  // One result per creation, as Kafka's getErrorResponse: the response names no resource to mirror.
+  errorResponse(req, code): CreateAclsResponse {
+    const errorMessage = code === ErrorCode.SECURITY_DISABLED ? NO_AUTHORIZER : errorName(code);
+    return { throttleTimeMs: 0, results: req.creations.map(() => ({ errorCode: code, errorMessage })) };
   },
 });

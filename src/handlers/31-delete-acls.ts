@@ -1,7 +1,7 @@
 // DeleteAcls: v0-3. Each filter removes the ACLs it matches (an ACL two filters match is listed under
 // both) and reports them; a filter with an UNKNOWN code fails alone with INVALID_REQUEST. Without an
 // authorizer every filter is SECURITY_DISABLED.
-import { ErrorCode } from '../../protocol/errors.js';
+import { ErrorCode, errorName } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
 import { filterProblem } from '../security/acl.js';
 import { NO_AUTHORIZER, filterOf } from './acl-bindings.js';
@@ -9,13 +9,14 @@ import type { DeleteAclsResponse } from '../../protocol/messages/31-delete-acls.
 
 type FilterResult = DeleteAclsResponse['filterResults'][number];
 
+const failed = (errorCode: number, errorMessage: string): FilterResult => ({ errorCode, errorMessage, matchingAcls: [] });
+
 export default defineHandler({
   apiKey: 31,
   minVersion: 0,
   maxVersion: 3,
   handle({ authorizer }, req): DeleteAclsResponse {
-    const failed = (errorCode: number, errorMessage: string): FilterResult => ({ errorCode, errorMessage, matchingAcls: [] });
-    if (!authorizer) return { throttleTimeMs: 0, filterResults: req.filters.map(() => failed(ErrorCode.SECURITY_DISABLED, NO_AUTHORIZER)) };
+    if (!authorizer) return this.errorResponse!(req, ErrorCode.SECURITY_DISABLED, 0);
     const filters = req.filters.map(filterOf);
     const problems = filters.map(filterProblem);
     const removed = authorizer.delete(filters.filter((_, i) => problems[i] === null));
@@ -31,5 +32,10 @@ export default defineHandler({
         };
       }),
     };
+  },
+  // One result per filter, as Kafka's getErrorResponse: the response names no resource to mirror.
+  errorResponse(req, code): DeleteAclsResponse {
+    const errorMessage = code === ErrorCode.SECURITY_DISABLED ? NO_AUTHORIZER : errorName(code);
+    return { throttleTimeMs: 0, filterResults: req.filters.map(() => failed(code, errorMessage)) };
   },
 });
