@@ -16,8 +16,8 @@ export interface Ask {
   can(operation: number, resourceType: number, name: string): boolean;
   /** Allowed `operation` on some resource of the type (Kafka's authorizeByResourceType). */
   canOnSomeOfType(operation: number, resourceType: number): boolean;
-  /** A request entry's topic: by name, or by id where the request names it so. */
-  topicOf(entry: Message): string | undefined;
+  /** A request entry's topic: by name, or by id where the request names it so, or the entry itself, a bare name. */
+  topicOf(entry: Message | string): string | undefined;
   topicExists(name: string): boolean;
   /** auto.create.topics.enable. */
   readonly autoCreateTopics: boolean;
@@ -67,7 +67,7 @@ function entries(field: string, list: unknown, code: number, allowed: (entry: ne
 
 /** Per topic entry of request[field], `op` on the topic. */
 const topics = (ask: Ask, request: Message, field: string, op: number): Plan | null =>
-  entries(field, request[field], ErrorCode.TOPIC_AUTHORIZATION_FAILED, (t: Message) => {
+  entries(field, request[field], ErrorCode.TOPIC_AUTHORIZATION_FAILED, (t: Message | string) => {
     const name = ask.topicOf(t);
     return name !== undefined && ask.can(op, R.TOPIC, name);
   });

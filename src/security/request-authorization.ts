@@ -22,6 +22,7 @@ function askFor(authorizer: Authorizer, ctx: RequestContext): Ask {
     can: (op, type, name) => authorizer.authorize(session, op, type, name),
     canOnSomeOfType: (op, type) => authorizer.authorizeByResourceType(session, op, type),
     topicOf: (entry) => {
+      if (typeof entry === 'string') return entry; // a list of bare names (DeleteTopics v0-5)
       for (const key of ['name', 'topic', 'topicName']) if (typeof entry[key] === 'string' && entry[key] !== '') return entry[key];
       return Buffer.isBuffer(entry.topicId) ? ctx.topics.getTopicById(entry.topicId)?.name : undefined;
     },
