@@ -13,22 +13,10 @@ import { API, createTopic, listOffsetsBody, metadataBody, produceBody, uniqueTop
 import { buildBatch } from '../../protocol/record-batch.js';
 import { useTempDirs } from '../helpers.js';
 import type { Message } from '../../protocol/codec.js';
+import { Operation as Op, ResourceType } from '../../src/security/acl.js';
 
 const ADMIN_HOST = '127.0.0.2';
-const T = { TOPIC: 2, GROUP: 3, CLUSTER: 4, TXN: 5 } as const;
-const Op = {
-  ALL: 2,
-  READ: 3,
-  WRITE: 4,
-  CREATE: 5,
-  DELETE: 6,
-  ALTER: 7,
-  DESCRIBE: 8,
-  CLUSTER_ACTION: 9,
-  DESCRIBE_CONFIGS: 10,
-  ALTER_CONFIGS: 11,
-  IDEMPOTENT_WRITE: 12,
-};
+const T = { TOPIC: ResourceType.TOPIC, GROUP: ResourceType.GROUP, CLUSTER: ResourceType.CLUSTER, TXN: ResourceType.TRANSACTIONAL_ID } as const;
 const E = { TOPIC: 29, GROUP: 30, CLUSTER: 31, TXN: 53 } as const;
 const AUTHORIZATION_CODES = new Set<number>(Object.values(E));
 
