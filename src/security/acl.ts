@@ -76,7 +76,6 @@ function nameOf(table: Record<string, number>, code: number): string {
 }
 
 export const resourceTypeName = (code: number) => nameOf(ResourceType, code);
-export const operationName = (code: number) => nameOf(Operation, code);
 
 const known = (table: Record<string, number>, code: number) => Object.values(table).includes(code) && code !== 0;
 
@@ -93,9 +92,6 @@ export function bindingProblem(b: AclBinding): string | null {
   if (b.resourceName === '') return 'Invalid empty resource name specified';
   if (b.resourceType === ResourceType.CLUSTER && b.resourceName !== CLUSTER_NAME) return `The only valid name for the CLUSTER resource is ${CLUSTER_NAME}`;
   if (principalProblem(b.principal)) return principalProblem(b.principal);
-  if (b.operation !== Operation.ALL && !supportedOperations(b.resourceType).includes(b.operation)) {
-    return `operation ${operationName(b.operation)} does not apply to ${resourceTypeName(b.resourceType)} resources`;
-  }
   return null;
 }
 
@@ -126,23 +122,6 @@ export function filterMatches(f: AclFilter, b: AclBinding): boolean {
   if (f.patternType !== PatternType.MATCH) return f.resourceName === b.resourceName;
   if (b.patternType === PatternType.PREFIXED) return f.resourceName.startsWith(b.resourceName);
   return f.resourceName === b.resourceName || b.resourceName === WILDCARD;
-}
-
-/** The operations each resource type supports (Kafka's AclEntry.supportedOperations). */
-export function supportedOperations(resourceType: number): readonly number[] {
-  const O = Operation;
-  switch (resourceType) {
-    case ResourceType.TOPIC:
-      return [O.READ, O.WRITE, O.CREATE, O.DESCRIBE, O.DELETE, O.ALTER, O.DESCRIBE_CONFIGS, O.ALTER_CONFIGS];
-    case ResourceType.GROUP:
-      return [O.READ, O.DESCRIBE, O.DELETE];
-    case ResourceType.CLUSTER:
-      return [O.CREATE, O.CLUSTER_ACTION, O.DESCRIBE_CONFIGS, O.ALTER_CONFIGS, O.IDEMPOTENT_WRITE, O.ALTER, O.DESCRIBE];
-    case ResourceType.TRANSACTIONAL_ID:
-      return [O.DESCRIBE, O.WRITE];
-    default:
-      return [];
-  }
 }
 
 /**
