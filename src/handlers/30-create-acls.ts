@@ -12,7 +12,7 @@ export default defineHandler({
   apiKey: 30,
   minVersion: 0,
   maxVersion: 3,
-  handle({ authorizer }, req): CreateAclsResponse {
+  async handle({ authorizer }, req): Promise<CreateAclsResponse> {
     if (!authorizer) return this.errorResponse!(req, ErrorCode.SECURITY_DISABLED, 0);
     const bindings = req.creations.map((c): AclBinding => ({
       resourceType: c.resourceType,
@@ -24,7 +24,7 @@ export default defineHandler({
       permissionType: c.permissionType,
     }));
     const problems = bindings.map(bindingProblem);
-    authorizer.create(bindings.filter((_, i) => problems[i] === null));
+    await authorizer.create(bindings.filter((_, i) => problems[i] === null));
     return {
       throttleTimeMs: 0,
       results: problems.map((p) =>

@@ -15,11 +15,11 @@ export default defineHandler({
   apiKey: 31,
   minVersion: 0,
   maxVersion: 3,
-  handle({ authorizer }, req): DeleteAclsResponse {
+  async handle({ authorizer }, req): Promise<DeleteAclsResponse> {
     if (!authorizer) return this.errorResponse!(req, ErrorCode.SECURITY_DISABLED, 0);
     const filters = req.filters.map(filterOf);
     const problems = filters.map(filterProblem);
-    const removed = authorizer.delete(filters.filter((_, i) => problems[i] === null));
+    const removed = await authorizer.delete(filters.filter((_, i) => problems[i] === null));
     let next = 0;
     return {
       throttleTimeMs: 0,

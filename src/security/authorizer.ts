@@ -24,10 +24,13 @@ import {
   type AclFilter,
 } from './acl.js';
 
-/** Where the bindings are kept; `save` is given the whole set after every change. */
+/**
+ * Where the bindings are kept; `save` is given the whole set after every change (and `before`, the set it
+ * replaces, for a store that writes only what changed).
+ */
 export interface AclPersistence {
   load(): AclBinding[];
-  save(bindings: readonly AclBinding[]): void;
+  save(bindings: readonly AclBinding[], before: readonly AclBinding[]): void | Promise<void>;
 }
 
 export interface AuthorizerOptions {
@@ -49,6 +52,7 @@ export class Authorizer {
   private readonly persistence: AclPersistence;
   private bindings: AclBinding[] = [];
   private index = new Map<number, TypeIndex>();
+  private changes: Promise<void> = Promise.resolve();
 
   constructor(options: AuthorizerOptions) {
     this.superUsers = new Set(options.superUsers);
@@ -103,24 +107,26 @@ export class Authorizer {
   }
 
   /** Adds bindings (those already present are kept once) and saves the set. */
-  create(added: readonly AclBinding[]): void {
-    const keys = new Set(this.bindings.map(bindingKey));
-    const fresh = added.filter((b) => {
-      const key = bindingKey(b);
-      if (keys.has(key)) return false;
-      keys.add(key);
-      return true;
+  create(added: readonly AclBinding[]): Promise<void> {
+    return this.change((current) => {
+      const keys = new Set(current.map(bindingKey));
+      const fresh = added.filter((b) => {
+        const key = bindingKey(b);
+        if (keys.has(key)) return false;
+        keys.add(key);
+        return true;
+      });
+      return { next: fresh.length ? [...current, ...fresh] : null, result: undefined };
     });
-    if (fresh.length === 0) return;
-    this.commit([...this.bindings, ...fresh]);
   }
 
   /** Removes what each filter matches; returns, per filter, the bindings it removed. */
-  delete(filters: readonly AclFilter[]): AclBinding[][] {
-    const removed = new Set<AclBinding>();
-    const perFilter = filters.map((f) => this.bindings.filter((b) => filterMatches(f, b) && (removed.add(b), true)));
-    if (removed.size > 0) this.commit(this.bindings.filter((b) => !removed.has(b)));
-    return perFilter;
+  delete(filters: readonly AclFilter[]): Promise<AclBinding[][]> {
+    return this.change((current) => {
+      const removed = new Set<AclBinding>();
+      const perFilter = filters.map((f) => current.filter((b) => filterMatches(f, b) && (removed.add(b), true)));
+      return { next: removed.size ? current.filter((b) => !removed.has(b)) : null, result: perFilter };
+    });
   }
 
   /** The bindings as the persistence now holds them (a change notification in a cluster). */
@@ -140,10 +146,26 @@ export class Authorizer {
     this.index = index;
   }
 
-  /** Saved first: a binding the persistence refused is not in force. */
-  private commit(next: AclBinding[]): void {
-    this.persistence.save(next);
-    this.replaceAll(next);
+  /**
+   * One change at a time, each computed from the bindings the one before left (a store that writes to
+   * ZooKeeper saves asynchronously). Saved first: a binding the persistence refused is not in force.
+   */
+  private change<T>(compute: (current: AclBinding[]) => { next: AclBinding[] | null; result: T }): Promise<T> {
+    const run = async (): Promise<T> => {
+      const before = this.bindings;
+      const { next, result } = compute(before);
+      if (next) {
+        await this.persistence.save(next, before);
+        this.replaceAll(next);
+      }
+      return result;
+    };
+    const done = this.changes.then(run);
+    this.changes = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    return done;
   }
 
   private matchingResource(resourceType: number, name: string): AclBinding[] {

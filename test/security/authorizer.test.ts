@@ -99,13 +99,13 @@ describe('authorize', () => {
 });
 
 describe('create and delete', () => {
-  it('keeps a binding once, saves before it takes effect, and reports what each filter removed', () => {
+  it('keeps a binding once, saves before it takes effect, and reports what each filter removed', async () => {
     const { a, saved } = authorizer([]);
-    a.create([binding(), binding()]);
+    await a.create([binding(), binding()]);
     expect(saved).toEqual([[binding()]]);
-    a.create([binding()]);
+    await a.create([binding()]);
     expect(saved).toHaveLength(1);
-    a.create([binding({ operation: Op.WRITE })]);
+    await a.create([binding({ operation: Op.WRITE })]);
     const any: AclFilter = {
       resourceType: R.ANY,
       resourceName: null,
@@ -115,12 +115,12 @@ describe('create and delete', () => {
       operation: Op.ANY,
       permissionType: Permission.ANY,
     };
-    const removed = a.delete([{ ...any, operation: Op.WRITE }, any]);
+    const removed = await a.delete([{ ...any, operation: Op.WRITE }, any]);
     expect(removed.map((r) => r.map((b) => b.operation))).toEqual([[Op.WRITE], [Op.READ, Op.WRITE]]);
     expect(a.describe(any)).toEqual([]);
   });
 
-  it('a persistence that fails leaves the bindings as they were', () => {
+  it('a persistence that fails leaves the bindings as they were', async () => {
     const a = new Authorizer({
       superUsers: [],
       allowEveryoneIfNoAclFound: false,
@@ -131,7 +131,7 @@ describe('create and delete', () => {
         },
       },
     });
-    expect(() => a.create([binding()])).toThrow('disk full');
+    await expect(a.create([binding()])).rejects.toThrow('disk full');
     expect(a.authorize(alice, Op.READ, R.TOPIC, 'orders')).toBe(false);
   });
 });
