@@ -9,7 +9,7 @@ import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { describeWithToolchain } from '../toolchain.js';
 import { startBroker, type RunningBroker } from '../../src/index.js';
 import { useTempDirs } from '../../test/helpers.js';
-import { tool, toolsMissing, unique } from './tools.js';
+import { runTool, tool, toolsMissing, unique, type Tool } from './tools.js';
 
 const dirs = useTempDirs('krill-tools-acls-');
 let broker: RunningBroker;
@@ -48,6 +48,30 @@ describeWithToolchain('Kafka 4.4.0 kafka-acls against krill', toolsMissing, { ti
   afterAll(async () => {
     await producer?.disconnect();
     await broker?.close();
+  });
+
+  // The Java Admin behind Kafka's tools, on the cluster-level APIs kafkajs lacks: refused on a broker where
+  // User:ANONYMOUS holds no ACL, served where it holds ALL on the cluster (the broker above).
+  it('kafka-log-dirs, kafka-reassign-partitions and kafka-configs need the cluster ACLs Kafka asks for', async () => {
+    const bare = await startBroker({ port: 0, host: '127.0.0.1', config: { 'authorizer.class.name': 'kafka.security.authorizer.AclAuthorizer' } });
+    try {
+      const commands: [Tool, string[]][] = [
+        ['kafka-log-dirs', ['--describe']],
+        ['kafka-reassign-partitions', ['--list']],
+        ['kafka-configs', ['--describe', '--entity-type', 'brokers', '--entity-name', '1']],
+      ];
+      for (const [name, args] of commands) {
+        const refused = await runTool(name, ['--bootstrap-server', bare.bootstrap, ...args]);
+        expect(`${refused.stdout}${refused.stderr}`, name).toMatch(/ClusterAuthorizationException|Cluster authorization failed/);
+        const served = await runTool(name, [...bs, ...args]);
+        expect(served.code, `${name}: ${served.stderr}`).toBe(0);
+      }
+      // Listings leave out what may not be described, as Kafka's do.
+      const groups = await tool('kafka-consumer-groups', ['--bootstrap-server', bare.bootstrap, '--list']);
+      expect(groups.stdout.trim()).toBe('');
+    } finally {
+      await bare.close();
+    }
   });
 
   it('--add, --list and --remove, each in force at once', async () => {
