@@ -221,10 +221,15 @@ function metadata(ask: Ask, req: Message, version: number): Plan {
   return { ...plan, adjust };
 }
 
-/** OffsetFetch: DESCRIBE on the group (each group from v8), and on each topic named (v0-7). */
+/**
+ * OffsetFetch: DESCRIBE on the group (each group from v8), and on each topic: one named that may not be
+ * described answers TOPIC_AUTHORIZATION_FAILED, and a fetch of all of a group's topics leaves it out.
+ */
 function offsetFetch(ask: Ask, req: Message, version: number): Plan | null {
   if (version >= 8) {
-    return entries('groups', req.groups, ErrorCode.GROUP_AUTHORIZATION_FAILED, (g: Message) => ask.can(Op.DESCRIBE, R.GROUP, g.groupId as string));
+    const groups = entries('groups', req.groups, ErrorCode.GROUP_AUTHORIZATION_FAILED, (g: Message) => ask.can(Op.DESCRIBE, R.GROUP, g.groupId as string));
+    const named = new Set((req.groups as Message[]).filter((g) => g.topics !== null).map((g) => g.groupId as string));
+    return { ...groups, adjust: (response) => groupTopics(ask, response, named) };
   }
   const group = require(groupCheck(ask, Op.DESCRIBE, req.groupId));
   if (group) return group;
@@ -258,4 +263,26 @@ function addPartitionsToTxn(ask: Ask, req: Message, version: number): Plan | nul
   if (txn) return txn;
   const refused = topics(ask, req, 'v3AndBelowTopics', Op.WRITE);
   return refused ? denyAll(ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'write to every topic of the transaction') : null;
+}
+
+/** OffsetFetch v8+: each served group's topics the principal may not DESCRIBE, refused where named, else left out. */
+function groupTopics(ask: Ask, response: Message, named: ReadonlySet<string>): void {
+  for (const group of response.groups as Message[]) {
+    const allowed = (t: Message) => ask.can(Op.DESCRIBE, R.TOPIC, t.name as string);
+    const topics = group.topics as Message[];
+    if (!named.has(group.groupId as string)) {
+      group.topics = topics.filter(allowed);
+      continue;
+    }
+    for (const t of topics) {
+      if (allowed(t)) continue;
+      t.partitions = (t.partitions as Message[]).map((p) => ({
+        ...p,
+        committedOffset: -1,
+        committedLeaderEpoch: -1,
+        metadata: '',
+        errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+      }));
+    }
+  }
 }

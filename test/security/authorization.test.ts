@@ -97,6 +97,23 @@ const CASES: Case[] = [
     grants: [onGroup(Op.DESCRIBE), onTopic(Op.DESCRIBE)],
     refused: E.GROUP,
   },
+  {
+    label: 'OffsetFetch v8, topics of an allowed group',
+    apiKey: 9,
+    version: 8,
+    body: () => ({ groups: [{ groupId: group, topics: [{ name: topic, partitionIndexes: [0] }] }] }),
+    grants: [onGroup(Op.DESCRIBE), onTopic(Op.DESCRIBE)],
+    refused: E.GROUP,
+  },
+  {
+    label: 'OffsetFetch v8 of all topics leaves out those not described',
+    apiKey: 9,
+    version: 8,
+    body: () => ({ groups: [{ groupId: group, topics: null }] }),
+    grants: [onGroup(Op.DESCRIBE)],
+    refused: (res) => expect(res.groups[0].errorCode).toBe(E.GROUP),
+    served: (res) => expect(res.groups[0]).toMatchObject({ errorCode: 0, topics: [] }),
+  },
   { label: 'FindCoordinator', apiKey: 10, version: 3, body: () => ({ key: group, keyType: 0 }), grants: [onGroup(Op.DESCRIBE)], refused: E.GROUP },
   {
     label: 'JoinGroup',
@@ -156,7 +173,14 @@ const CASES: Case[] = [
     grants: [onTopic(Op.CREATE, fresh)],
     refused: E.TOPIC,
   },
-  { label: 'CreateTopics with CREATE on the cluster', apiKey: 19, version: 5, body: () => CASES[15].body(), grants: [cluster(Op.CREATE)], refused: E.TOPIC },
+  {
+    label: 'CreateTopics with CREATE on the cluster',
+    apiKey: 19,
+    version: 5,
+    body: () => CASES.find((c) => c.label === 'CreateTopics')!.body(),
+    grants: [cluster(Op.CREATE)],
+    refused: E.TOPIC,
+  },
   {
     label: 'DeleteTopics',
     apiKey: 20,
@@ -463,7 +487,7 @@ beforeAll(async () => {
   await createTopic(admin, topic);
   await createTopic(admin, doomed);
   // A group and a transactional id for the listings to show or hide.
-  await admin.request(API.OffsetCommit, 8, CASES[5].body());
+  await admin.request(API.OffsetCommit, 8, CASES.find((c) => c.label === 'OffsetCommit')!.body());
   await admin.request(API.InitProducerId, 4, { transactionalId: txn, transactionTimeoutMs: 60_000 });
 });
 
