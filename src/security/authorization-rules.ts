@@ -72,12 +72,19 @@ const topics = (ask: Ask, request: Message, field: string, op: number): Plan | n
     return name !== undefined && ask.can(op, R.TOPIC, name);
   });
 
-/** Hides the entries of response[field] whose `key` the principal may not DESCRIBE as `resourceType`. */
+/**
+ * Hides the entries of response[field] whose `key` the principal may not DESCRIBE as `resourceType`. An
+ * entry without one (Metadata's answer to an unknown topic id) names nothing to hide.
+ */
 const hiding =
-  (ask: Ask, field: string, resourceType: number, key: (e: Message) => string | undefined) =>
+  (ask: Ask, field: string, resourceType: number, key: (e: Message) => string | null | undefined) =>
   (response: Message): void => {
     const list = response[field];
-    if (Array.isArray(list)) response[field] = list.filter((e: Message) => ask.can(Op.DESCRIBE, resourceType, key(e) ?? ''));
+    if (!Array.isArray(list)) return;
+    response[field] = list.filter((e: Message) => {
+      const name = key(e);
+      return name === null || name === undefined || ask.can(Op.DESCRIBE, resourceType, name);
+    });
   };
 
 /** KIP-430: each listed entry's operations field, where the client asked for it, as the authorizer grants them. */

@@ -69,6 +69,14 @@ const CASES: Case[] = [
   { label: 'ListOffsets', apiKey: 2, version: 7, body: () => listOffsetsBody(topic, 0, -1), grants: [onTopic(Op.DESCRIBE)], refused: E.TOPIC },
   { label: 'Metadata', apiKey: 3, version: 12, body: () => metadataBody([topic], false), grants: [onTopic(Op.DESCRIBE)], refused: E.TOPIC },
   {
+    label: 'Metadata by an unknown topic id: UNKNOWN_TOPIC_ID, nothing to hide',
+    apiKey: 3,
+    version: 12,
+    body: () => ({ topics: [{ name: null, topicId: Buffer.alloc(16, 7) }], allowAutoTopicCreation: false }),
+    grants: [],
+    refused: (res) => expect(res.topics.map((t: Message) => t.errorCode)).toEqual([100]),
+  },
+  {
     label: 'Metadata auto-creating without CREATE',
     apiKey: 3,
     version: 12,
