@@ -1,6 +1,7 @@
 // KIP-430: the operations a client may perform on a resource, reported as Kafka's responses carry them, a bit
-// field with bit n set for AclOperation code n. krill has no authorizer, so, as Kafka without one, a client may
-// perform every operation the resource type supports; when ACLs come, this is where they are asked.
+// field with bit n set for AclOperation code n. Handlers fill it as Kafka without an authorizer does: every
+// operation the resource type supports. With an authorizer, the check point (src/security/) rewrites the
+// fields a response carries with what the authorizer allows (grantedOperations).
 import { AUTHORIZED_OPERATIONS_OMITTED } from '../protocol/sentinels.js';
 
 /** Kafka's AclOperation codes (0 UNKNOWN, 1 ANY and 2 ALL are filters, never granted one by one). */
@@ -38,4 +39,9 @@ function bitField(codes: readonly number[]): number {
  * for them, Integer.MIN_VALUE ("not requested") when it did not. */
 export function authorizedOperations(type: AclResourceType, requested: boolean): number {
   return requested ? GRANTED[type] : AUTHORIZED_OPERATIONS_OMITTED;
+}
+
+/** The bit field of the operations `type` supports that `allowed` grants. */
+export function grantedOperations(type: AclResourceType, allowed: (operation: number) => boolean): number {
+  return bitField(SUPPORTED[type].filter((op) => allowed(op)));
 }

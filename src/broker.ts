@@ -13,6 +13,8 @@ import { HandlerRegistry } from './handlers/registry.js';
 import { CLUSTER_HANDLERS, HANDLERS } from './handlers/index.js';
 import { Connection, type ConnectionHost } from './server/connection.js';
 import type { BrokerServices } from './server/request-context.js';
+import { Authorizer, type AclPersistence } from './security/authorizer.js';
+import { aclFile } from './security/acl-file.js';
 import { ConnectionRegistry, normaliseAddress } from './server/connection-registry.js';
 import { LogManager } from './storage/log-manager.js';
 import { syncInBackground } from './storage/atomic-file.js';
@@ -61,6 +63,8 @@ export class Broker {
   private boundPort = 0;
   /** What handlers are given; open() makes them, reset() makes them anew under the same connections. */
   private liveServices!: BrokerServices;
+  /** The ACLs and their checks (authorizer.class.name); null without. */
+  private authorizer: Authorizer | null = null;
   private resetting = false;
   // Set by open(), right after the port is bound (see start()).
   clusterId!: string;
@@ -221,6 +225,7 @@ export class Broker {
           meta: { clusterId: meta.clusterId, nodeId: meta.nodeId, created: meta.created !== undefined },
           advertised: () => this.advertised,
           coordinators: this.coordinatorElections(),
+          onAclsChanged: config.string('authorizer.class.name') ? (bindings) => this.authorizer?.replaceAll(bindings) : undefined,
           applyClusterBrokerConfigs: (configs) => {
             const wanted = new Map(Object.entries(configs));
             const current = this.dynamicConfigs.current('cluster');
@@ -229,6 +234,7 @@ export class Broker {
           },
         });
       }
+      this.authorizer = Broker.openAuthorizer(config, this.zkCluster?.acls ?? aclFile(dataDir));
       this.liveServices = this.services(logs);
       // Connections keep the host they were accepted with: its services are whatever the broker has now.
       const current = () => this.liveServices;
@@ -265,6 +271,16 @@ export class Broker {
     this.tasks?.reconfigureCleaner();
   }
 
+  /** The authorizer authorizer.class.name asks for, over the ACLs of the data dir or of ZooKeeper; null without one. */
+  private static openAuthorizer(config: BrokerConfig, persistence: AclPersistence): Authorizer | null {
+    if (!config.string('authorizer.class.name')) return null;
+    const superUsers = (config.string('super.users') ?? '')
+      .split(';')
+      .map((u) => u.trim())
+      .filter(Boolean);
+    return new Authorizer({ superUsers, allowEveryoneIfNoAclFound: config.bool('allow.everyone.if.no.acl.found'), persistence });
+  }
+
   /** The narrow services handlers are given (see RequestContext). */
   private services(logs: LogManager): BrokerServices {
     const registry = this.registry;
@@ -283,6 +299,7 @@ export class Broker {
       config: this.config,
       apiVersions: () => registry.apiVersions(),
       metrics: this.metrics,
+      authorizer: this.authorizer,
     };
   }
 

@@ -7,6 +7,7 @@ import type { Logger } from './logger.js';
 import { ConfigError, asText, checkValue, configTable, type ConfigValue, type ValueRule } from './config-value.js';
 import { TOPIC_CONFIGS } from './log-config.js';
 import { KAFKA_ONLY_CONFIGS } from './kafka-only-configs.js';
+import { AUTHORIZER_CLASS_NAMES } from './security/acl.js';
 import { DEFAULT_PROTOCOL_MAP, resolveListeners, withAddress, type Listener, type NamedListener, type ResolvedListeners } from './listeners.js';
 
 export type { Listener } from './listeners.js';
@@ -135,6 +136,13 @@ export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = configTable({
     min: 1,
     doc: 'Replicas of __transaction_state in a cluster, as offsets.topic.replication.factor (a single broker ignores it).',
   },
+  'authorizer.class.name': {
+    kind: 'string',
+    default: '',
+    doc: "One of Kafka's ACL authorizers (AclAuthorizer, StandardAuthorizer, SimpleAclAuthorizer): ACLs are checked; empty: every request is allowed.",
+  },
+  'super.users': { kind: 'string', default: null, doc: 'Principals allowed everything by the authorizer, separated by ;, as User:admin;User:ops.' },
+  'allow.everyone.if.no.acl.found': { kind: 'bool', default: 'false', doc: 'With an authorizer, allow a resource no ACL names to everyone.' },
   'delete.topic.enable': { kind: 'bool', default: 'true', doc: 'Whether DeleteTopics may delete.' },
   'message.max.bytes': topicConfigDefault('max.message.bytes', 'Largest record batch accepted.'),
   'log.segment.bytes': topicConfigDefault('segment.bytes', 'Segment size before rolling.'),
@@ -365,6 +373,10 @@ export class BrokerConfig {
           `controller.quorum.voters: names node ${[...others].join(', ')}, but krill is a single node (node.id ${this.nodeId}) and joins no quorum`,
         );
       }
+    }
+    const authorizer = this.string('authorizer.class.name') ?? '';
+    if (authorizer !== '' && !AUTHORIZER_CLASS_NAMES.includes(authorizer)) {
+      problems.push(`authorizer.class.name: '${authorizer}' is not an authorizer krill has; use one of ${AUTHORIZER_CLASS_NAMES.join(', ')}`);
     }
     if (this.string('krill.storage') === 'memory' && (this.given.has('log.dirs') || this.given.has('log.dir'))) {
       problems.push('krill.storage: memory keeps no data dir, but log.dirs or log.dir is set');

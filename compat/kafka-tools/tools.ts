@@ -28,6 +28,7 @@ export const MAIN_CLASS = {
   'kafka-reassign-partitions': 'org.apache.kafka.tools.reassign.ReassignPartitionsCommand',
   'kafka-log-dirs': 'org.apache.kafka.tools.LogDirsCommand',
   'kafka-metadata-quorum': 'org.apache.kafka.tools.MetadataQuorumCommand',
+  'kafka-acls': 'org.apache.kafka.tools.AclCommand',
 } as const;
 export type Tool = keyof typeof MAIN_CLASS;
 

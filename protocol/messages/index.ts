@@ -30,6 +30,9 @@ import { AddOffsetsToTxn } from './25-add-offsets-to-txn.js';
 import { EndTxn } from './26-end-txn.js';
 import { WriteTxnMarkers } from './27-write-txn-markers.js';
 import { TxnOffsetCommit } from './28-txn-offset-commit.js';
+import { DescribeAcls } from './29-describe-acls.js';
+import { CreateAcls } from './30-create-acls.js';
+import { DeleteAcls } from './31-delete-acls.js';
 import { DescribeConfigs } from './32-describe-configs.js';
 import { AlterConfigs } from './33-alter-configs.js';
 import { DescribeLogDirs } from './35-describe-log-dirs.js';
@@ -78,6 +81,9 @@ export const MESSAGES = [
   EndTxn,
   WriteTxnMarkers,
   TxnOffsetCommit,
+  DescribeAcls,
+  CreateAcls,
+  DeleteAcls,
   DescribeConfigs,
   AlterConfigs,
   DescribeLogDirs,

@@ -36,6 +36,9 @@ import { partitionKey } from '../topic-partition.js';
 import type { ControllerRequests, PartitionElections, PartitionResult } from './cluster-services.js';
 import { ZkMembership } from './zk-membership.js';
 import { ZkConfigChanges } from './zk-config-changes.js';
+import { ZkAcls } from './zk-acls.js';
+import type { KafkaZk } from './zk/kafka-zk.js';
+import type { AclBinding } from '../security/acl.js';
 import { ZkTopicStore } from './zk-topic-store.js';
 import { ControllerRequestApplier, type LeaderAndIsrData, type StopReplicaData, type UpdateMetadataData } from './controller-request-applier.js';
 import { AlterPartitionManager } from './alter-partition-manager.js';
@@ -58,6 +61,8 @@ export interface ZkClusterOptions {
   coordinators?: CoordinatorElections;
   /** Sets the cluster-wide dynamic broker configs ZooKeeper holds on this broker; throws when they are refused. */
   applyClusterBrokerConfigs: (configs: Record<string, string>) => void;
+  /** The ACLs ZooKeeper holds, at registration and after each change (for the authorizer, when there is one). */
+  onAclsChanged?: (bindings: AclBinding[]) => void;
 }
 
 export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopics, ClusterWideConfigs, ControllerRequests, PartitionElections {
@@ -71,6 +76,8 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
   private readonly topicStore: ZkTopicStore;
   private readonly peers: PeerClients;
   private readonly markers: TxnMarkerChannel;
+  /** Where the authorizer keeps its ACLs in a cluster. */
+  readonly acls: ZkAcls;
 
   constructor(private readonly options: ZkClusterOptions) {
     const { config, replicas, logs } = options;
@@ -83,7 +90,13 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       activeController: () => this.membership.activeController,
       applyClusterBrokerConfigs: options.applyClusterBrokerConfigs,
     });
-    this.membership = new ZkMembership({ ...options, log, onRegistered: (zk) => configChanges.follow(zk) });
+    const isSession = (zk: KafkaZk) => this.membership.session === zk;
+    this.acls = new ZkAcls({ zk: () => this.membership.requireZk(), isSession, onChange: (b) => options.onAclsChanged?.(b), log });
+    const onRegistered = async (zk: KafkaZk) => {
+      await configChanges.follow(zk);
+      if (options.onAclsChanged) await this.acls.follow(zk);
+    };
+    this.membership = new ZkMembership({ ...options, log, onRegistered });
     this.peers = new PeerClients(config.nodeId, config.int('controller.socket.timeout.ms'), log);
     this.markers = new TxnMarkerChannel(this.cache, this.peers, log);
     this.topicStore = new ZkTopicStore(() => this.membership.requireZk(), this.cache, logs);

@@ -23,6 +23,9 @@ import addPartitionsToTxn from './24-add-partitions-to-txn.js';
 import addOffsetsToTxn from './25-add-offsets-to-txn.js';
 import endTxn from './26-end-txn.js';
 import txnOffsetCommit from './28-txn-offset-commit.js';
+import describeAcls from './29-describe-acls.js';
+import createAcls from './30-create-acls.js';
+import deleteAcls from './31-delete-acls.js';
 import describeConfigs from './32-describe-configs.js';
 import alterConfigs from './33-alter-configs.js';
 import describeLogDirs from './35-describe-log-dirs.js';
@@ -69,6 +72,9 @@ export const HANDLERS: readonly Handler[] = [
   addOffsetsToTxn,
   endTxn,
   txnOffsetCommit,
+  describeAcls,
+  createAcls,
+  deleteAcls,
   describeConfigs,
   alterConfigs,
   describeLogDirs,

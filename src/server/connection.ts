@@ -32,6 +32,7 @@ import type { BrokerServices, RequestContext } from './request-context.js';
 import { errorResponseFromDefinition } from '../handlers/error-response.js';
 import type { FaultAction, FaultInjector } from '../faults/fault-injector.js';
 import { ANONYMOUS, type ListenerIdentity, type Session } from '../security/session.js';
+import { serveAuthorized } from '../security/request-authorization.js';
 
 /** Responses queued on the socket beyond which no further request of the connection is taken. */
 const MAX_PENDING_OUTPUT_BYTES = 16 * 1024 * 1024;
@@ -101,10 +102,17 @@ export interface LentBuffers {
   sent(chunk: Buffer): void;
 }
 
-/** Runs a request's handler, once the coordinator it needs is known to be this broker. */
+/**
+ * Runs a request's handler, once the coordinator it needs is known to be this broker, and, with an
+ * authorizer, on what of the request the principal may have served (the one check point:
+ * src/security/request-authorization.ts).
+ */
 function serve(handler: Handler, ctx: RequestContext, request: Message): Message | null | Promise<Message | null> {
-  checkCoordinator(ctx.header.apiKey, request, ctx.coordinators);
-  return handler.handle(ctx, request);
+  const run = (allowed: Message) => {
+    checkCoordinator(ctx.header.apiKey, allowed, ctx.coordinators);
+    return handler.handle(ctx, allowed);
+  };
+  return ctx.authorizer ? serveAuthorized(ctx.authorizer, ctx, handler.def, request, run) : run(request);
 }
 
 export class Connection implements TrackedConnection {

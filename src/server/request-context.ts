@@ -16,6 +16,7 @@ import type { CoordinatorOwnership } from '../cluster/coordinator-guard.js';
 import type { ControllerRequests, PartitionElections, PartitionReassignments } from '../cluster/cluster-services.js';
 import type { BrokerMetrics } from '../metrics/broker-metrics.js';
 import type { Session } from '../security/session.js';
+import type { Authorizer } from '../security/authorizer.js';
 
 export interface ApiVersionRange {
   apiKey: number;
@@ -52,6 +53,8 @@ export interface BrokerServices {
   apiVersions(): ApiVersionRange[];
   /** The counters /metrics serves; null without krill.http.listener, and then nothing is counted. */
   readonly metrics: BrokerMetrics | null;
+  /** The ACLs and their checks; null without authorizer.class.name, and then everything is allowed. */
+  readonly authorizer: Authorizer | null;
 }
 
 export interface RequestContext extends BrokerServices {

@@ -42,9 +42,10 @@ export class TestClient {
     });
   }
 
-  static connect(port: number): Promise<TestClient> {
+  /** `localAddress`: the loopback address to connect from (any of 127/8), for tests of host ACLs. */
+  static connect(port: number, localAddress?: string): Promise<TestClient> {
     return new Promise((resolve, reject) => {
-      const sock = net.connect(port, '127.0.0.1', () => resolve(new TestClient(sock)));
+      const sock = net.connect({ port, host: '127.0.0.1', localAddress }, () => resolve(new TestClient(sock)));
       sock.once('error', reject);
     });
   }

@@ -1,0 +1,57 @@
+// A clustered broker's ACLs, kept in ZooKeeper as Kafka's AclAuthorizer keeps them (zk/acl-znodes.ts): a
+// change made on any broker writes the resource patterns it touched and a change notification, and every
+// broker, watching the notifications, reads the ACLs anew and hands them to its authorizer. Until this
+// broker has registered, its authorizer has none (and refuses all but super users).
+import type { Logger } from '../logger.js';
+import type { KafkaZk } from './zk/kafka-zk.js';
+import { ACL_CHANGE_PATHS, ACL_PERSISTENT_PATHS, readAllAcls, writeResourceAcls } from './zk/acl-znodes.js';
+import type { AclBinding } from '../security/acl.js';
+import type { AclPersistence } from '../security/authorizer.js';
+
+const patternKey = (b: AclBinding) => JSON.stringify([b.resourceType, b.patternType, b.resourceName]);
+
+export class ZkAcls implements AclPersistence {
+  constructor(
+    private readonly options: {
+      zk: () => KafkaZk;
+      isSession: (zk: KafkaZk) => boolean;
+      /** Told the whole set whenever ZooKeeper's changes. */
+      onChange: (bindings: AclBinding[]) => void;
+      log: Logger;
+    },
+  ) {}
+
+  load(): AclBinding[] {
+    return [];
+  }
+
+  /** Writes the patterns whose ACLs differ between `before` and `next`. */
+  async save(next: readonly AclBinding[], before: readonly AclBinding[]): Promise<void> {
+    const group = (list: readonly AclBinding[]) => {
+      const m = new Map<string, AclBinding[]>();
+      for (const b of list) m.set(patternKey(b), [...(m.get(patternKey(b)) ?? []), b]);
+      return m;
+    };
+    const [was, now] = [group(before), group(next)];
+    const zk = this.options.zk().zk;
+    for (const key of new Set([...was.keys(), ...now.keys()])) {
+      const [a, b] = [was.get(key) ?? [], now.get(key) ?? []];
+      if (a.length === b.length && a.every((x, i) => x === b[i])) continue;
+      await writeResourceAcls(zk, (b[0] ?? a[0])!, b);
+    }
+  }
+
+  /** At each registration: the ACLs as they are, then again on every change notification. */
+  async follow(session: KafkaZk): Promise<void> {
+    for (const path of ACL_PERSISTENT_PATHS) await session.zk.createIfMissing(path);
+    await this.reload(session);
+  }
+
+  private async reload(session: KafkaZk): Promise<void> {
+    if (!this.options.isSession(session)) return;
+    const again = () => void this.reload(session).catch((err) => this.options.log.warn({ err: (err as Error).message }, 'reading ACL changes failed'));
+    // Watch both notification lists first, so a change made while the ACLs are read is read again.
+    for (const path of ACL_CHANGE_PATHS) await session.zk.getChildren(path, again);
+    this.options.onChange(await readAllAcls(session.zk));
+  }
+}
