@@ -43,6 +43,9 @@ import { LocalTopicStore } from './topic-store.js';
 import { SINGLE_BROKER_WIDE_CONFIGS } from './config-admin/cluster-wide-configs.js';
 import { FaultInjector } from './faults/fault-injector.js';
 import { CREATE_IN_LOCAL_LOGS, CREATED_BY_CONTROLLER, type InternalTopicCreation } from './internal-topic-creation.js';
+import { ClientQuotas } from './security/quotas/client-quotas.js';
+import { ClientQuotaStore } from './security/quotas/client-quota-store.js';
+import { CLIENT_QUOTAS_FILE, clientQuotasFile, readClientQuotasFile } from './storage/client-quotas-file.js';
 import type { BrokerMetrics } from './metrics/broker-metrics.js';
 import type { HealthSources, HttpListener } from './metrics/http-listener.js';
 
@@ -81,6 +84,8 @@ export class Broker {
   zkCluster: ZkCluster | null = null;
   /** The request path's counters and the HTTP listener serving them, when krill.http.listener is set. */
   metrics: BrokerMetrics | null = null;
+  /** The client quotas, their store and their rates; made once, kept across a reset (they are configs). */
+  clientQuotas!: ClientQuotas;
   http: HttpListener | null = null;
   private state: 'starting' | 'started' | 'closing' = 'starting';
 
@@ -193,6 +198,10 @@ export class Broker {
     this.dynamicConfigs = new DynamicBrokerConfigs(config, dataDir, () => this.reconfigure(), log);
     this.dynamicConfigs.load();
     this.connections.setQuotas(Broker.connectionQuotas(config));
+    this.clientQuotas ??= new ClientQuotas(new ClientQuotaStore(clientQuotasFile(dataDir), readClientQuotasFile(dataDir)), {
+      samples: config.int('quota.window.num'),
+      windowMs: config.int('quota.window.size.seconds') * 1000,
+    });
     const logs = LogManager.open({ dataDir, defaults: config.topicDefaults(), log, maxOpenFiles: config.int('krill.log.max.open.files') });
     try {
       // What differs between a single broker and a member of a cluster, decided here once.
@@ -244,6 +253,7 @@ export class Broker {
         faults: this.faults,
         // One client listener, PLAINTEXT, until the listeners of issue 26 are in.
         listener: { name: config.listener.name, securityProtocol: 'PLAINTEXT' },
+        quotas: this.clientQuotas,
       };
       if (meta.created) {
         this.metaSynced = syncInBackground(meta.created).catch((err) =>
@@ -281,6 +291,7 @@ export class Broker {
       transactions: this.transactions,
       transactionState: this.transactionState,
       config: this.config,
+      clientQuotas: this.clientQuotas.store,
       apiVersions: () => registry.apiVersions(),
       metrics: this.metrics,
     };
@@ -464,7 +475,7 @@ export class Broker {
       this.faults.clear();
       this.groups.close();
       this.logs.close();
-      const kept = new Set([LOCK_FILE, META_PROPERTIES, BROKER_CONFIGS_FILE, PRODUCER_ID_BLOCK_FILE]);
+      const kept = new Set([LOCK_FILE, META_PROPERTIES, BROKER_CONFIGS_FILE, PRODUCER_ID_BLOCK_FILE, CLIENT_QUOTAS_FILE]);
       for (const entry of storageFs.readdirSync(this.dataDir)) {
         if (!kept.has(entry)) storageFs.rmSync(path.join(this.dataDir, entry), { recursive: true, force: true });
       }

@@ -32,6 +32,8 @@ import type { BrokerServices, RequestContext } from './request-context.js';
 import { errorResponseFromDefinition } from '../handlers/error-response.js';
 import type { FaultAction, FaultInjector } from '../faults/fault-injector.js';
 import { ANONYMOUS, type ListenerIdentity, type Session } from '../security/session.js';
+import type { ClientQuotas } from '../security/quotas/client-quotas.js';
+import { chargeBeforeResponse, chargeFetchResponse, chargeOf, patchThrottle, withThrottle, type QuotaCharge } from '../security/quotas/request-charge.js';
 
 /** Responses queued on the socket beyond which no further request of the connection is taken. */
 const MAX_PENDING_OUTPUT_BYTES = 16 * 1024 * 1024;
@@ -48,6 +50,8 @@ interface Slot {
   fault?: string;
   /** The request's metric name (BrokerMetrics.requestName), when metrics are kept. */
   metricName?: string;
+  /** What it costs against the client quotas, when a quota is set (request-charge.ts). */
+  charge?: QuotaCharge | null;
 }
 
 /**
@@ -92,6 +96,8 @@ export interface ConnectionHost {
   readonly faults?: FaultInjector;
   /** The listener the connection was accepted on. */
   readonly listener: ListenerIdentity;
+  /** The client quotas' rates and throttles; inactive (and skipped) while no quota is set. */
+  readonly quotas?: ClientQuotas;
 }
 
 /** A pool whose buffers a response may carry: told when a chunk is about to be written and when it was. */
@@ -123,6 +129,9 @@ export class Connection implements TrackedConnection {
   private readonly requestLog: boolean;
   /** Who the peer is; every request's context carries it. */
   readonly session: Session;
+  /** Set while the connection is muted for a quota's throttle time (KIP-219): nothing is read meanwhile. */
+  private throttleTimer: NodeJS.Timeout | null = null;
+  private throttledUntil = 0;
 
   /** `accepted`: a socket the server accepted with pauseOnConnect; `address`: its peer, normalised. */
   constructor(
@@ -172,6 +181,7 @@ export class Connection implements TrackedConnection {
   private onClose(): void {
     if (this.requestLog) this.log.debug('connection closed');
     this.closed = true;
+    if (this.throttleTimer) clearTimeout(this.throttleTimer);
     this.abort.abort();
     this.host.connections.delete(this);
   }
@@ -197,7 +207,7 @@ export class Connection implements TrackedConnection {
   private onReceived(fromRead = true): void {
     this.active = true;
     while (!this.closed) {
-      if (this.serving || this.socket.writableLength >= MAX_PENDING_OUTPUT_BYTES) {
+      if (this.serving || this.throttleTimer !== null || this.socket.writableLength >= MAX_PENDING_OUTPUT_BYTES) {
         // As Kafka mutes a channel while it serves a request: the next request waits in the receive buffer,
         // and the socket stops reading, until the one in progress is answered and the client has read
         // what is queued for it. Without this, pipelined Fetch requests would each hold a response in
@@ -287,6 +297,8 @@ export class Connection implements TrackedConnection {
       },
     };
     const fault = this.host.faults?.match(header, handler.def, request, services.topics) ?? null;
+    if (this.host.quotas?.active) slot.charge = chargeOf(header.apiKey, request, frame.length, this.session.principal, header.clientId);
+    const handlerStart = slot.charge ? performance.now() : 0;
     let result: Message | null | Promise<Message | null>;
     try {
       if (fault === null) result = serve(handler, ctx, request);
@@ -298,6 +310,7 @@ export class Connection implements TrackedConnection {
       this.onHandlerError(slot, handler, version, header, request, err);
       return false;
     }
+    if (slot.charge) slot.charge.handlerMs = performance.now() - handlerStart;
     if (result instanceof Promise) {
       result
         .then(
@@ -400,17 +413,44 @@ export class Connection implements TrackedConnection {
         'request',
       );
     }
+    const charge = slot.charge;
+    let throttleMs = charge ? chargeBeforeResponse(this.host.quotas!, charge, Date.now()) : 0;
     if (body === null) slot.chunks = null;
     else {
       try {
-        slot.chunks = this.encodeResponse(handler, version, header, body);
+        slot.chunks = this.encodeResponse(handler, version, header, throttleMs > 0 ? withThrottle(handler.def, version, body, throttleMs) : body);
       } catch (err) {
         this.log.error({ err, api: handler.def.name }, 'encoding the response failed');
         this.fail('response could not be encoded');
         return;
       }
+      if (charge?.fetch) {
+        const bytes = slot.chunks.reduce((n, c) => n + c.length, 0);
+        const fetchMs = chargeFetchResponse(this.host.quotas!, charge, bytes, Date.now());
+        if (fetchMs > throttleMs && patchThrottle(handler.def, version, isFlexible(handler.def, version), slot.chunks, fetchMs)) throttleMs = fetchMs;
+      }
     }
     this.flush();
+    if (throttleMs > 0) this.throttle(throttleMs);
+  }
+
+  /**
+   * Mutes the connection for `ms` once its response is on its way (KIP-219), so that a client over its
+   * quota slows down instead of failing; a later throttle ending after this one extends the mute.
+   */
+  private throttle(ms: number): void {
+    if (this.closed) return;
+    const until = Date.now() + ms;
+    if (until <= this.throttledUntil) return;
+    this.throttledUntil = until;
+    if (this.throttleTimer) clearTimeout(this.throttleTimer);
+    this.socket.pause();
+    this.throttleTimer = setTimeout(() => {
+      this.throttleTimer = null;
+      if (this.closed) return;
+      this.socket.resume();
+      this.onReceived(false);
+    }, ms);
   }
 
   private encodeResponse(handler: Handler, version: number, header: RequestHeader, body: Message): Buffer[] {
