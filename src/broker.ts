@@ -161,6 +161,7 @@ export class Broker {
       faults: this.config.bool('krill.http.faults') ? this.faults : null,
       listenerName: this.config.listener.name,
       connectionCount: () => this.connections.size,
+      quotaStats: () => this.clientQuotas.stats(),
       notReadyReason: () => {
         if (this.state === 'closing') return 'shutting down';
         if (this.state === 'starting') return this.zkCluster ? 'joining the cluster through ZooKeeper' : 'starting';

@@ -425,7 +425,7 @@ export class Connection implements TrackedConnection {
         return;
       }
       if (charge?.fetch) {
-        const bytes = slot.chunks.reduce((n, c) => n + c.length, 0);
+        const bytes = slot.chunks.reduce((n, c) => n + c.length, -4); // without the size field, as Kafka's sizeOf
         const fetchMs = chargeFetchResponse(this.host.quotas!, charge, bytes, Date.now());
         if (fetchMs > throttleMs && patchThrottle(handler.def, version, isFlexible(handler.def, version), slot.chunks, fetchMs)) throttleMs = fetchMs;
       }
