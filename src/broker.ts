@@ -43,9 +43,9 @@ import { LocalTopicStore } from './topic-store.js';
 import { SINGLE_BROKER_WIDE_CONFIGS } from './config-admin/cluster-wide-configs.js';
 import { FaultInjector } from './faults/fault-injector.js';
 import { CREATE_IN_LOCAL_LOGS, CREATED_BY_CONTROLLER, type InternalTopicCreation } from './internal-topic-creation.js';
-import { ClientQuotas } from './security/quotas/client-quotas.js';
-import { ClientQuotaStore } from './security/quotas/client-quota-store.js';
-import { CLIENT_QUOTAS_FILE, clientQuotasFile, readClientQuotasFile } from './storage/client-quotas-file.js';
+import type { ClientQuotas } from './security/quotas/client-quotas.js';
+import { openClientQuotas } from './security/quotas/open-client-quotas.js';
+import { CLIENT_QUOTAS_FILE } from './storage/client-quotas-file.js';
 import type { BrokerMetrics } from './metrics/broker-metrics.js';
 import type { HealthSources, HttpListener } from './metrics/http-listener.js';
 
@@ -199,10 +199,7 @@ export class Broker {
     this.dynamicConfigs = new DynamicBrokerConfigs(config, dataDir, () => this.reconfigure(), log);
     this.dynamicConfigs.load();
     this.connections.setQuotas(Broker.connectionQuotas(config));
-    this.clientQuotas ??= new ClientQuotas(new ClientQuotaStore(clientQuotasFile(dataDir), readClientQuotasFile(dataDir)), {
-      samples: config.int('quota.window.num'),
-      windowMs: config.int('quota.window.size.seconds') * 1000,
-    });
+    this.clientQuotas ??= openClientQuotas(config, dataDir, clusterClass && (() => this.zkCluster!.clientQuotaPersistence));
     const logs = LogManager.open({ dataDir, defaults: config.topicDefaults(), log, maxOpenFiles: config.int('krill.log.max.open.files') });
     try {
       // What differs between a single broker and a member of a cluster, decided here once.
@@ -237,6 +234,7 @@ export class Broker {
             const same = wanted.size === current.size && [...wanted].every(([k, v]) => current.get(k) === v);
             if (!same) this.dynamicConfigs.replace('cluster', wanted, false);
           },
+          clientQuotas: this.clientQuotas.store,
         });
       }
       this.liveServices = this.services(logs);

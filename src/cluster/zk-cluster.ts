@@ -44,6 +44,8 @@ import { TxnMarkerChannel } from './txn-marker-channel.js';
 import { requestControlledShutdown } from './controlled-shutdown-request.js';
 import { ClusterTopicStore, type ClusterTopics } from './cluster-topic-store.js';
 import type { ClusterWideConfigs } from '../config-admin/cluster-wide-configs.js';
+import type { ClientQuotaPersistence, ClientQuotaStore } from '../security/quotas/client-quota-store.js';
+import { zkClientQuotas } from './zk-client-quotas.js';
 
 export interface ZkClusterOptions {
   config: BrokerConfig;
@@ -58,6 +60,8 @@ export interface ZkClusterOptions {
   coordinators?: CoordinatorElections;
   /** Sets the cluster-wide dynamic broker configs ZooKeeper holds on this broker; throws when they are refused. */
   applyClusterBrokerConfigs: (configs: Record<string, string>) => void;
+  /** The client quotas this broker enforces: ZooKeeper's, kept up to date here. */
+  clientQuotas?: Pick<ClientQuotaStore, 'replace' | 'replaceAll'>;
 }
 
 export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopics, ClusterWideConfigs, ControllerRequests, PartitionElections {
@@ -82,6 +86,7 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       isSession: (zk) => this.membership.session === zk,
       activeController: () => this.membership.activeController,
       applyClusterBrokerConfigs: options.applyClusterBrokerConfigs,
+      clientQuotas: options.clientQuotas,
     });
     this.membership = new ZkMembership({ ...options, log, onRegistered: (zk) => configChanges.follow(zk) });
     this.peers = new PeerClients(config.nodeId, config.int('controller.socket.timeout.ms'), log);
@@ -270,6 +275,9 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
   topics(): ClusterTopicStore {
     return new ClusterTopicStore(this, this.options.logs, this.log);
   }
+
+  /** Where AlterClientQuotas writes in a cluster (zk-client-quotas.ts). */
+  readonly clientQuotaPersistence: ClientQuotaPersistence = zkClientQuotas(() => this.membership.requireZk());
 
   share(configs: Record<string, string>): Promise<void> {
     return this.topicStore.setClusterBrokerConfigs(configs);

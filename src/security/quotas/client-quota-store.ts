@@ -120,6 +120,13 @@ export class ClientQuotaStore {
     this.changed();
   }
 
+  /** Every entity's values as ZooKeeper has them (at a broker's registration): those not in `all` go. */
+  replaceAll(all: ReadonlyMap<string, QuotaValues>): void {
+    this.quotas.clear();
+    for (const [path, values] of all) this.set(path, values);
+    this.changed();
+  }
+
   describe(req: DescribeClientQuotasRequest): Omit<DescribeClientQuotasResponse, 'throttleTimeMs'> {
     let byUser: NameMatch | undefined;
     let byClient: NameMatch | undefined;
