@@ -290,7 +290,7 @@ export class Broker {
       transactions: this.transactions,
       transactionState: this.transactionState,
       config: this.config,
-      clientQuotas: this.clientQuotas.store,
+      clientQuotas: this.clientQuotas,
       apiVersions: () => registry.apiVersions(),
       metrics: this.metrics,
     };

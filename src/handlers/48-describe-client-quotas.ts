@@ -12,6 +12,6 @@ export default defineHandler({
   minVersion: 0,
   maxVersion: 1,
   handle({ clientQuotas }, req): DescribeClientQuotasResponse {
-    return { throttleTimeMs: 0, ...clientQuotas.describe(req) };
+    return { throttleTimeMs: 0, ...clientQuotas.store.describe(req) };
   },
 });

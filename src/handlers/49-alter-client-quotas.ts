@@ -12,7 +12,7 @@ export default defineHandler({
   minVersion: 0,
   maxVersion: 1,
   async handle({ clientQuotas, log }, req): Promise<AlterClientQuotasResponse> {
-    const entries = await clientQuotas.alter(req);
+    const entries = await clientQuotas.store.alter(req);
     if (!req.validateOnly) log.info({ entries: entries.map((e) => ({ entity: e.entity, error: e.errorCode })) }, 'client quotas altered');
     return { throttleTimeMs: 0, entries };
   },

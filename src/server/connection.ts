@@ -33,7 +33,7 @@ import { errorResponseFromDefinition } from '../handlers/error-response.js';
 import type { FaultAction, FaultInjector } from '../faults/fault-injector.js';
 import { ANONYMOUS, type ListenerIdentity, type Session } from '../security/session.js';
 import type { ClientQuotas } from '../security/quotas/client-quotas.js';
-import { chargeBeforeResponse, chargeFetchResponse, chargeOf, patchThrottle, withThrottle, type QuotaCharge } from '../security/quotas/request-charge.js';
+import { chargeBeforeResponse, chargeFetchResponse, chargeOf, throttledFetch, withThrottle, type QuotaCharge } from '../security/quotas/request-charge.js';
 
 /** Responses queued on the socket beyond which no further request of the connection is taken. */
 const MAX_PENDING_OUTPUT_BYTES = 16 * 1024 * 1024;
@@ -418,7 +418,8 @@ export class Connection implements TrackedConnection {
     if (body === null) slot.chunks = null;
     else {
       try {
-        slot.chunks = this.encodeResponse(handler, version, header, throttleMs > 0 ? withThrottle(handler.def, version, body, throttleMs) : body);
+        const throttled = throttleMs > 0 && !charge!.fetch; // a fetch's throttle is known once it is encoded
+        slot.chunks = this.encodeResponse(handler, version, header, throttled ? withThrottle(handler.def, version, body, throttleMs) : body);
       } catch (err) {
         this.log.error({ err, api: handler.def.name }, 'encoding the response failed');
         this.fail('response could not be encoded');
@@ -426,8 +427,8 @@ export class Connection implements TrackedConnection {
       }
       if (charge?.fetch) {
         const bytes = slot.chunks.reduce((n, c) => n + c.length, -4); // without the size field, as Kafka's sizeOf
-        const fetchMs = chargeFetchResponse(this.host.quotas!, charge, bytes, Date.now());
-        if (fetchMs > throttleMs && patchThrottle(handler.def, version, isFlexible(handler.def, version), slot.chunks, fetchMs)) throttleMs = fetchMs;
+        throttleMs = chargeFetchResponse(this.host.quotas!, charge, bytes, throttleMs, Date.now());
+        if (throttleMs > 0) slot.chunks = this.encodeResponse(handler, version, header, throttledFetch(throttleMs));
       }
     }
     this.flush();

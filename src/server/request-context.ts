@@ -16,7 +16,7 @@ import type { CoordinatorOwnership } from '../cluster/coordinator-guard.js';
 import type { ControllerRequests, PartitionElections, PartitionReassignments } from '../cluster/cluster-services.js';
 import type { BrokerMetrics } from '../metrics/broker-metrics.js';
 import type { Session } from '../security/session.js';
-import type { ClientQuotaStore } from '../security/quotas/client-quota-store.js';
+import type { ClientQuotas } from '../security/quotas/client-quotas.js';
 
 export interface ApiVersionRange {
   apiKey: number;
@@ -49,8 +49,8 @@ export interface BrokerServices {
   readonly elections: PartitionElections;
   /** AlterPartitionReassignments and ListPartitionReassignments. */
   readonly reassignments: PartitionReassignments;
-  /** The client quotas configured (DescribeClientQuotas, AlterClientQuotas). */
-  readonly clientQuotas: ClientQuotaStore;
+  /** The client quotas: their store (DescribeClientQuotas, AlterClientQuotas) and the limits a Fetch obeys. */
+  readonly clientQuotas: ClientQuotas;
   /** The APIs and versions this broker serves (ApiVersions). */
   apiVersions(): ApiVersionRange[];
   /** The counters /metrics serves; null without krill.http.listener, and then nothing is counted. */

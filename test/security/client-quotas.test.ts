@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTempDirs, withBroker } from '../helpers.js';
 import { TestClient, decodeResponse, encodeRequest } from '../server/client.js';
-import { API, createTopic, fetchBody, produceBody, produceOk, uniqueTopic, values } from '../server/kafka.js';
+import { API, createTopic, fetchBody, produceBody, produceOk, uniqueTopic } from '../server/kafka.js';
 import { buildBatch } from '../../protocol/record-batch.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { Message } from '../../protocol/codec.js';
@@ -183,19 +183,40 @@ describe('enforcement', () => {
     }
   });
 
-  it('throttles a consumer by the size of its fetch responses', async () => {
+  it('limits a consumer fetch to its quota window, and answers a fetch over it empty, throttled', async () => {
     const broker = await withBroker();
     const c = await TestClient.connect(broker.port);
     try {
       const topic = uniqueTopic('quota');
       await createTopic(c, topic);
-      await produceOk(c, topic, 0, values(2000));
+      for (let i = 0; i < 20; i++) await produceOk(c, topic, 0, [{ key: `k${i}`, value: 'x'.repeat(1000) }]);
+      // 1000 bytes/s over 11 samples of 1 s: at most 10 windows' worth, 10000 bytes, in a fetch
       await alter(c, [{ entity: [client(null)], ops: [op('consumer_byte_rate', 1000)] }]);
-      const frame = (await c.sendRaw(encodeRequest(API.Fetch, 11, fetchBody(11, topic, [{ partition: 0, fetchOffset: 0 }]), 99)))!;
-      const res = decodeResponse(API.Fetch, 11, frame).body;
-      expect(res.responses[0].partitions[0].records.length).toBeGreaterThan(10_000);
-      // the frame without its size field, as Kafka counts a response: rate size/10 over a bound of 1000
-      expect(res.throttleTimeMs).toBe(Math.round(((frame.length / 10 - 1000) / 1000) * 10_000));
+      const fetch = async (fetchOffset: number, partitionMaxBytes: number) => {
+        const body = fetchBody(11, topic, [{ partition: 0, fetchOffset, partitionMaxBytes }]);
+        const frame = (await c.sendRaw(encodeRequest(API.Fetch, 11, body, 99)))!;
+        return { frame, res: decodeResponse(API.Fetch, 11, frame).body };
+      };
+      const first = await fetch(0, 6000);
+      expect(first.res.throttleTimeMs).toBe(0);
+      const records = first.res.responses[0].partitions[0].records as Buffer;
+      expect(records.length).toBeLessThanOrEqual(6000);
+      const next = await fetch(0, 1 << 20);
+      // Over the window: no data, a throttle, and the connection muted (so this is the last request on it)
+      expect(next.res.throttleTimeMs).toBeGreaterThan(0);
+      expect(next.res.responses).toEqual([]);
+
+      // A fetch asking for more than the window allows gets at most that, on a connection of another client id
+      const other = await TestClient.connect(broker.port);
+      try {
+        const frame = (await other.sendRaw(encodeRequest(API.Fetch, 11, fetchBody(11, topic, [{ partition: 0, fetchOffset: 0 }]), 1, 'another')))!;
+        const res = decodeResponse(API.Fetch, 11, frame).body;
+        const got = res.responses[0].partitions[0].records as Buffer;
+        expect(got.length).toBeGreaterThan(6000);
+        expect(got.length).toBeLessThanOrEqual(10_000);
+      } finally {
+        other.close();
+      }
     } finally {
       c.close();
       await broker.close();

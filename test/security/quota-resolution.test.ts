@@ -83,6 +83,15 @@ describe('throttle time', () => {
     expect(q.recordBytes('fetch', 'bob', 'b', 10_000, 0)).toBe(0); // per client id for others
   });
 
+  it('takes back the bytes of a fetch answered empty, and limits a fetch to a window of the quota', () => {
+    const q = quotas({ 'clients/app': { consumer_byte_rate: 1000 } });
+    expect(q.fetchBytesLimit('u', 'app')).toBe(10_000);
+    expect(q.fetchBytesLimit('u', 'other')).toBe(Infinity);
+    expect(q.recordBytes('fetch', 'u', 'app', 20_000, 0)).toBe(10_000);
+    q.unrecordFetch('u', 'app', 20_000, 0);
+    expect(q.recordBytes('fetch', 'u', 'app', 10_000, 0)).toBe(0);
+  });
+
   it('caps a request quota throttle at one window, and counts handling time in percent', () => {
     const q = quotas({ 'users/u': { request_percentage: 10 } });
     // 1000 ms of handling in a 10 s window is 10 percent: at the bound

@@ -87,6 +87,18 @@ class QuotaSensors {
     return Math.min(ms, this.maxThrottleMs);
   }
 
+  /** Takes back bytes recorded for a response that was not sent (Kafka's unrecordQuotaSensor). */
+  unrecord(user: string, clientId: string, value: number, nowMs: number): void {
+    const quota = this.quotaFor(user, clientId);
+    if (quota) this.sensors.get(`${quota.userTag}\u0000${quota.clientTag}`)?.rate.record(-value, nowMs);
+  }
+
+  /** The most the client's quota lets through in one window (Kafka's getMaxValueInQuotaWindow). */
+  maxInWindow(user: string, clientId: string): number {
+    const quota = this.enabled ? this.quotaFor(user, clientId) : null;
+    return quota ? (quota.bound * (this.config.samples - 1) * this.config.windowMs) / 1000 : Infinity;
+  }
+
   private quotaFor(user: string, clientId: string): ResolvedQuota | null {
     const k = `${user}\u0000${clientId}`;
     const cached = this.resolved.get(k);
@@ -136,6 +148,16 @@ export class ClientQuotas {
   recordBytes(type: 'produce' | 'fetch', user: string, clientId: string, bytes: number, nowMs: number): number {
     const t = this.types[type];
     return t.enabled ? t.record(user, clientId, bytes, nowMs) : 0;
+  }
+
+  /** Bytes of a fetch response recorded that was then not sent: a throttled fetch is answered empty. */
+  unrecordFetch(user: string, clientId: string, bytes: number, nowMs: number): void {
+    if (this.types.fetch.enabled) this.types.fetch.unrecord(user, clientId, bytes, nowMs);
+  }
+
+  /** The most a consumer's fetch may return: what its quota allows in one window (Infinity without one). */
+  fetchBytesLimit(user: string, clientId: string): number {
+    return this.types.fetch.maxInWindow(user, clientId);
   }
 
   /** Time a request kept the broker busy, in ms. */

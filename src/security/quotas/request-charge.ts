@@ -59,9 +59,21 @@ export function chargeBeforeResponse(quotas: ClientQuotas, c: QuotaCharge, nowMs
   return Math.max(produce, quotas.recordRequestTime(user, c.clientId, c.handlerMs, nowMs));
 }
 
-/** Records a consumer's fetch response bytes; its throttle in ms. */
-export function chargeFetchResponse(quotas: ClientQuotas, c: QuotaCharge, responseBytes: number, nowMs: number): number {
-  return quotas.recordBytes('fetch', c.principal.name, c.clientId, responseBytes, nowMs);
+/**
+ * Records a consumer's fetch response bytes and returns the fetch's throttle in ms, at least `throttleMs`
+ * (the request quota's). A throttled fetch is answered empty (throttledFetch), as Kafka's KafkaApis answers
+ * it, and its bytes are taken back: they were not sent.
+ */
+export function chargeFetchResponse(quotas: ClientQuotas, c: QuotaCharge, responseBytes: number, throttleMs: number, nowMs: number): number {
+  const user = c.principal.name;
+  const ms = Math.max(throttleMs, quotas.recordBytes('fetch', user, c.clientId, responseBytes, nowMs));
+  if (ms > 0) quotas.unrecordFetch(user, c.clientId, responseBytes, nowMs);
+  return ms;
+}
+
+/** The answer to a throttled fetch: no data, the throttle time (Kafka's FetchContext.getThrottledResponse). */
+export function throttledFetch(ms: number): Message {
+  return { throttleTimeMs: ms, errorCode: 0, sessionId: 0, responses: [] };
 }
 
 /** `body` with throttleTimeMs raised to `ms` where the response has the field. */
@@ -69,17 +81,4 @@ export function withThrottle(def: MessageDef, version: number, body: Message, ms
   const field = def.response.find((f) => f.name === 'throttleTimeMs');
   if (!field || !inRange(field.versions, version)) return body;
   return { ...body, throttleTimeMs: Math.max((body.throttleTimeMs as number | undefined) ?? 0, ms) };
-}
-
-/**
- * Writes `ms` into an encoded response whose first field is throttleTimeMs (Fetch), after the size, the
- * correlation id and, for a flexible version, the header's empty tagged fields; false where it cannot.
- */
-export function patchThrottle(def: MessageDef, version: number, flexible: boolean, chunks: Buffer[], ms: number): boolean {
-  const first = def.response[0];
-  if (first?.name !== 'throttleTimeMs' || !inRange(first.versions, version)) return false;
-  const at = 8 + (flexible ? 1 : 0);
-  if (chunks[0].length < at + 4) return false;
-  chunks[0].writeInt32BE(Math.max(chunks[0].readInt32BE(at), ms), at);
-  return true;
 }
