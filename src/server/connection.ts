@@ -33,6 +33,7 @@ import { errorResponseFromDefinition } from '../handlers/error-response.js';
 import type { FaultAction, FaultInjector } from '../faults/fault-injector.js';
 import { ANONYMOUS, type ListenerIdentity, type Session } from '../security/session.js';
 import type { ClientQuotas } from '../security/quotas/client-quotas.js';
+import { ThrottleMute } from './throttle-mute.js';
 import { chargeBeforeResponse, chargeFetchResponse, chargeOf, throttledFetch, withThrottle, type QuotaCharge } from '../security/quotas/request-charge.js';
 
 /** Responses queued on the socket beyond which no further request of the connection is taken. */
@@ -129,9 +130,8 @@ export class Connection implements TrackedConnection {
   private readonly requestLog: boolean;
   /** Who the peer is; every request's context carries it. */
   readonly session: Session;
-  /** Set while the connection is muted for a quota's throttle time (KIP-219): nothing is read meanwhile. */
-  private throttleTimer: NodeJS.Timeout | null = null;
-  private throttledUntil = 0;
+  /** Muted for a client quota's throttle time: nothing is read meanwhile. */
+  private readonly throttle = new ThrottleMute();
 
   /** `accepted`: a socket the server accepted with pauseOnConnect; `address`: its peer, normalised. */
   constructor(
@@ -181,7 +181,7 @@ export class Connection implements TrackedConnection {
   private onClose(): void {
     if (this.requestLog) this.log.debug('connection closed');
     this.closed = true;
-    if (this.throttleTimer) clearTimeout(this.throttleTimer);
+    this.throttle.cancel();
     this.abort.abort();
     this.host.connections.delete(this);
   }
@@ -207,11 +207,11 @@ export class Connection implements TrackedConnection {
   private onReceived(fromRead = true): void {
     this.active = true;
     while (!this.closed) {
-      if (this.serving || this.throttleTimer !== null || this.socket.writableLength >= MAX_PENDING_OUTPUT_BYTES) {
-        // As Kafka mutes a channel while it serves a request: the next request waits in the receive buffer,
-        // and the socket stops reading, until the one in progress is answered and the client has read
-        // what is queued for it. Without this, pipelined Fetch requests would each hold a response in
-        // memory (200 of them took a broker from 56 to 745 MB), without bound.
+      if (this.serving || this.throttle.muted || this.socket.writableLength >= MAX_PENDING_OUTPUT_BYTES) {
+        // As Kafka mutes a channel while it serves a request (or throttles its client, throttle-mute.ts): the
+        // next request waits in the receive buffer, and the socket stops reading, until the one in progress
+        // is answered and the client has read what is queued for it. Without this, pipelined Fetch requests
+        // would each hold a response in memory (200 of them took a broker from 56 to 745 MB), without bound.
         this.socket.pause();
         break;
       }
@@ -432,26 +432,15 @@ export class Connection implements TrackedConnection {
       }
     }
     this.flush();
-    if (throttleMs > 0) this.throttle(throttleMs);
-  }
-
-  /**
-   * Mutes the connection for `ms` once its response is on its way (KIP-219), so that a client over its
-   * quota slows down instead of failing; a later throttle ending after this one extends the mute.
-   */
-  private throttle(ms: number): void {
-    if (this.closed) return;
-    const until = Date.now() + ms;
-    if (until <= this.throttledUntil) return;
-    this.throttledUntil = until;
-    if (this.throttleTimer) clearTimeout(this.throttleTimer);
-    this.socket.pause();
-    this.throttleTimer = setTimeout(() => {
-      this.throttleTimer = null;
-      if (this.closed) return;
-      this.socket.resume();
-      this.onReceived(false);
-    }, ms);
+    // KIP-219: the response goes at once, then the connection is muted for the throttle time.
+    if (throttleMs > 0 && !this.closed) {
+      this.socket.pause();
+      this.throttle.mute(throttleMs, () => {
+        if (this.closed) return;
+        this.socket.resume();
+        this.onReceived(false);
+      });
+    }
   }
 
   private encodeResponse(handler: Handler, version: number, header: RequestHeader, body: Message): Buffer[] {

@@ -183,6 +183,22 @@ describe('enforcement', () => {
     }
   });
 
+  it('throttles a client over request_percentage for at most one window', async () => {
+    const broker = await withBroker();
+    const c = await TestClient.connect(broker.port);
+    try {
+      // Any handling time at all is over this: the throttle is the cap, one quota.window.size.seconds
+      await alter(c, [{ entity: [client('busy')], ops: [op('request_percentage', 1e-9)] }]);
+      const frame = (await c.sendRaw(
+        encodeRequest(API.Metadata, 12, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false }, 7, 'busy'),
+      ))!;
+      expect(decodeResponse(API.Metadata, 12, frame).body.throttleTimeMs).toBe(1000);
+    } finally {
+      c.close();
+      await broker.close();
+    }
+  });
+
   it('limits a consumer fetch to its quota window, and answers a fetch over it empty, throttled', async () => {
     const broker = await withBroker();
     const c = await TestClient.connect(broker.port);
