@@ -2,6 +2,8 @@
 // checks and filters, quotas kept across a restart, and their enforcement: throttle_time_ms as Kafka
 // computes it and the connection muted for that long (KIP-219), which another connection is not.
 import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import path from 'node:path';
 import { useTempDirs, withBroker } from '../helpers.js';
 import { TestClient, decodeResponse, encodeRequest } from '../server/client.js';
 import { API, createTopic, fetchBody, produceBody, produceOk, uniqueTopic } from '../server/kafka.js';
@@ -141,8 +143,14 @@ describe('AlterClientQuotas and DescribeClientQuotas', () => {
     broker = await withBroker({ dataDir });
     c = await TestClient.connect(broker.port);
     expect(described(await describeQuotas(c, []))).toEqual({ 'user=ANONYMOUS,client-id=app': { producer_byte_rate: 5000 } });
+    // reset() removes topics and groups; quotas, like broker configs, stay
+    await broker.reset();
+    expect(described(await describeQuotas(c, []))).toEqual({ 'user=ANONYMOUS,client-id=app': { producer_byte_rate: 5000 } });
     c.close();
     await broker.close();
+    // A file that cannot be read stops the start rather than dropping the quotas
+    fs.writeFileSync(path.join(dataDir, 'krill-client-quotas.json'), '{"version":1,"entities":{"topics/x":{}}}');
+    await expect(withBroker({ dataDir })).rejects.toThrow(/krill-client-quotas.json is unusable \("topics\/x" names no user or client id\)/);
 
     broker = await withBroker({ storage: 'memory' });
     c = await TestClient.connect(broker.port);
