@@ -45,6 +45,9 @@ import { LocalTopicStore } from './topic-store.js';
 import { SINGLE_BROKER_WIDE_CONFIGS } from './config-admin/cluster-wide-configs.js';
 import { FaultInjector } from './faults/fault-injector.js';
 import { CREATE_IN_LOCAL_LOGS, CREATED_BY_CONTROLLER, type InternalTopicCreation } from './internal-topic-creation.js';
+import type { ClientQuotas } from './security/quotas/client-quotas.js';
+import { openClientQuotas } from './security/quotas/open-client-quotas.js';
+import { CLIENT_QUOTAS_FILE } from './storage/client-quotas-file.js';
 import type { BrokerMetrics } from './metrics/broker-metrics.js';
 import type { HealthSources, HttpListener } from './metrics/http-listener.js';
 
@@ -85,6 +88,8 @@ export class Broker {
   zkCluster: ZkCluster | null = null;
   /** The request path's counters and the HTTP listener serving them, when krill.http.listener is set. */
   metrics: BrokerMetrics | null = null;
+  /** The client quotas, their store and their rates; made once, kept across a reset (they are configs). */
+  clientQuotas!: ClientQuotas;
   http: HttpListener | null = null;
   private state: 'starting' | 'started' | 'closing' = 'starting';
 
@@ -160,6 +165,7 @@ export class Broker {
       faults: this.config.bool('krill.http.faults') ? this.faults : null,
       listenerName: this.config.listener.name,
       connectionCount: () => this.connections.size,
+      quotaStats: () => this.clientQuotas.stats(),
       notReadyReason: () => {
         if (this.state === 'closing') return 'shutting down';
         if (this.state === 'starting') return this.zkCluster ? 'joining the cluster through ZooKeeper' : 'starting';
@@ -197,6 +203,7 @@ export class Broker {
     this.dynamicConfigs = new DynamicBrokerConfigs(config, dataDir, () => this.reconfigure(), log);
     this.dynamicConfigs.load();
     this.connections.setQuotas(Broker.connectionQuotas(config));
+    this.clientQuotas ??= openClientQuotas(config, dataDir, clusterClass && (() => this.zkCluster!.clientQuotaPersistence));
     const logs = LogManager.open({ dataDir, defaults: config.topicDefaults(), log, maxOpenFiles: config.int('krill.log.max.open.files') });
     try {
       // What differs between a single broker and a member of a cluster, decided here once.
@@ -232,6 +239,7 @@ export class Broker {
             const same = wanted.size === current.size && [...wanted].every(([k, v]) => current.get(k) === v);
             if (!same) this.dynamicConfigs.replace('cluster', wanted, false);
           },
+          clientQuotas: this.clientQuotas.store,
         });
       }
       this.authorizer = Broker.openAuthorizer(config, this.zkCluster?.acls ?? aclFile(dataDir));
@@ -250,6 +258,7 @@ export class Broker {
         faults: this.faults,
         // One client listener, PLAINTEXT, until the listeners of issue 26 are in.
         listener: { name: config.listener.name, securityProtocol: 'PLAINTEXT' },
+        quotas: this.clientQuotas,
       };
       if (meta.created) {
         this.metaSynced = syncInBackground(meta.created).catch((err) =>
@@ -297,6 +306,7 @@ export class Broker {
       transactions: this.transactions,
       transactionState: this.transactionState,
       config: this.config,
+      clientQuotas: this.clientQuotas,
       apiVersions: () => registry.apiVersions(),
       metrics: this.metrics,
       authorizer: this.authorizer,
@@ -481,7 +491,7 @@ export class Broker {
       this.faults.clear();
       this.groups.close();
       this.logs.close();
-      const kept = new Set([LOCK_FILE, META_PROPERTIES, BROKER_CONFIGS_FILE, PRODUCER_ID_BLOCK_FILE]);
+      const kept = new Set([LOCK_FILE, META_PROPERTIES, BROKER_CONFIGS_FILE, PRODUCER_ID_BLOCK_FILE, CLIENT_QUOTAS_FILE]);
       for (const entry of storageFs.readdirSync(this.dataDir)) {
         if (!kept.has(entry)) storageFs.rmSync(path.join(this.dataDir, entry), { recursive: true, force: true });
       }

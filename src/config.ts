@@ -70,6 +70,8 @@ export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = configTable({
   'max.connections.per.ip': { kind: 'int', dynamic: true, default: '2147483647', min: 0, doc: 'Connections allowed from one IP address.' },
   'max.connections.per.ip.overrides': { kind: 'string', dynamic: true, default: '', doc: 'ip:count,... exceptions to max.connections.per.ip.' },
   'max.connections': { kind: 'int', dynamic: true, default: '2147483647', min: 0, doc: 'Connections allowed in all.' },
+  'quota.window.num': { kind: 'int', default: '11', min: 1, doc: 'Samples a client quota rate is measured over.' },
+  'quota.window.size.seconds': { kind: 'int', default: '1', min: 1, doc: 'Length of each client quota sample.' },
   'log.dirs': { kind: 'string', default: null, doc: 'Data directory (one).' },
   'log.dir': { kind: 'string', default: './krill-data', doc: 'Data directory, when log.dirs is unset.' },
   'num.partitions': { kind: 'int', default: '1', min: 1, doc: 'Partitions of an auto-created topic.' },

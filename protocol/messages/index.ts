@@ -43,6 +43,8 @@ import { ElectLeaders } from './43-elect-leaders.js';
 import { IncrementalAlterConfigs } from './44-incremental-alter-configs.js';
 import { AlterPartitionReassignments } from './45-alter-partition-reassignments.js';
 import { ListPartitionReassignments } from './46-list-partition-reassignments.js';
+import { DescribeClientQuotas } from './48-describe-client-quotas.js';
+import { AlterClientQuotas } from './49-alter-client-quotas.js';
 import { OffsetDelete } from './47-offset-delete.js';
 import { AlterPartition } from './56-alter-partition.js';
 import { DescribeCluster } from './60-describe-cluster.js';
@@ -95,6 +97,8 @@ export const MESSAGES = [
   AlterPartitionReassignments,
   ListPartitionReassignments,
   OffsetDelete,
+  DescribeClientQuotas,
+  AlterClientQuotas,
   AlterPartition,
   DescribeCluster,
   DescribeProducers,

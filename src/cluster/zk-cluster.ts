@@ -47,6 +47,8 @@ import { TxnMarkerChannel } from './txn-marker-channel.js';
 import { requestControlledShutdown } from './controlled-shutdown-request.js';
 import { ClusterTopicStore, type ClusterTopics } from './cluster-topic-store.js';
 import type { ClusterWideConfigs } from '../config-admin/cluster-wide-configs.js';
+import type { ClientQuotaPersistence, ClientQuotaStore } from '../security/quotas/client-quota-store.js';
+import { zkClientQuotas } from './zk-client-quotas.js';
 
 export interface ZkClusterOptions {
   config: BrokerConfig;
@@ -63,6 +65,8 @@ export interface ZkClusterOptions {
   applyClusterBrokerConfigs: (configs: Record<string, string>) => void;
   /** The ACLs ZooKeeper holds, at registration and after each change (for the authorizer, when there is one). */
   onAclsChanged?: (bindings: AclBinding[]) => void;
+  /** The client quotas this broker enforces: ZooKeeper's, kept up to date here. */
+  clientQuotas?: Pick<ClientQuotaStore, 'replace' | 'replaceAll'>;
 }
 
 export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopics, ClusterWideConfigs, ControllerRequests, PartitionElections {
@@ -89,6 +93,7 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       isSession: (zk) => this.membership.session === zk,
       activeController: () => this.membership.activeController,
       applyClusterBrokerConfigs: options.applyClusterBrokerConfigs,
+      clientQuotas: options.clientQuotas,
     });
     const isSession = (zk: KafkaZk) => this.membership.session === zk;
     this.acls = new ZkAcls({ zk: () => this.membership.requireZk(), isSession, onChange: (b) => options.onAclsChanged?.(b), log });
@@ -283,6 +288,9 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
   topics(): ClusterTopicStore {
     return new ClusterTopicStore(this, this.options.logs, this.log);
   }
+
+  /** Where AlterClientQuotas writes in a cluster (zk-client-quotas.ts). */
+  readonly clientQuotaPersistence: ClientQuotaPersistence = zkClientQuotas(() => this.membership.requireZk());
 
   share(configs: Record<string, string>): Promise<void> {
     return this.topicStore.setClusterBrokerConfigs(configs);

@@ -8,6 +8,8 @@ import type { LogManager } from '../storage/log-manager.js';
 import type { Controller } from './controller.js';
 import type { KafkaZk } from './zk/kafka-zk.js';
 import { BROKER_DEFAULT_ENTITY } from './zk/znodes.js';
+import type { ClientQuotaStore } from '../security/quotas/client-quota-store.js';
+import { readAllClientQuotas, readChangedClientQuotas } from './zk-client-quotas.js';
 
 /** Kafka's ZkNodeChangeNotificationListener.changeExpirationMs. */
 const CONFIG_CHANGE_EXPIRATION_MS = 15 * 60_000;
@@ -22,6 +24,8 @@ export interface ZkConfigChangesOptions {
   activeController: () => Controller | null;
   /** Sets the cluster-wide dynamic broker configs ZooKeeper holds on this broker; throws when they are refused. */
   applyClusterBrokerConfigs: (configs: Record<string, string>) => void;
+  /** The client quotas this broker enforces, kept as ZooKeeper's /config/users and /config/clients have them. */
+  clientQuotas?: Pick<ClientQuotaStore, 'replace' | 'replaceAll'>;
 }
 
 export class ZkConfigChanges {
@@ -34,6 +38,7 @@ export class ZkConfigChanges {
   /** At each registration: the cluster-wide configs as they are now, then every change from here on. */
   async follow(zk: KafkaZk): Promise<void> {
     await this.applyBrokerDefaults(zk);
+    this.options.clientQuotas?.replaceAll(await readAllClientQuotas(zk));
     await this.watch(zk);
   }
 
@@ -54,6 +59,8 @@ export class ZkConfigChanges {
         await this.applyBrokerDefaults(zk);
         if (options.config.bool('unclean.leader.election.enable')) options.activeController()?.uncleanElectionMayBeAllowed();
       }
+      const quotas = options.clientQuotas && (await readChangedClientQuotas(zk, change.entityType, change.entityName));
+      if (quotas) options.clientQuotas!.replace(quotas.path, quotas.values);
       if (change.entityType !== 'topics' || !options.logs.getTopic(change.entityName)) continue;
       const configs = await zk.getTopicConfig(change.entityName);
       options.logs.setTopicConfigs(change.entityName, configs);

@@ -162,7 +162,7 @@ export default defineHandler({
   errorResponse(_req, code): FetchResponse {
     return { throttleTimeMs: 0, errorCode: code, sessionId: 0, responses: [] };
   },
-  async handle({ replicas, topics, metrics, apiVersion, signal }, req): Promise<FetchResponse> {
+  async handle({ replicas, topics, metrics, apiVersion, signal, clientQuotas, session, header }, req): Promise<FetchResponse> {
     if (req.sessionId !== 0) {
       return { throttleTimeMs: 0, errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND, sessionId: 0, responses: [] };
     }
@@ -171,7 +171,9 @@ export default defineHandler({
     const follower = replicaId >= 0;
     const targets = resolveTargets(replicas, topics, req, byId);
     const deadline = Date.now() + Math.max(0, req.maxWaitMs);
-    const maxBytes = req.maxBytes > 0 ? req.maxBytes : 0x7fffffff;
+    // A consumer with a byte-rate quota gets at most what the quota allows in one window, as in Kafka.
+    const quotaBytes = follower ? Infinity : clientQuotas.fetchBytesLimit(session.principal.name, header.clientId ?? '');
+    const maxBytes = Math.min(req.maxBytes > 0 ? req.maxBytes : 0x7fffffff, quotaBytes);
     for (;;) {
       if (follower) recordFollowerFetches(replicas, targets, replicaId);
       const { results, total, errors } = readAll(targets, maxBytes, !follower && req.isolationLevel === READ_COMMITTED, follower);

@@ -36,6 +36,8 @@ import incrementalAlterConfigs from './44-incremental-alter-configs.js';
 import alterPartitionReassignments from './45-alter-partition-reassignments.js';
 import listPartitionReassignments from './46-list-partition-reassignments.js';
 import offsetDelete from './47-offset-delete.js';
+import describeClientQuotas from './48-describe-client-quotas.js';
+import alterClientQuotas from './49-alter-client-quotas.js';
 import describeCluster from './60-describe-cluster.js';
 import describeProducers from './61-describe-producers.js';
 import describeTransactions from './65-describe-transactions.js';
@@ -85,6 +87,8 @@ export const HANDLERS: readonly Handler[] = [
   alterPartitionReassignments,
   listPartitionReassignments,
   offsetDelete,
+  describeClientQuotas,
+  alterClientQuotas,
   describeCluster,
   describeProducers,
   describeTransactions,

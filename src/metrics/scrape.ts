@@ -21,6 +21,20 @@ export interface MetricsSources {
   /** The client listener's name (PLAINTEXT) and its open connections. */
   readonly listenerName: string;
   connectionCount(): number;
+  /** The client quotas' throttled responses and sensors, by quota type. */
+  quotaStats(): Record<'produce' | 'fetch' | 'request', { throttled: number; sensors: number }>;
+}
+
+/** Kafka's quota types (its quota sensors' MBean type) by krill's names. */
+const QUOTA_TYPE = { produce: 'Produce', fetch: 'Fetch', request: 'Request' } as const;
+
+function quotaFamilies(out: Exposition, sources: MetricsSources): void {
+  const throttled = out.family('kafka_server_quota_throttled_total', 'counter', 'Responses that put their client over a client quota and were throttled.');
+  const sensors = out.family('kafka_server_quota_sensors', 'gauge', 'Client quota rates kept (one per quota entity measured).');
+  for (const [type, stats] of Object.entries(sources.quotaStats())) {
+    throttled.sample(stats.throttled, { quota: QUOTA_TYPE[type as keyof typeof QUOTA_TYPE] });
+    sensors.sample(stats.sensors, { quota: QUOTA_TYPE[type as keyof typeof QUOTA_TYPE] });
+  }
 }
 
 function topicFamilies(out: Exposition, metrics: BrokerMetrics): void {
@@ -140,6 +154,7 @@ export function scrape(sources: MetricsSources): string {
   topicFamilies(out, sources.metrics);
   requestFamilies(out, sources.metrics);
   groupFamilies(out, sources);
+  quotaFamilies(out, sources);
   out
     .family('kafka_server_socket_server_metrics_connection_count', 'gauge', 'Open client connections (socket-server-metrics connection-count).')
     .sample(sources.connectionCount(), { listener: sources.listenerName });

@@ -184,6 +184,9 @@ export const RULES: ReadonlyMap<number, Rule> = new Map<number, Rule>([
   [45, (ask) => require(clusterCheck(ask, Op.ALTER))],
   [46, (ask) => require(clusterCheck(ask, Op.DESCRIBE))],
   [47, (ask, req) => both(require(groupCheck(ask, Op.DELETE, req.groupId)), () => topics(ask, req, 'topics', Op.READ))],
+  // Kafka: a user's or client's quotas are cluster configs.
+  [48, (ask) => require(clusterCheck(ask, Op.DESCRIBE_CONFIGS))],
+  [49, (ask) => require(clusterCheck(ask, Op.ALTER_CONFIGS))],
   [56, interBroker],
   [60, (ask) => ({ adjust: grantingCluster(ask) })],
   [61, (ask, req) => topics(ask, req, 'topics', Op.READ)],

@@ -33,6 +33,9 @@ import { errorResponseFromDefinition } from '../handlers/error-response.js';
 import type { FaultAction, FaultInjector } from '../faults/fault-injector.js';
 import { ANONYMOUS, type ListenerIdentity, type Session } from '../security/session.js';
 import { serveAuthorized } from '../security/request-authorization.js';
+import type { ClientQuotas } from '../security/quotas/client-quotas.js';
+import { ThrottleMute } from './throttle-mute.js';
+import { chargeBeforeResponse, chargeFetchResponse, chargeOf, throttledFetch, withThrottle, type QuotaCharge } from '../security/quotas/request-charge.js';
 
 /** Responses queued on the socket beyond which no further request of the connection is taken. */
 const MAX_PENDING_OUTPUT_BYTES = 16 * 1024 * 1024;
@@ -49,6 +52,8 @@ interface Slot {
   fault?: string;
   /** The request's metric name (BrokerMetrics.requestName), when metrics are kept. */
   metricName?: string;
+  /** What it costs against the client quotas, when a quota is set (request-charge.ts). */
+  charge?: QuotaCharge | null;
 }
 
 /**
@@ -93,6 +98,8 @@ export interface ConnectionHost {
   readonly faults?: FaultInjector;
   /** The listener the connection was accepted on. */
   readonly listener: ListenerIdentity;
+  /** The client quotas' rates and throttles; inactive (and skipped) while no quota is set. */
+  readonly quotas?: ClientQuotas;
 }
 
 /** A pool whose buffers a response may carry: told when a chunk is about to be written and when it was. */
@@ -131,6 +138,8 @@ export class Connection implements TrackedConnection {
   private readonly requestLog: boolean;
   /** Who the peer is; every request's context carries it. */
   readonly session: Session;
+  /** Muted for a client quota's throttle time: nothing is read meanwhile. */
+  private readonly throttle = new ThrottleMute();
 
   /** `accepted`: a socket the server accepted with pauseOnConnect; `address`: its peer, normalised. */
   constructor(
@@ -180,6 +189,7 @@ export class Connection implements TrackedConnection {
   private onClose(): void {
     if (this.requestLog) this.log.debug('connection closed');
     this.closed = true;
+    this.throttle.cancel();
     this.abort.abort();
     this.host.connections.delete(this);
   }
@@ -205,11 +215,11 @@ export class Connection implements TrackedConnection {
   private onReceived(fromRead = true): void {
     this.active = true;
     while (!this.closed) {
-      if (this.serving || this.socket.writableLength >= MAX_PENDING_OUTPUT_BYTES) {
-        // As Kafka mutes a channel while it serves a request: the next request waits in the receive buffer,
-        // and the socket stops reading, until the one in progress is answered and the client has read
-        // what is queued for it. Without this, pipelined Fetch requests would each hold a response in
-        // memory (200 of them took a broker from 56 to 745 MB), without bound.
+      if (this.serving || this.throttle.muted || this.socket.writableLength >= MAX_PENDING_OUTPUT_BYTES) {
+        // As Kafka mutes a channel while it serves a request (or throttles its client, throttle-mute.ts): the
+        // next request waits in the receive buffer, and the socket stops reading, until the one in progress
+        // is answered and the client has read what is queued for it. Without this, pipelined Fetch requests
+        // would each hold a response in memory (200 of them took a broker from 56 to 745 MB), without bound.
         this.socket.pause();
         break;
       }
@@ -295,6 +305,8 @@ export class Connection implements TrackedConnection {
       },
     };
     const fault = this.host.faults?.match(header, handler.def, request, services.topics) ?? null;
+    if (this.host.quotas?.active) slot.charge = chargeOf(header.apiKey, request, frame.length, this.session.principal, header.clientId);
+    const handlerStart = slot.charge ? performance.now() : 0;
     let result: Message | null | Promise<Message | null>;
     try {
       if (fault === null) result = serve(handler, ctx, request);
@@ -306,6 +318,7 @@ export class Connection implements TrackedConnection {
       this.onHandlerError(slot, handler, version, header, request, err);
       return false;
     }
+    if (slot.charge) slot.charge.handlerMs = performance.now() - handlerStart;
     if (result instanceof Promise) {
       result
         .then(
@@ -408,17 +421,34 @@ export class Connection implements TrackedConnection {
         'request',
       );
     }
+    const charge = slot.charge;
+    let throttleMs = charge ? chargeBeforeResponse(this.host.quotas!, charge, Date.now()) : 0;
     if (body === null) slot.chunks = null;
     else {
       try {
-        slot.chunks = this.encodeResponse(handler, version, header, body);
+        const throttled = throttleMs > 0 && !charge!.fetch; // a fetch's throttle is known once it is encoded
+        slot.chunks = this.encodeResponse(handler, version, header, throttled ? withThrottle(handler.def, version, body, throttleMs) : body);
       } catch (err) {
         this.log.error({ err, api: handler.def.name }, 'encoding the response failed');
         this.fail('response could not be encoded');
         return;
       }
+      if (charge?.fetch) {
+        const bytes = slot.chunks.reduce((n, c) => n + c.length, -4); // without the size field, as Kafka's sizeOf
+        throttleMs = chargeFetchResponse(this.host.quotas!, charge, bytes, throttleMs, Date.now());
+        if (throttleMs > 0) slot.chunks = this.encodeResponse(handler, version, header, throttledFetch(throttleMs));
+      }
     }
     this.flush();
+    // KIP-219: the response goes at once, then the connection is muted for the throttle time.
+    if (throttleMs > 0 && !this.closed) {
+      this.socket.pause();
+      this.throttle.mute(throttleMs, () => {
+        if (this.closed) return;
+        this.socket.resume();
+        this.onReceived(false);
+      });
+    }
   }
 
   private encodeResponse(handler: Handler, version: number, header: RequestHeader, body: Message): Buffer[] {

@@ -17,6 +17,7 @@ import type { ControllerRequests, PartitionElections, PartitionReassignments } f
 import type { BrokerMetrics } from '../metrics/broker-metrics.js';
 import type { Session } from '../security/session.js';
 import type { Authorizer } from '../security/authorizer.js';
+import type { ClientQuotas } from '../security/quotas/client-quotas.js';
 
 export interface ApiVersionRange {
   apiKey: number;
@@ -49,6 +50,8 @@ export interface BrokerServices {
   readonly elections: PartitionElections;
   /** AlterPartitionReassignments and ListPartitionReassignments. */
   readonly reassignments: PartitionReassignments;
+  /** The client quotas: their store (DescribeClientQuotas, AlterClientQuotas) and the limits a Fetch obeys. */
+  readonly clientQuotas: ClientQuotas;
   /** The APIs and versions this broker serves (ApiVersions). */
   apiVersions(): ApiVersionRange[];
   /** The counters /metrics serves; null without krill.http.listener, and then nothing is counted. */

@@ -448,6 +448,25 @@ const CASES: Case[] = [
     served: (res) => expect(res.transactionStates.map((t: Message) => t.transactionalId)).toContain(txn),
   },
   {
+    label: 'DescribeClientQuotas',
+    apiKey: 48,
+    version: 1,
+    body: () => ({ components: [{ entityType: 'client-id', matchType: 0, match: 'authz-client' }], strict: false }),
+    grants: [cluster(Op.DESCRIBE_CONFIGS)],
+    refused: E.CLUSTER,
+  },
+  {
+    label: 'AlterClientQuotas',
+    apiKey: 49,
+    version: 1,
+    body: () => ({
+      entries: [{ entity: [{ entityType: 'client-id', entityName: 'authz-client' }], ops: [{ key: 'producer_byte_rate', value: 1048576, remove: false }] }],
+      validateOnly: false,
+    }),
+    grants: [cluster(Op.ALTER_CONFIGS)],
+    refused: E.CLUSTER,
+  },
+  {
     label: 'DescribeTopicPartitions',
     apiKey: 75,
     version: 0,

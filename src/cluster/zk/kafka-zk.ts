@@ -269,6 +269,57 @@ export class KafkaZk {
     await this.zk.create(`${ZK_PATHS.configChanges}/${CONFIG_CHANGE_PREFIX}`, encodeConfigChange('brokers', BROKER_DEFAULT_ENTITY), 'persistent_sequential');
   }
 
+  /**
+   * An entity's configs under /config/<entityPath> (`users/alice`, `users/alice/clients/app`); null when the
+   * znode is missing. Configs of users, clients and ips are written by update(Entity)Config below.
+   */
+  async getEntityConfig(entityPath: string): Promise<Record<string, string> | null> {
+    const path = `/config/${entityPath}`;
+    const node = await this.zk.getData(path);
+    return node ? decodeEntityConfig(path, node.data) : null;
+  }
+
+  /** The entities of a config directory (`users`, `clients`, `users/<u>/clients`); [] when it is missing. */
+  async getEntityNames(dir: string): Promise<string[]> {
+    try {
+      return await this.zk.getChildren(`/config/${dir}`);
+    } catch (err) {
+      if (isCode(err, 'NO_NODE')) return [];
+      throw err;
+    }
+  }
+
+  /**
+   * Read-modify-write of an entity's configs, conditional on the version read, so that two writers of
+   * different keys of one znode (SCRAM credentials and quotas share /config/users/<u>) keep each other's;
+   * then the change notification, as Kafka's AdminZkClient.changeConfigs.
+   */
+  async updateEntityConfig(entityPath: string, update: (configs: Record<string, string>) => Record<string, string>): Promise<void> {
+    const path = `/config/${entityPath}`;
+    for (let attempt = 0; attempt < MAX_RACE_RETRIES; attempt++) {
+      const node = await this.zk.getData(path);
+      const data = encodeEntityConfig(update(node ? decodeEntityConfig(path, node.data) : {}));
+      try {
+        if (node) await this.zk.setData(path, data, node.version);
+        else {
+          await this.zk.createIfMissing(path.slice(0, path.lastIndexOf('/')));
+          await this.zk.create(path, data, 'persistent');
+        }
+      } catch (err) {
+        if (isCode(err, 'BAD_VERSION') || isCode(err, 'NODE_EXISTS') || isCode(err, 'NO_NODE')) continue;
+        throw err;
+      }
+      const slash = entityPath.indexOf('/');
+      await this.zk.create(
+        `${ZK_PATHS.configChanges}/${CONFIG_CHANGE_PREFIX}`,
+        encodeConfigChange(entityPath.slice(0, slash), entityPath.slice(slash + 1)),
+        'persistent_sequential',
+      );
+      return;
+    }
+    throw new Error(`could not update ${path}: it kept changing`);
+  }
+
   /** The names of the config change notifications (config_change_<seq>); the watch fires on a new one. */
   async getConfigChanges(watch?: () => void): Promise<string[]> {
     const children = await this.zk.getChildren(ZK_PATHS.configChanges, watch);

@@ -88,6 +88,7 @@ public final class Driver {
         case "groups" -> groups(in, out);
         case "cluster_admin" -> clusterAdmin(in, out);
         case "produce_under_failover" -> produceUnderFailover(in, out);
+        case "quotas" -> Quotas.run(in, out);
         default -> throw new IllegalArgumentException("unknown scenario " + argv[0]);
       }
     } catch (Throwable t) {
