@@ -12,6 +12,11 @@ import { BrokerConfig, type Listener } from './config.js';
 import { HandlerRegistry } from './handlers/registry.js';
 import { CLUSTER_HANDLERS, HANDLERS } from './handlers/index.js';
 import { Connection, type ConnectionHost } from './server/connection.js';
+import { ScramCredentialStore } from './security/scram-credential-store.js';
+import { SCRAM_CREDENTIALS_FILE, ScramCredentialsFile } from './security/scram-credentials-file.js';
+import { saslListener } from './security/sasl-configs.js';
+import type { SaslListener } from './security/sasl-authenticator.js';
+import type { SecurityProtocol } from './security/session.js';
 import type { BrokerServices } from './server/request-context.js';
 import { ConnectionRegistry, normaliseAddress } from './server/connection-registry.js';
 import { LogManager } from './storage/log-manager.js';
@@ -77,6 +82,8 @@ export class Broker {
   private tasks: BrokerTasks | null = null;
   /** What each accepted connection is given. */
   connectionHost!: ConnectionHost;
+  /** The SCRAM credentials logins are checked against; opened with the data dir. */
+  scramCredentials!: ScramCredentialStore;
   /** Membership of a ZooKeeper cluster (zookeeper.connect set); null for a single broker. */
   zkCluster: ZkCluster | null = null;
   /** The request path's counters and the HTTP listener serving them, when krill.http.listener is set. */
@@ -191,6 +198,7 @@ export class Broker {
     const { config, log, dataDir } = this;
     // First: they change the topic defaults the logs are opened with.
     this.dynamicConfigs = new DynamicBrokerConfigs(config, dataDir, () => this.reconfigure(), log);
+    this.scramCredentials = new ScramCredentialStore(new ScramCredentialsFile(dataDir));
     this.dynamicConfigs.load();
     this.connections.setQuotas(Broker.connectionQuotas(config));
     const logs = LogManager.open({ dataDir, defaults: config.topicDefaults(), log, maxOpenFiles: config.int('krill.log.max.open.files') });
@@ -243,7 +251,8 @@ export class Broker {
         lentBuffers: readBuffers,
         faults: this.faults,
         // One client listener, PLAINTEXT, until the listeners of issue 26 are in.
-        listener: { name: config.listener.name, securityProtocol: 'PLAINTEXT' },
+        listener: { name: config.listener.name, securityProtocol: (config.listener.securityProtocol ?? 'PLAINTEXT') as SecurityProtocol },
+        ...this.saslHost(config.listener.name, config.listener.securityProtocol ?? 'PLAINTEXT'),
       };
       if (meta.created) {
         this.metaSynced = syncInBackground(meta.created).catch((err) =>
@@ -265,6 +274,13 @@ export class Broker {
     this.tasks?.reconfigureCleaner();
   }
 
+  /** A SASL listener's mechanisms for its connections (nothing on other listeners). */
+  private saslHost(listener: string, protocol: string): { sasl?: SaslListener } {
+    if (!protocol.startsWith('SASL_')) return {};
+    // A reset() opens the store anew: logins read whichever is current.
+    return { sasl: saslListener(this.config.saslSource, listener, (user, mechanism) => this.scramCredentials.get(user, mechanism)) };
+  }
+
   /** The narrow services handlers are given (see RequestContext). */
   private services(logs: LogManager): BrokerServices {
     const registry = this.registry;
@@ -283,6 +299,7 @@ export class Broker {
       config: this.config,
       apiVersions: () => registry.apiVersions(),
       metrics: this.metrics,
+      scramCredentials: this.scramCredentials,
     };
   }
 
@@ -464,7 +481,7 @@ export class Broker {
       this.faults.clear();
       this.groups.close();
       this.logs.close();
-      const kept = new Set([LOCK_FILE, META_PROPERTIES, BROKER_CONFIGS_FILE, PRODUCER_ID_BLOCK_FILE]);
+      const kept = new Set([LOCK_FILE, META_PROPERTIES, BROKER_CONFIGS_FILE, PRODUCER_ID_BLOCK_FILE, SCRAM_CREDENTIALS_FILE]);
       for (const entry of storageFs.readdirSync(this.dataDir)) {
         if (!kept.has(entry)) storageFs.rmSync(path.join(this.dataDir, entry), { recursive: true, force: true });
       }

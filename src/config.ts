@@ -7,6 +7,7 @@ import type { Logger } from './logger.js';
 import { ConfigError, asText, checkValue, configTable, type ConfigValue, type ValueRule } from './config-value.js';
 import { TOPIC_CONFIGS } from './log-config.js';
 import { KAFKA_ONLY_CONFIGS } from './kafka-only-configs.js';
+import { listenerScopedSaslRule, saslListenerProblems, type SaslConfigSource } from './security/sasl-configs.js';
 import { DEFAULT_PROTOCOL_MAP, resolveListeners, withAddress, type Listener, type NamedListener, type ResolvedListeners } from './listeners.js';
 
 export type { Listener } from './listeners.js';
@@ -69,6 +70,21 @@ export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = configTable({
   'max.connections.per.ip': { kind: 'int', dynamic: true, default: '2147483647', min: 0, doc: 'Connections allowed from one IP address.' },
   'max.connections.per.ip.overrides': { kind: 'string', dynamic: true, default: '', doc: 'ip:count,... exceptions to max.connections.per.ip.' },
   'max.connections': { kind: 'int', dynamic: true, default: '2147483647', min: 0, doc: 'Connections allowed in all.' },
+  // SASL (src/security/sasl-configs.ts; listener.name.<l>.… forms are accepted beside these).
+  'sasl.enabled.mechanisms': { kind: 'list', default: 'GSSAPI', doc: 'SASL mechanisms of SASL listeners: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER.' },
+  'sasl.jaas.config': { kind: 'string', default: null, doc: 'JAAS login module of a mechanism without a listener.name.<l>.<mechanism>.sasl.jaas.config.' },
+  'sasl.mechanism.inter.broker.protocol': { kind: 'string', default: 'GSSAPI', doc: 'The mechanism brokers authenticate to each other with.' },
+  'connections.max.reauth.ms': {
+    kind: 'long',
+    default: '0',
+    doc: 'SASL session lifetime (KIP-368): a client re-authenticates before it, or is disconnected; 0: none.',
+  },
+  'connection.failed.authentication.delay.ms': {
+    kind: 'int',
+    default: '100',
+    min: 0,
+    doc: 'How long a failed SASL login waits before its answer and the close.',
+  },
   'log.dirs': { kind: 'string', default: null, doc: 'Data directory (one).' },
   'log.dir': { kind: 'string', default: './krill-data', doc: 'Data directory, when log.dirs is unset.' },
   'num.partitions': { kind: 'int', default: '1', min: 1, doc: 'Partitions of an auto-created topic.' },
@@ -333,7 +349,7 @@ export class BrokerConfig {
 
   private assign(rawName: string, raw: unknown): void {
     const name = rawName.trim();
-    const def = BROKER_CONFIGS[name] ?? KAFKA_ONLY_CONFIGS[name];
+    const def = BROKER_CONFIGS[name] ?? KAFKA_ONLY_CONFIGS[name] ?? listenerScopedSaslRule(name);
     if (!def) throw new ConfigError(`unknown config '${name}'`);
     const value = checkValue(name, asText(name, raw), def);
     this.given.add(name);
@@ -345,6 +361,9 @@ export class BrokerConfig {
     const listeners = resolveListeners((name) => this.string(name));
     const problems = 'problems' in listeners ? [...listeners.problems] : [];
     if (!('problems' in listeners)) this.resolved = listeners;
+    if (!('problems' in listeners) && listeners.listener.securityProtocol?.startsWith('SASL_')) {
+      problems.push(...saslListenerProblems(this.saslSource, listeners.listener.name));
+    }
     const roles = this.values.get('process.roles');
     if (roles != null && !roles.split(',').some((r) => r.trim() === 'broker')) {
       problems.push(`process.roles: '${roles}' has no broker role; krill is always a broker (and its own controller)`);
@@ -415,6 +434,11 @@ export class BrokerConfig {
       ...(listeners.length ? [`controller listeners (krill is its own controller): ${listeners.join(', ')}`] : []),
     ];
     log.warn({ ignoredConfigs: configs, ignoredListeners: listeners }, `ignoring ${parts.join('; ')}`);
+  }
+
+  /** The SASL configs as src/security/sasl-configs.ts reads them: listener-scoped names only when given. */
+  get saslSource(): SaslConfigSource {
+    return { get: (n) => this.string(n), given: (n) => (this.given.has(n) ? (this.values.get(n) ?? null) : null) };
   }
 
   string(name: string): string | null {

@@ -14,6 +14,7 @@ export interface Listener {
 export interface NamedListener extends Listener {
   /** Upper case, as Kafka normalises listener names (PLAINTEXT when the entry names none). */
   name: string;
+  securityProtocol?: string;
 }
 
 export interface ResolvedListeners {
@@ -97,9 +98,9 @@ export function resolveListeners(get: (name: string) => string | null): Resolved
       problems.push(`listeners: listener ${l.name} has no security protocol in listener.security.protocol.map`);
     } else if (controllerNames.has(l.name)) {
       ignored.push(`${l.name}://${l.host}:${l.port}`);
-    } else if (protocol !== 'PLAINTEXT') {
-      problems.push(`listeners: listener ${l.name} uses ${protocol}; krill speaks PLAINTEXT only (no TLS or SASL yet)`);
-    } else clients.push(l);
+    } else if (protocol !== 'PLAINTEXT' && protocol !== 'SASL_PLAINTEXT') {
+      problems.push(`listeners: listener ${l.name} uses ${protocol}; krill speaks PLAINTEXT and SASL_PLAINTEXT only (no TLS yet)`);
+    } else clients.push({ ...l, securityProtocol: protocol });
   }
   if (all.length > 0 && clients.length === 0 && problems.length === 0) {
     problems.push('listeners: no listener for clients (every one is named in controller.listener.names)');

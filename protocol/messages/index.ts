@@ -41,6 +41,8 @@ import { IncrementalAlterConfigs } from './44-incremental-alter-configs.js';
 import { AlterPartitionReassignments } from './45-alter-partition-reassignments.js';
 import { ListPartitionReassignments } from './46-list-partition-reassignments.js';
 import { OffsetDelete } from './47-offset-delete.js';
+import { DescribeUserScramCredentials } from './50-describe-user-scram-credentials.js';
+import { AlterUserScramCredentials } from './51-alter-user-scram-credentials.js';
 import { AlterPartition } from './56-alter-partition.js';
 import { DescribeCluster } from './60-describe-cluster.js';
 import { DescribeProducers } from './61-describe-producers.js';
@@ -89,6 +91,8 @@ export const MESSAGES = [
   AlterPartitionReassignments,
   ListPartitionReassignments,
   OffsetDelete,
+  DescribeUserScramCredentials,
+  AlterUserScramCredentials,
   AlterPartition,
   DescribeCluster,
   DescribeProducers,

@@ -13,6 +13,7 @@ import leaveGroup from './13-leave-group.js';
 import syncGroup from './14-sync-group.js';
 import describeGroups from './15-describe-groups.js';
 import listGroups from './16-list-groups.js';
+import saslHandshake from './17-sasl-handshake.js';
 import apiVersions from './18-api-versions.js';
 import createTopics from './19-create-topics.js';
 import deleteTopics from './20-delete-topics.js';
@@ -26,6 +27,7 @@ import txnOffsetCommit from './28-txn-offset-commit.js';
 import describeConfigs from './32-describe-configs.js';
 import alterConfigs from './33-alter-configs.js';
 import describeLogDirs from './35-describe-log-dirs.js';
+import saslAuthenticate from './36-sasl-authenticate.js';
 import createPartitions from './37-create-partitions.js';
 import deleteGroups from './42-delete-groups.js';
 import electLeaders from './43-elect-leaders.js';
@@ -33,6 +35,8 @@ import incrementalAlterConfigs from './44-incremental-alter-configs.js';
 import alterPartitionReassignments from './45-alter-partition-reassignments.js';
 import listPartitionReassignments from './46-list-partition-reassignments.js';
 import offsetDelete from './47-offset-delete.js';
+import describeUserScramCredentials from './50-describe-user-scram-credentials.js';
+import alterUserScramCredentials from './51-alter-user-scram-credentials.js';
 import describeCluster from './60-describe-cluster.js';
 import describeProducers from './61-describe-producers.js';
 import describeTransactions from './65-describe-transactions.js';
@@ -59,6 +63,7 @@ export const HANDLERS: readonly Handler[] = [
   syncGroup,
   describeGroups,
   listGroups,
+  saslHandshake,
   apiVersions,
   createTopics,
   deleteTopics,
@@ -72,6 +77,7 @@ export const HANDLERS: readonly Handler[] = [
   describeConfigs,
   alterConfigs,
   describeLogDirs,
+  saslAuthenticate,
   createPartitions,
   deleteGroups,
   electLeaders,
@@ -79,6 +85,8 @@ export const HANDLERS: readonly Handler[] = [
   alterPartitionReassignments,
   listPartitionReassignments,
   offsetDelete,
+  describeUserScramCredentials,
+  alterUserScramCredentials,
   describeCluster,
   describeProducers,
   describeTransactions,

@@ -32,6 +32,8 @@ import type { BrokerServices, RequestContext } from './request-context.js';
 import { errorResponseFromDefinition } from '../handlers/error-response.js';
 import type { FaultAction, FaultInjector } from '../faults/fault-injector.js';
 import { ANONYMOUS, type ListenerIdentity, type Session } from '../security/session.js';
+import { SaslAuthenticator, type SaslListener } from '../security/sasl-authenticator.js';
+import { SaslAuthenticationError } from '../security/sasl-server.js';
 
 /** Responses queued on the socket beyond which no further request of the connection is taken. */
 const MAX_PENDING_OUTPUT_BYTES = 16 * 1024 * 1024;
@@ -42,6 +44,8 @@ interface Slot {
   chunks: Buffer[] | null | undefined;
   /** Set by a handler that wants the connection closed once earlier responses are out. */
   closeReason?: string;
+  /** With closeReason: this slot's own response goes out before the close (a failed SASL login's answer). */
+  answerBeforeClose?: boolean;
   /** performance.now() when the request arrived, for the request log and the metrics (0 when both are off). */
   startedAt: number;
   /** The injected fault that answered it, for the request log. */
@@ -92,6 +96,8 @@ export interface ConnectionHost {
   readonly faults?: FaultInjector;
   /** The listener the connection was accepted on. */
   readonly listener: ListenerIdentity;
+  /** The listener's SASL mechanisms, on a SASL_PLAINTEXT or SASL_SSL listener only. */
+  readonly sasl?: SaslListener;
 }
 
 /** A pool whose buffers a response may carry: told when a chunk is about to be written and when it was. */
@@ -123,6 +129,8 @@ export class Connection implements TrackedConnection {
   private readonly requestLog: boolean;
   /** Who the peer is; every request's context carries it. */
   readonly session: Session;
+  /** The SASL exchange and session of a SASL listener's connection; null elsewhere, where the gate costs one test. */
+  private readonly sasl: SaslAuthenticator | null;
 
   /** `accepted`: a socket the server accepted with pauseOnConnect; `address`: its peer, normalised. */
   constructor(
@@ -143,6 +151,7 @@ export class Connection implements TrackedConnection {
     }
     this.address = address ?? normaliseAddress(this.socket.remoteAddress);
     this.session = { listener: host.listener, clientAddress: this.socket.remoteAddress ?? '', principal: ANONYMOUS };
+    this.sasl = host.sasl ? new SaslAuthenticator(host.sasl, this.session) : null;
     this.log = host.log.child({ client: `${this.socket.remoteAddress}:${this.socket.remotePort}` });
     this.requestLog = this.log.isLevelEnabled('debug');
     if (this.requestLog) this.log.debug('connection opened');
@@ -230,6 +239,14 @@ export class Connection implements TrackedConnection {
 
   /** Decodes and runs one request; true when its handler is still running (it returned a promise). */
   private onFrame(frame: Buffer): boolean {
+    if (this.sasl !== null && frame.length >= 2) {
+      if (this.sasl.expectsRawToken) return this.onRawSaslToken(this.sasl, frame);
+      const refusal = this.sasl.refusal(frame.readInt16BE(0));
+      if (refusal !== null) {
+        this.fail(refusal);
+        return false;
+      }
+    }
     const r = new Reader(frame);
     let header: RequestHeader;
     try {
@@ -282,8 +299,13 @@ export class Connection implements TrackedConnection {
       signal: this.abort.signal,
       clientAddress: this.session.clientAddress,
       session: this.session,
+      ...(this.sasl !== null && { sasl: this.sasl }),
       closeConnection: (reason: string) => {
         slot.closeReason = reason;
+      },
+      closeAfterResponse: (reason: string) => {
+        slot.closeReason = reason;
+        slot.answerBeforeClose = true;
       },
     };
     const fault = this.host.faults?.match(header, handler.def, request, services.topics) ?? null;
@@ -309,6 +331,32 @@ export class Connection implements TrackedConnection {
     }
     this.complete(slot, handler, version, header, result);
     return false;
+  }
+
+  /**
+   * A bare SASL token, after SaslHandshake v0 (clients before SaslAuthenticate): the answer is a bare
+   * size-prefixed token too. v0 has no way to say why a login failed, so a failure closes the connection,
+   * after connection.failed.authentication.delay.ms; true while that delay runs, so no frame is taken.
+   */
+  private onRawSaslToken(sasl: SaslAuthenticator, frame: Buffer): boolean {
+    const slot = this.enqueue(0);
+    try {
+      const { authBytes } = sasl.authenticate(frame, 0)!;
+      const size = Buffer.alloc(4);
+      size.writeInt32BE(authBytes.length);
+      slot.chunks = [size, authBytes];
+      this.flush();
+      return false;
+    } catch (err) {
+      if (!(err instanceof SaslAuthenticationError)) throw err;
+      this.log.info({ reason: err.message }, 'SASL authentication failed');
+      const timer = setTimeout(() => {
+        this.fail(`SASL authentication failed: ${err.message}`);
+        this.served();
+      }, sasl.failureDelayMs);
+      timer.unref();
+      return true;
+    }
   }
 
   /**
@@ -430,6 +478,7 @@ export class Connection implements TrackedConnection {
     while (this.queue.length && this.queue[0].chunks !== undefined) {
       const slot = this.queue.shift()!;
       if (slot.closeReason !== undefined) {
+        if (slot.answerBeforeClose && slot.chunks) for (const c of slot.chunks) this.socket.write(c);
         if (wrote) this.socket.uncork();
         this.log.warn(`closing connection: ${slot.closeReason}`);
         this.closed = true;

@@ -16,6 +16,8 @@ import type { CoordinatorOwnership } from '../cluster/coordinator-guard.js';
 import type { ControllerRequests, PartitionElections, PartitionReassignments } from '../cluster/cluster-services.js';
 import type { BrokerMetrics } from '../metrics/broker-metrics.js';
 import type { Session } from '../security/session.js';
+import type { SaslAuthenticator } from '../security/sasl-authenticator.js';
+import type { ScramCredentialStore } from '../security/scram-credential-store.js';
 
 export interface ApiVersionRange {
   apiKey: number;
@@ -48,6 +50,8 @@ export interface BrokerServices {
   readonly elections: PartitionElections;
   /** AlterPartitionReassignments and ListPartitionReassignments. */
   readonly reassignments: PartitionReassignments;
+  /** The SCRAM credentials logins are checked against (AlterUserScramCredentials, DescribeUserScramCredentials). */
+  readonly scramCredentials: ScramCredentialStore;
   /** The APIs and versions this broker serves (ApiVersions). */
   apiVersions(): ApiVersionRange[];
   /** The counters /metrics serves; null without krill.http.listener, and then nothing is counted. */
@@ -64,6 +68,10 @@ export interface RequestContext extends BrokerServices {
   clientAddress: string;
   /** The connection's listener and principal (src/security/session.ts). */
   session: Session;
+  /** The connection's SASL exchange, on a SASL_PLAINTEXT or SASL_SSL listener only (SaslHandshake, SaslAuthenticate). */
+  sasl?: SaslAuthenticator;
   /** Close the connection after the responses queued before this request (Kafka's closeConnection). */
   closeConnection(reason: string): void;
+  /** Close the connection once this request's own response is written too. */
+  closeAfterResponse(reason: string): void;
 }

@@ -1,0 +1,105 @@
+// AlterUserScramCredentials and DescribeUserScramCredentials with Kafka's checks and error codes
+// (ZkAdminManager's): an empty user name or out-of-bounds iterations are UNACCEPTABLE_CREDENTIAL, an
+// unknown mechanism UNSUPPORTED_SASL_MECHANISM, a user named twice in one request DUPLICATE_RESOURCE for
+// every entry of that user, and deleting or describing what does not exist RESOURCE_NOT_FOUND. A user's
+// changes are applied only when all of that user's entries pass.
+import { ErrorCode } from '../../protocol/errors.js';
+import {
+  SCRAM_MAX_ITERATIONS,
+  SCRAM_MECHANISMS,
+  credentialFromSaltedPassword,
+  scramMechanismOfType,
+  type ScramCredential,
+  type ScramMechanism,
+} from './scram.js';
+import type { ScramCredentialStore } from './scram-credential-store.js';
+
+export interface UserResult {
+  user: string;
+  errorCode: number;
+  errorMessage: string | null;
+}
+
+interface Deletion {
+  name: string;
+  mechanism: number;
+}
+interface Upsertion extends Deletion {
+  iterations: number;
+  salt: Buffer;
+  saltedPassword: Buffer;
+}
+
+type Change = { user: string; mechanism: ScramMechanism; credential: ScramCredential | null };
+
+/** The first problem of one entry, or its change. */
+function check(store: ScramCredentialStore, entry: Deletion | Upsertion): Change | [number, string] {
+  if (entry.name === '') return [ErrorCode.UNACCEPTABLE_CREDENTIAL, 'Username must not be empty'];
+  const mechanism = scramMechanismOfType(entry.mechanism);
+  if (mechanism === null) return [ErrorCode.UNSUPPORTED_SASL_MECHANISM, 'Unknown SCRAM mechanism'];
+  if (!('iterations' in entry)) {
+    if (!store.get(entry.name, mechanism)) return [ErrorCode.RESOURCE_NOT_FOUND, 'Attempt to delete a user credential that does not exist'];
+    return { user: entry.name, mechanism, credential: null };
+  }
+  if (entry.iterations < SCRAM_MECHANISMS[mechanism].minIterations) return [ErrorCode.UNACCEPTABLE_CREDENTIAL, 'Too few iterations'];
+  if (entry.iterations > SCRAM_MAX_ITERATIONS) return [ErrorCode.UNACCEPTABLE_CREDENTIAL, 'Too many iterations'];
+  const keyBytes = SCRAM_MECHANISMS[mechanism].hash === 'sha256' ? 32 : 64;
+  if (entry.salt.length === 0) return [ErrorCode.UNACCEPTABLE_CREDENTIAL, 'Salt must not be empty'];
+  if (entry.saltedPassword.length !== keyBytes) return [ErrorCode.UNACCEPTABLE_CREDENTIAL, `The salted password of ${mechanism} is ${keyBytes} bytes`];
+  const credential = credentialFromSaltedPassword(mechanism, Buffer.from(entry.saltedPassword), Buffer.from(entry.salt), entry.iterations);
+  return { user: entry.name, mechanism, credential };
+}
+
+export function alterScramCredentials(store: ScramCredentialStore, deletions: readonly Deletion[], upsertions: readonly Upsertion[]): UserResult[] {
+  const entries = [...deletions, ...upsertions];
+  const counts = new Map<string, number>();
+  for (const e of entries) counts.set(e.name, (counts.get(e.name) ?? 0) + 1);
+  const results = new Map<string, UserResult>();
+  const changes: Change[] = [];
+  for (const entry of entries) {
+    if (results.has(entry.name)) continue;
+    if (counts.get(entry.name)! > 1 && entry.name !== '') {
+      results.set(entry.name, {
+        user: entry.name,
+        errorCode: ErrorCode.DUPLICATE_RESOURCE,
+        errorMessage: 'A user credential cannot be altered twice in the same request',
+      });
+      continue;
+    }
+    const outcome = check(store, entry);
+    if (Array.isArray(outcome)) results.set(entry.name, { user: entry.name, errorCode: outcome[0], errorMessage: outcome[1] });
+    else {
+      results.set(entry.name, { user: entry.name, errorCode: ErrorCode.NONE, errorMessage: null });
+      changes.push(outcome);
+    }
+  }
+  store.apply(changes);
+  return [...results.values()];
+}
+
+export interface DescribedUser extends UserResult {
+  credentialInfos: { mechanism: number; iterations: number }[];
+}
+
+export function describeScramCredentials(store: ScramCredentialStore, users: readonly string[] | null): DescribedUser[] {
+  const describe = (user: string): DescribedUser => {
+    const creds = store.describe(user);
+    if (!creds)
+      return { user, errorCode: ErrorCode.RESOURCE_NOT_FOUND, errorMessage: 'Attempt to describe a user credential that does not exist', credentialInfos: [] };
+    const credentialInfos = [...creds].map(([m, c]) => ({ mechanism: SCRAM_MECHANISMS[m].type, iterations: c.iterations }));
+    return { user, errorCode: ErrorCode.NONE, errorMessage: null, credentialInfos };
+  };
+  if (users === null || users.length === 0) return store.userNames().map(describe);
+  const counts = new Map<string, number>();
+  for (const u of users) counts.set(u, (counts.get(u) ?? 0) + 1);
+  return [...counts].map(([user, n]) =>
+    n > 1
+      ? {
+          user,
+          errorCode: ErrorCode.DUPLICATE_RESOURCE,
+          errorMessage: 'Cannot describe SCRAM credentials for the same user twice in a single request',
+          credentialInfos: [],
+        }
+      : describe(user),
+  );
+}
