@@ -6,9 +6,11 @@
 // unlocks the data dir.
 
 import path from 'node:path';
-import net from 'node:net';
+import type net from 'node:net';
 import type { Logger } from './logger.js';
-import { BrokerConfig, type Listener } from './config.js';
+import { BrokerConfig, type ClientListener, type Listener } from './config.js';
+import { ListenerServers } from './server/listener-servers.js';
+import type { ListenerEndpoint } from './cluster/cluster-view.js';
 import { HandlerRegistry } from './handlers/registry.js';
 import { CLUSTER_HANDLERS, HANDLERS } from './handlers/index.js';
 import { Connection, type ConnectionHost } from './server/connection.js';
@@ -16,7 +18,6 @@ import { ScramCredentialStore } from './security/scram-credential-store.js';
 import { SCRAM_CREDENTIALS_FILE, ScramCredentialsFile } from './security/scram-credentials-file.js';
 import { saslListener } from './security/sasl-configs.js';
 import type { SaslListener } from './security/sasl-authenticator.js';
-import type { SecurityProtocol } from './security/session.js';
 import type { BrokerServices } from './server/request-context.js';
 import { ConnectionRegistry, normaliseAddress } from './server/connection-registry.js';
 import { LogManager } from './storage/log-manager.js';
@@ -56,14 +57,14 @@ type ZkClusterClass = typeof ZkCluster;
 export class Broker {
   readonly registry: HandlerRegistry;
   readonly connections: ConnectionRegistry;
-  private server: net.Server | null = null;
+  /** One server per client listener, once bound. */
+  private servers: ListenerServers | null = null;
   /** Background work (the periodic checkpoint), off the request path; a reset() starts a new one. */
   scheduler: Scheduler;
   /** The faults a test sets to make this broker fail on purpose. */
   readonly faults: FaultInjector;
   /** The fsync of a meta.properties written by this start (see readOrCreateMetaProperties). */
   private metaSynced: Promise<void> = Promise.resolve();
-  private boundPort = 0;
   /** What handlers are given; open() makes them, reset() makes them anew under the same connections. */
   private liveServices!: BrokerServices;
   private resetting = false;
@@ -80,7 +81,8 @@ export class Broker {
   dynamicConfigs!: DynamicBrokerConfigs;
   /** The periodic work (checkpoints, retention, expirations, the cleaner), once started. */
   private tasks: BrokerTasks | null = null;
-  /** What each accepted connection is given. */
+  /** What each accepted connection is given, by listener name; connectionHost is the first listener's. */
+  private readonly connectionHosts = new Map<string, ConnectionHost>();
   connectionHost!: ConnectionHost;
   /** The SCRAM credentials logins are checked against; opened with the data dir. */
   scramCredentials!: ScramCredentialStore;
@@ -136,7 +138,7 @@ export class Broker {
         broker.logs.close();
       }
       await broker.scheduler.close(); // tasks a half-opened coordinator scheduled
-      await new Promise<void>((resolve) => broker.server!.close(() => resolve()));
+      await broker.servers?.close();
       await lock.release();
       throw err;
     }
@@ -227,7 +229,7 @@ export class Broker {
           logs,
           replicas: this.replicas,
           meta: { clusterId: meta.clusterId, nodeId: meta.nodeId, created: meta.created !== undefined },
-          advertised: () => this.advertised,
+          advertised: () => this.advertisedEndpoints(),
           coordinators: this.coordinatorElections(),
           applyClusterBrokerConfigs: (configs) => {
             const wanted = new Map(Object.entries(configs));
@@ -239,21 +241,10 @@ export class Broker {
       }
       this.liveServices = this.services(logs);
       // Connections keep the host they were accepted with: its services are whatever the broker has now.
-      const current = () => this.liveServices;
-      this.connectionHost ??= {
-        registry: this.registry,
-        get services() {
-          return current();
-        },
-        connections: this.connections,
-        log,
-        maxRequestBytes: config.int('socket.request.max.bytes'),
-        lentBuffers: readBuffers,
-        faults: this.faults,
-        // One client listener, PLAINTEXT, until the listeners of issue 26 are in.
-        listener: { name: config.listener.name, securityProtocol: (config.listener.securityProtocol ?? 'PLAINTEXT') as SecurityProtocol },
-        ...this.saslHost(config.listener.name, config.listener.securityProtocol ?? 'PLAINTEXT'),
-      };
+      if (this.connectionHosts.size === 0) {
+        for (const l of config.clientListeners) this.connectionHosts.set(l.name, this.makeConnectionHost(l));
+        this.connectionHost = this.connectionHosts.get(config.listener.name)!;
+      }
       if (meta.created) {
         this.metaSynced = syncInBackground(meta.created).catch((err) =>
           log.warn({ err: (err as Error).message, file: meta.created }, 'fsync of meta.properties failed'),
@@ -265,6 +256,24 @@ export class Broker {
       throw err;
     }
     this.logs = logs;
+  }
+
+  /** What the connections accepted on `listener` are given. */
+  private makeConnectionHost(listener: ClientListener): ConnectionHost {
+    const current = () => this.liveServices;
+    return {
+      registry: this.registry,
+      get services() {
+        return current();
+      },
+      connections: this.connections,
+      log: this.log,
+      maxRequestBytes: this.config.int('socket.request.max.bytes'),
+      lentBuffers: readBuffers,
+      faults: this.faults,
+      listener: { name: listener.name, securityProtocol: listener.securityProtocol },
+      ...this.saslHost(listener.name, listener.securityProtocol),
+    };
   }
 
   /** Applies a change of dynamic broker configs to the parts that read them once (Kafka's reconfigure()). */
@@ -287,7 +296,7 @@ export class Broker {
     const store = this.zkCluster ? this.zkCluster.topics() : new LocalTopicStore(logs, this.replicas, this.log);
     const topics = new TopicAdmin(logs, this.replicas, store, this.config, this.offsetsTopic, this.transactionState);
     return {
-      cluster: this.zkCluster ?? new SingleBrokerCluster(this.clusterId, this.config.nodeId, () => this.advertised),
+      cluster: this.zkCluster ?? new SingleBrokerCluster(this.clusterId, this.config.nodeId, () => this.advertisedEndpoints()),
       ...this.clusterServices(topics),
       replicas: this.replicas,
       groups: this.groups,
@@ -430,36 +439,32 @@ export class Broker {
     return this.config.nodeId;
   }
 
-  /** The listener with its real port (after binding to port 0). */
+  /** The first client listener (the one of --host/--port), with its real port (after binding to port 0). */
   get listener(): Listener {
-    return { host: this.config.listener.host, port: this.boundPort };
+    return { host: this.config.listener.host, port: this.servers?.port(this.config.listener.name) ?? 0 };
   }
 
-  /** The address clients are told to use in Metadata and DescribeCluster. */
+  /** The address clients of the first listener are told to use in Metadata and DescribeCluster. */
   get advertised(): Listener {
-    const adv = this.config.advertisedListener;
-    return this.config.string('advertised.listeners') === null ? this.listener : { host: adv.host, port: adv.port || this.boundPort };
+    const { host, port } = this.advertisedEndpoints()[0];
+    return { host, port };
   }
 
-  private listen(): Promise<void> {
-    const { host, port } = this.config.listener;
-    return new Promise((resolve, reject) => {
-      // Paused, so that the connection can make its reads land in its own buffer (see Connection).
-      const server = net.createServer({ pauseOnConnect: true }, (socket) => {
-        // Over a connection quota the new connection is closed before anything is read from it.
-        const address = normaliseAddress(socket.remoteAddress);
-        if (!this.connections.admits(address)) socket.destroy();
-        else this.connections.add(new Connection(socket, this.connectionHost, address));
-      });
-      server.once('error', reject);
-      server.listen({ host, port }, () => {
-        server.off('error', reject);
-        server.on('error', (err) => this.log.error({ err }, 'listener error'));
-        this.boundPort = (server.address() as net.AddressInfo).port;
-        this.server = server;
-        resolve();
-      });
-    });
+  /** Every client listener's advertised endpoint, with the ports actually bound. */
+  advertisedEndpoints(): ListenerEndpoint[] {
+    if (!this.servers) throw new Error('the broker does not listen yet');
+    return this.servers.advertised();
+  }
+
+  private async listen(): Promise<void> {
+    this.servers = await ListenerServers.bind(this.config.clientListeners, (l, socket) => this.accept(l, socket), this.log);
+  }
+
+  private accept(listener: ClientListener, socket: net.Socket): void {
+    // Over a connection quota the new connection is closed before anything is read from it.
+    const address = normaliseAddress(socket.remoteAddress);
+    if (!this.connections.admits(address)) socket.destroy();
+    else this.connections.add(new Connection(socket, this.connectionHosts.get(listener.name)!, address));
   }
 
   /**
@@ -473,7 +478,7 @@ export class Broker {
    */
   async reset(): Promise<void> {
     if (this.zkCluster) throw new Error('reset() is for a single broker: a cluster is reset by starting a new one');
-    if (this.resetting || !this.server) throw new Error(this.resetting ? 'a reset is already under way' : 'the broker is closed');
+    if (this.resetting || !this.servers) throw new Error(this.resetting ? 'a reset is already under way' : 'the broker is closed');
     this.resetting = true;
     try {
       await this.tasks?.stop();
@@ -505,10 +510,10 @@ export class Broker {
     // No new background runs from now on; a checkpoint under way is awaited below, before the final ones.
     const backgroundStopped = this.tasks ? this.tasks.stop() : this.scheduler.close();
     this.groups.close();
-    const server = this.server;
-    this.server = null;
-    if (server) {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    const servers = this.servers;
+    this.servers = null;
+    if (servers) {
+      const closed = servers.close();
       this.connections.closeAll();
       await closed;
     }

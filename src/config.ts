@@ -8,9 +8,17 @@ import { ConfigError, asText, checkValue, configTable, type ConfigValue, type Va
 import { TOPIC_CONFIGS } from './log-config.js';
 import { KAFKA_ONLY_CONFIGS } from './kafka-only-configs.js';
 import { listenerScopedSaslRule, saslListenerProblems, type SaslConfigSource } from './security/sasl-configs.js';
-import { DEFAULT_PROTOCOL_MAP, resolveListeners, withAddress, type Listener, type NamedListener, type ResolvedListeners } from './listeners.js';
+import {
+  DEFAULT_PROTOCOL_MAP,
+  resolveListeners,
+  withAddress,
+  type ClientListener,
+  type Listener,
+  type NamedListener,
+  type ResolvedListeners,
+} from './listeners.js';
 
-export type { Listener } from './listeners.js';
+export type { ClientListener, Listener, SecurityProtocol } from './listeners.js';
 export { ConfigError, type ConfigValue, type ValueRule } from './config-value.js';
 
 export interface ConfigDef extends ValueRule {
@@ -62,9 +70,15 @@ export function brokerSynonyms(name: string): string[] {
 export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = configTable({
   'node.id': { kind: 'int', default: '1', min: 0, doc: "This broker's id; Metadata names it as the controller." },
   'broker.id': { kind: 'int', default: null, min: 0, aliasOf: 'node.id', doc: 'Alias of node.id.' },
-  listeners: { kind: 'list', default: 'PLAINTEXT://127.0.0.1:9092', doc: 'Where to listen; one PLAINTEXT listener for clients.' },
-  'advertised.listeners': { kind: 'list', default: null, doc: 'Address given to clients in Metadata; defaults to listeners.' },
+  listeners: { kind: 'list', default: 'PLAINTEXT://127.0.0.1:9092', doc: 'Where to listen: NAME://host:port, one server per listener (PLAINTEXT or SSL).' },
+  'advertised.listeners': { kind: 'list', default: null, doc: 'Addresses given to clients in Metadata, per listener; a listener left out advertises its own.' },
   'listener.security.protocol.map': { kind: 'list', default: DEFAULT_PROTOCOL_MAP, doc: 'Security protocol of each listener name.' },
+  'inter.broker.listener.name': { kind: 'string', default: null, doc: 'The listener brokers of a cluster talk to each other on.' },
+  'security.inter.broker.protocol': {
+    kind: 'string',
+    default: null,
+    doc: 'Unset: PLAINTEXT. The inter-broker listener is the one named after this protocol (when inter.broker.listener.name is unset).',
+  },
   'controller.listener.names': { kind: 'list', default: null, doc: 'KRaft controller listeners, which krill (its own controller) does not open.' },
   'connections.max.idle.ms': { kind: 'long', default: '600000', doc: 'A connection idle this long is closed; negative: never.' },
   'max.connections.per.ip': { kind: 'int', dynamic: true, default: '2147483647', min: 0, doc: 'Connections allowed from one IP address.' },
@@ -361,8 +375,8 @@ export class BrokerConfig {
     const listeners = resolveListeners((name) => this.string(name));
     const problems = 'problems' in listeners ? [...listeners.problems] : [];
     if (!('problems' in listeners)) this.resolved = listeners;
-    if (!('problems' in listeners) && listeners.listener.securityProtocol?.startsWith('SASL_')) {
-      problems.push(...saslListenerProblems(this.saslSource, listeners.listener.name));
+    if (!('problems' in listeners)) {
+      for (const l of listeners.clients) if (l.securityProtocol.startsWith('SASL_')) problems.push(...saslListenerProblems(this.saslSource, l.name));
     }
     const roles = this.values.get('process.roles');
     if (roles != null && !roles.split(',').some((r) => r.trim() === 'broker')) {
@@ -525,6 +539,16 @@ export class BrokerConfig {
   /** The one listener clients connect to. */
   get listener(): NamedListener {
     return this.resolved.listener;
+  }
+
+  /** Every listener clients connect to, the first being `listener`. */
+  get clientListeners(): readonly ClientListener[] {
+    return this.resolved.clients;
+  }
+
+  /** The name of the listener brokers of a cluster talk to each other on. */
+  get interBrokerListener(): string {
+    return this.resolved.interBroker;
   }
 
   /** What Metadata advertises for the listener; port 0 means the port actually bound. */

@@ -15,6 +15,7 @@ import { LEADER_DURING_DELETE } from './metadata-cache.js';
 import type { PartitionState } from './controller-core.js';
 import type { ControllerContext } from './controller-context.js';
 import { partitionKey, splitPartitionKey } from '../topic-partition.js';
+import { SECURITY_PROTOCOLS } from '../listeners.js';
 
 /** What the controller sends each broker (all answer with a top-level errorCode). */
 type ControllerApi = typeof API_KEYS.LeaderAndIsr | typeof API_KEYS.StopReplica | typeof API_KEYS.UpdateMetadata;
@@ -249,7 +250,13 @@ export class ControllerRequestBatch {
       .sort((a, b) => a.id - b.id)
       .map((b) => ({
         id: b.id,
-        endpoints: [{ port: b.port, host: b.host, listener: 'PLAINTEXT', securityProtocol: 0 }],
+        // Every listener of the broker, as it registered them: each client is answered on its own listener.
+        endpoints: b.endpoints.map((e) => ({
+          port: e.port,
+          host: e.host,
+          listener: e.listener,
+          securityProtocol: SECURITY_PROTOCOLS.indexOf(e.securityProtocol),
+        })),
         rack: b.rack,
       }));
     await Promise.all(

@@ -20,7 +20,7 @@ import type { BrokerConfig } from '../config.js';
 import type { LogManager } from '../storage/log-manager.js';
 import type { ReplicaManager } from '../partition/replica-manager.js';
 import type { Partition } from '../partition/partition.js';
-import type { BrokerEndpoint, ClusterView, PartitionMetadata } from './cluster-view.js';
+import type { BrokerEndpoint, ClusterView, ListenerEndpoint, PartitionMetadata } from './cluster-view.js';
 import type { CoordinatorElections, CoordinatorOwnership } from './coordinator-guard.js';
 import type { TxnMarker } from '../txn/markers.js';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
@@ -53,7 +53,8 @@ export interface ZkClusterOptions {
   replicas: ReplicaManager;
   /** meta.properties as read (or just created) at start. */
   meta: { clusterId: string; nodeId: number; created: boolean };
-  advertised: () => { host: string; port: number };
+  /** Every advertised listener, with the ports bound. */
+  advertised: () => ListenerEndpoint[];
   /** The coordinators, told when this broker starts or stops leading a partition of their internal topics. */
   coordinators?: CoordinatorElections;
   /** Sets the cluster-wide dynamic broker configs ZooKeeper holds on this broker; throws when they are refused. */
@@ -94,6 +95,7 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       log,
       brokerEpoch: () => this.membership.brokerEpoch,
       topicConfigs: async (name) => (await this.membership.session?.getTopicConfig(name)) ?? {},
+      interBrokerListener: config.interBrokerListener,
     });
     this.fetchers = new ReplicaFetcherManager({
       localId: config.nodeId,
@@ -147,11 +149,6 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     if (!this.membership.session) return 'not registered in ZooKeeper (rejoining)';
     if (!this.cache.broker(this.localNodeId)) return "waiting for the controller's metadata";
     return null;
-  }
-
-  localEndpoint(): BrokerEndpoint {
-    const { host, port } = this.options.advertised();
-    return { nodeId: this.localNodeId, host, port, rack: this.options.config.string('broker.rack') };
   }
 
   brokers(): BrokerEndpoint[] {

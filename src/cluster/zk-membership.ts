@@ -17,6 +17,7 @@ import { Controller } from './controller.js';
 import type { LeaderBalanceConfig } from './controller-elections.js';
 import { ZkClient, ZkError } from './zk/zk-client.js';
 import { KafkaZk } from './zk/kafka-zk.js';
+import { interBrokerEndpoint, type ListenerEndpoint } from './cluster-view.js';
 
 const REJOIN_BACKOFF_MS = 1000;
 
@@ -26,7 +27,8 @@ export interface ZkMembershipOptions {
   dataDir: string;
   /** meta.properties as read (or just created) at start. */
   meta: { clusterId: string; nodeId: number; created: boolean };
-  advertised: () => { host: string; port: number };
+  /** Every advertised listener, with the ports bound. */
+  advertised: () => ListenerEndpoint[];
   /** Run after each registration (at start, and after a session expiry) with the new session. */
   onRegistered: (zk: KafkaZk) => Promise<void>;
 }
@@ -74,7 +76,7 @@ export class ZkMembership {
     const connectionTimeoutMs = config.string('zookeeper.connection.timeout.ms') === null ? sessionTimeoutMs : config.int('zookeeper.connection.timeout.ms');
     const client = await ZkClient.connect({ connect, sessionTimeoutMs, connectionTimeoutMs, log });
     try {
-      const zk = new KafkaZk(client);
+      const zk = new KafkaZk(client, log, config.interBrokerListener);
       await zk.ensurePersistentPaths();
       await this.agreeOnClusterId(zk);
       await this.register(zk);
@@ -106,9 +108,10 @@ export class ZkMembership {
 
   private async register(zk: KafkaZk): Promise<void> {
     const { config, log } = this.options;
-    const { host, port } = this.options.advertised();
+    const endpoints = this.options.advertised();
+    const { host, port } = interBrokerEndpoint(endpoints, config.interBrokerListener);
     try {
-      this.brokerEpoch = await zk.registerBroker({ id: this.localNodeId, host, port, rack: config.string('broker.rack') });
+      this.brokerEpoch = await zk.registerBroker({ id: this.localNodeId, host, port, rack: config.string('broker.rack'), endpoints });
     } catch (err) {
       if (err instanceof ZkError && err.code === 'NODE_EXISTS') {
         throw new Error(
