@@ -1,7 +1,7 @@
 // AlterUserScramCredentials and DescribeUserScramCredentials with Kafka's checks and error codes
 // (ZkAdminManager's): an empty user name or out-of-bounds iterations are UNACCEPTABLE_CREDENTIAL, an
-// unknown mechanism UNSUPPORTED_SASL_MECHANISM, a user named twice in one request DUPLICATE_RESOURCE for
-// every entry of that user, and deleting or describing what does not exist RESOURCE_NOT_FOUND. A user's
+// unknown mechanism UNSUPPORTED_SASL_MECHANISM, a user's mechanism named twice in one request
+// DUPLICATE_RESOURCE for that user, and deleting or describing what does not exist RESOURCE_NOT_FOUND. A user's
 // changes are applied only when all of that user's entries pass.
 import { ErrorCode } from '../../protocol/errors.js';
 import {
@@ -51,30 +51,27 @@ function check(store: ScramCredentialStore, entry: Deletion | Upsertion): Change
 }
 
 export function alterScramCredentials(store: ScramCredentialStore, deletions: readonly Deletion[], upsertions: readonly Upsertion[]): UserResult[] {
-  const entries = [...deletions, ...upsertions];
-  const counts = new Map<string, number>();
-  for (const e of entries) counts.set(e.name, (counts.get(e.name) ?? 0) + 1);
-  const results = new Map<string, UserResult>();
+  const byUser = new Map<string, (Deletion | Upsertion)[]>();
+  for (const e of [...deletions, ...upsertions]) byUser.set(e.name, [...(byUser.get(e.name) ?? []), e]);
+  const results: UserResult[] = [];
   const changes: Change[] = [];
-  for (const entry of entries) {
-    if (results.has(entry.name)) continue;
-    if (counts.get(entry.name)! > 1 && entry.name !== '') {
-      results.set(entry.name, {
-        user: entry.name,
-        errorCode: ErrorCode.DUPLICATE_RESOURCE,
-        errorMessage: 'A user credential cannot be altered twice in the same request',
-      });
+  for (const [user, entries] of byUser) {
+    const fail = (errorCode: number, errorMessage: string) => results.push({ user, errorCode, errorMessage });
+    const mechanisms = entries.map((e) => e.mechanism);
+    if (user !== '' && new Set(mechanisms).size < mechanisms.length) {
+      fail(ErrorCode.DUPLICATE_RESOURCE, 'A user credential cannot be altered twice in the same request');
       continue;
     }
-    const outcome = check(store, entry);
-    if (Array.isArray(outcome)) results.set(entry.name, { user: entry.name, errorCode: outcome[0], errorMessage: outcome[1] });
+    const outcomes = entries.map((e) => check(store, e));
+    const problem = outcomes.find((o): o is [number, string] => Array.isArray(o));
+    if (problem) fail(...problem);
     else {
-      results.set(entry.name, { user: entry.name, errorCode: ErrorCode.NONE, errorMessage: null });
-      changes.push(outcome);
+      results.push({ user, errorCode: ErrorCode.NONE, errorMessage: null });
+      changes.push(...(outcomes as Change[]));
     }
   }
   store.apply(changes);
-  return [...results.values()];
+  return results;
 }
 
 export interface DescribedUser extends UserResult {

@@ -47,7 +47,11 @@ describe('SCRAM credentials', () => {
           upsertion('many', 'SCRAM-SHA-512', 'x', 16385),
           { ...upsertion('unknown', 'SCRAM-SHA-256', 'x'), mechanism: 3 },
           upsertion('twice', 'SCRAM-SHA-256', 'x'),
-          upsertion('twice', 'SCRAM-SHA-512', 'x'),
+          upsertion('twice', 'SCRAM-SHA-256', 'x'),
+          upsertion('both', 'SCRAM-SHA-256', 'x'),
+          upsertion('both', 'SCRAM-SHA-512', 'x'),
+          upsertion('half', 'SCRAM-SHA-256', 'x'),
+          upsertion('half', 'SCRAM-SHA-512', 'x', 100),
           upsertion('fine', 'SCRAM-SHA-256', 'x', 16384),
         ],
       )
@@ -59,12 +63,20 @@ describe('SCRAM credentials', () => {
       ['many', ErrorCode.UNACCEPTABLE_CREDENTIAL, 'Too many iterations'],
       ['unknown', ErrorCode.UNSUPPORTED_SASL_MECHANISM, 'Unknown SCRAM mechanism'],
       ['twice', ErrorCode.DUPLICATE_RESOURCE, 'A user credential cannot be altered twice in the same request'],
+      ['both', 0, null],
+      ['half', ErrorCode.UNACCEPTABLE_CREDENTIAL, 'Too few iterations'],
       ['fine', 0, null],
     ]);
-    const described = (await describeUsers(['fine', 'twice', 'fine'])).results as { user: string; errorCode: number }[];
-    expect(described.map((r) => [r.user, r.errorCode])).toEqual([
-      ['fine', ErrorCode.DUPLICATE_RESOURCE],
-      ['twice', ErrorCode.RESOURCE_NOT_FOUND],
+    const described = (await describeUsers(['fine', 'twice', 'fine', 'half', 'both'])).results as {
+      user: string;
+      errorCode: number;
+      credentialInfos: unknown[];
+    }[];
+    expect(described.map((r) => [r.user, r.errorCode, r.credentialInfos.length])).toEqual([
+      ['fine', ErrorCode.DUPLICATE_RESOURCE, 0],
+      ['twice', ErrorCode.RESOURCE_NOT_FOUND, 0],
+      ['half', ErrorCode.RESOURCE_NOT_FOUND, 0],
+      ['both', 0, 2],
     ]);
   });
 });
