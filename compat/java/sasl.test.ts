@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type RunningBroker } from '../../src/index.js';
 import { tempDir } from '../../test/helpers.js';
-import { PLAIN_JAAS, saslConfig } from '../../test/security/sasl-client.js';
+import { saslConfig } from '../../test/security/sasl-client.js';
 import { describeWithToolchain } from '../toolchain.js';
 import { tool, toolsMissing } from '../kafka-tools/tools.js';
 import { CLIENTS, java, javaMissing } from './java.js';
@@ -32,10 +32,8 @@ describeWithToolchain('Java client over SASL_PLAINTEXT', both, { timeout: TIMEOU
   beforeAll(async () => {
     broker = await startBroker({ port: 0, dataDir: path.join(dir, 'data'), config: saslConfig({ 'group.initial.rebalance.delay.ms': 0 }) });
     const commandConfig = path.join(dir, 'admin.properties');
-    fs.writeFileSync(
-      commandConfig,
-      `security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.jaas.config=${PLAIN_JAAS.replace('required', 'required username="admin" password="admin-secret"').replace(/ user_\w+="[^"]*"/g, '')}\n`,
-    );
+    const adminJaas = jaas('plain.PlainLoginModule', { username: 'admin', password: 'admin-secret' });
+    fs.writeFileSync(commandConfig, `security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.jaas.config=${adminJaas}\n`);
     await tool('kafka-configs', [
       '--bootstrap-server',
       broker.bootstrap,

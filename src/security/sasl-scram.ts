@@ -84,7 +84,8 @@ export class ScramSaslServer implements SaslServer {
       throw new SaslAuthenticationError(`${this.mechanism}: invalid client-final message`);
     }
     const [, withoutProof, channelBinding, nonce, proof] = m;
-    if (nonce !== this.nonce) {
+    // endsWith, as Kafka checks it: librdkafka sends its own nonce again in front of the server's.
+    if (!nonce.endsWith(this.nonce)) {
       this.state = 'done';
       throw new SaslAuthenticationError(`${this.mechanism}: invalid client nonce in the final client message`);
     }
