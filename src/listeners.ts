@@ -44,7 +44,7 @@ export interface ResolvedListeners {
 export const DEFAULT_PROTOCOL_MAP = 'PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL';
 export const SECURITY_PROTOCOLS: readonly SecurityProtocol[] = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'];
 /** The protocols a listener may use today; SASL ones wait for SASL. */
-const SERVED_PROTOCOLS: readonly SecurityProtocol[] = ['PLAINTEXT'];
+const SERVED_PROTOCOLS: readonly SecurityProtocol[] = ['PLAINTEXT', 'SSL'];
 const ENDPOINT = /^(?:([A-Za-z0-9_-]+):\/\/)?(\[[0-9A-Fa-f:.%\w]*\]|[A-Za-z0-9._-]*):(\d+)$/;
 const UNROUTABLE = new Set(['0.0.0.0', '::']);
 
@@ -116,11 +116,7 @@ export function resolveListeners(get: (name: string) => string | null): Resolved
     } else if (controllerNames.has(l.name)) {
       ignored.push(`${l.name}://${l.host}:${l.port}`);
     } else if (!SERVED_PROTOCOLS.includes(protocol)) {
-      problems.push(
-        protocol.startsWith('SASL')
-          ? `listeners: listener ${l.name} uses ${protocol}: SASL is not enabled yet in krill`
-          : `listeners: listener ${l.name} uses ${protocol}: TLS is not enabled yet in krill`,
-      );
+      problems.push(`listeners: listener ${l.name} uses ${protocol}: SASL is not enabled yet in krill`);
     } else clients.push({ ...l, securityProtocol: protocol });
   }
   if (all.length > 0 && clients.length === 0 && problems.length === 0) {

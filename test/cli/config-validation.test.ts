@@ -35,7 +35,7 @@ describe('listeners are checked at start', () => {
     ['advertised.listeners', 'garbage'],
     ['listeners', 'PLAINTEXT://127.0.0.1:99999'],
     ['advertised.listeners', 'PLAINTEXT://0.0.0.0:9092'],
-    ['listeners', 'SSL://127.0.0.1:0'],
+    ['listeners', 'SASL_SSL://127.0.0.1:0'],
   ])('%s=%s exits 2 with a message naming the config, before listening', async (name, value) => {
     const d = dir();
     const r = await runCli(['--port', '0', '--data-dir', d, '--set', `${name}=${value}`]);
