@@ -8,7 +8,7 @@
 import path from 'node:path';
 import type { Logger } from './logger.js';
 import { BrokerConfig, type ClientListener, type Listener } from './config.js';
-import { listenerTls } from './security/tls-context.js';
+import { interBrokerTls, listenerTls } from './security/tls-context.js';
 import { ListenerServers } from './server/listener-servers.js';
 import type { ListenerEndpoint } from './cluster/cluster-view.js';
 import { HandlerRegistry } from './handlers/registry.js';
@@ -223,6 +223,7 @@ export class Broker {
           replicas: this.replicas,
           meta: { clusterId: meta.clusterId, nodeId: meta.nodeId, created: meta.created !== undefined },
           advertised: () => this.advertisedEndpoints(),
+          interBrokerTls: interBrokerTls(config),
           coordinators: this.coordinatorElections(),
           applyClusterBrokerConfigs: (configs) => {
             const wanted = new Map(Object.entries(configs));

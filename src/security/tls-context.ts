@@ -177,3 +177,18 @@ export function listenerTls(listener: string, get: SslGetter): { tls: ServerTls;
   }
   throw new ConfigError(problems);
 }
+
+/** What inter-broker TLS needs of the broker config: its listeners and their SSL configs. */
+export interface InterBrokerConfig {
+  readonly clientListeners: readonly { name: string; securityProtocol: string }[];
+  readonly interBrokerListener: string;
+  listenerConfig(listener: string, name: string): string | null;
+}
+
+/** How this broker connects to the others: TLS with its own keystore and truststore when the inter-broker listener is SSL. */
+export function interBrokerTls(config: InterBrokerConfig): tls.ConnectionOptions | undefined {
+  const name = config.interBrokerListener;
+  const listener = config.clientListeners.find((l) => l.name === name);
+  if (listener?.securityProtocol !== 'SSL') return undefined;
+  return clientTls(name, (n) => config.listenerConfig(name, n));
+}
