@@ -6,9 +6,9 @@
 // unlocks the data dir.
 
 import path from 'node:path';
-import type net from 'node:net';
 import type { Logger } from './logger.js';
 import { BrokerConfig, type ClientListener, type Listener } from './config.js';
+import { interBrokerTls, listenerTls } from './security/tls-context.js';
 import { ListenerServers } from './server/listener-servers.js';
 import type { ListenerEndpoint } from './cluster/cluster-view.js';
 import { HandlerRegistry } from './handlers/registry.js';
@@ -230,6 +230,7 @@ export class Broker {
           replicas: this.replicas,
           meta: { clusterId: meta.clusterId, nodeId: meta.nodeId, created: meta.created !== undefined },
           advertised: () => this.advertisedEndpoints(),
+          interBrokerTls: interBrokerTls(config),
           coordinators: this.coordinatorElections(),
           applyClusterBrokerConfigs: (configs) => {
             const wanted = new Map(Object.entries(configs));
@@ -457,14 +458,16 @@ export class Broker {
   }
 
   private async listen(): Promise<void> {
-    this.servers = await ListenerServers.bind(this.config.clientListeners, (l, socket) => this.accept(l, socket), this.log);
-  }
-
-  private accept(listener: ClientListener, socket: net.Socket): void {
-    // Over a connection quota the new connection is closed before anything is read from it.
-    const address = normaliseAddress(socket.remoteAddress);
-    if (!this.connections.admits(address)) socket.destroy();
-    else this.connections.add(new Connection(socket, this.connectionHosts.get(listener.name)!, address));
+    this.servers = await ListenerServers.bind(this.config.clientListeners, {
+      log: this.log,
+      // Over a connection quota the new connection is closed before anything is read from it.
+      admits: (socket) => this.connections.admits(normaliseAddress(socket.remoteAddress)),
+      accept: (listener, socket, principal) => {
+        const address = normaliseAddress(socket.remoteAddress);
+        this.connections.add(new Connection(socket, this.connectionHosts.get(listener.name)!, address, principal));
+      },
+      tls: (listener) => listenerTls(listener.name, (name) => this.config.listenerConfig(listener.name, name)),
+    });
   }
 
   /**

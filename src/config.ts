@@ -8,6 +8,7 @@ import { ConfigError, asText, checkValue, configTable, type ConfigValue, type Va
 import { TOPIC_CONFIGS } from './log-config.js';
 import { KAFKA_ONLY_CONFIGS } from './kafka-only-configs.js';
 import { listenerScopedSaslRule, saslListenerProblems, type SaslConfigSource } from './security/sasl-configs.js';
+import { SSL_CONFIGS, listenerOverride, overrideName } from './security/ssl-configs.js';
 import {
   DEFAULT_PROTOCOL_MAP,
   resolveListeners,
@@ -30,6 +31,8 @@ export interface ConfigDef extends ValueRule {
    * DynamicBrokerConfig.AllDynamicConfigs, where krill can apply the change live).
    */
   dynamic?: true;
+  /** A password or private key: DescribeConfigs never shows its value. */
+  sensitive?: true;
   doc: string;
 }
 
@@ -68,6 +71,7 @@ export function brokerSynonyms(name: string): string[] {
 }
 
 export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = configTable({
+  ...SSL_CONFIGS,
   'node.id': { kind: 'int', default: '1', min: 0, doc: "This broker's id; Metadata names it as the controller." },
   'broker.id': { kind: 'int', default: null, min: 0, aliasOf: 'node.id', doc: 'Alias of node.id.' },
   listeners: { kind: 'list', default: 'PLAINTEXT://127.0.0.1:9092', doc: 'Where to listen: NAME://host:port, one server per listener (PLAINTEXT or SSL).' },
@@ -363,7 +367,8 @@ export class BrokerConfig {
 
   private assign(rawName: string, raw: unknown): void {
     const name = rawName.trim();
-    const def = BROKER_CONFIGS[name] ?? KAFKA_ONLY_CONFIGS[name] ?? listenerScopedSaslRule(name);
+    const override = listenerOverride(name);
+    const def = BROKER_CONFIGS[name] ?? KAFKA_ONLY_CONFIGS[name] ?? (override && SSL_CONFIGS[override.config]) ?? listenerScopedSaslRule(name);
     if (!def) throw new ConfigError(`unknown config '${name}'`);
     const value = checkValue(name, asText(name, raw), def);
     this.given.add(name);
@@ -463,6 +468,12 @@ export class BrokerConfig {
       throw new Error(`config '${name}' is not defined`);
     }
     return this.values.get(name)!;
+  }
+
+  /** An SSL config as it applies to `listener`: its `listener.name.<listener>.` form when given, else the plain one. */
+  listenerConfig(listener: string, name: string): string | null {
+    const prefixed = overrideName(listener, name);
+    return this.values.has(prefixed) ? this.values.get(prefixed)! : this.string(name);
   }
 
   /** The value given at start (properties file, --set, the embedded API's config), or undefined. */

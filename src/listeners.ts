@@ -43,8 +43,6 @@ export interface ResolvedListeners {
 
 export const DEFAULT_PROTOCOL_MAP = 'PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL';
 export const SECURITY_PROTOCOLS: readonly SecurityProtocol[] = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'];
-/** The protocols a listener may use today; SASL ones wait for SASL. */
-const SERVED_PROTOCOLS: readonly SecurityProtocol[] = ['PLAINTEXT', 'SASL_PLAINTEXT'];
 const ENDPOINT = /^(?:([A-Za-z0-9_-]+):\/\/)?(\[[0-9A-Fa-f:.%\w]*\]|[A-Za-z0-9._-]*):(\d+)$/;
 const UNROUTABLE = new Set(['0.0.0.0', '::']);
 
@@ -115,8 +113,6 @@ export function resolveListeners(get: (name: string) => string | null): Resolved
       problems.push(`listeners: listener ${l.name} has no security protocol in listener.security.protocol.map`);
     } else if (controllerNames.has(l.name)) {
       ignored.push(`${l.name}://${l.host}:${l.port}`);
-    } else if (!SERVED_PROTOCOLS.includes(protocol)) {
-      problems.push(`listeners: listener ${l.name} uses ${protocol}: TLS is not enabled yet in krill`);
     } else clients.push({ ...l, securityProtocol: protocol });
   }
   if (all.length > 0 && clients.length === 0 && problems.length === 0) {

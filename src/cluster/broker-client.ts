@@ -12,6 +12,7 @@
 // that cannot be read, one larger than maxResponseBytes, or one with an unknown correlation id. Callers retry.
 
 import net from 'node:net';
+import tls from 'node:tls';
 import { decodeMessage, encodeRequestFrame, isFlexible, skipTaggedFields } from '../../protocol/codec.js';
 import { API_KEYS, MESSAGES_BY_KEY, type ApiKey, type MessageFor } from '../../protocol/messages/index.js';
 import { Reader } from '../../protocol/primitives.js';
@@ -54,6 +55,8 @@ export interface BrokerClientOptions {
   /** Largest response accepted; a larger size prefix resets the connection. Default 100 MiB. */
   maxResponseBytes?: number;
   log?: { warn(o: object, m?: string): void };
+  /** TLS settings when the peer's listener is SSL (security/tls-context.ts clientTls); absent: plain TCP. */
+  tls?: tls.ConnectionOptions;
 }
 
 /** Why a request failed: the caller may retry after any of them but 'invalid'. */
@@ -152,7 +155,11 @@ export class BrokerClient {
 
   private connection(): net.Socket {
     if (this.socket) return this.socket;
-    const socket = net.connect({ host: this.opts.host, port: this.opts.port });
+    const { host, port } = this.opts;
+    // Over TLS, writes made before the handshake is done are queued by the socket, as a connecting one's are.
+    const socket = this.opts.tls
+      ? tls.connect({ ...this.opts.tls, host, port, servername: net.isIP(host) === 0 ? host : undefined })
+      : net.connect({ host, port });
     const rx = new ReceiveBuffer(this.maxResponseBytes);
     socket.setNoDelay(true);
     let failure: Error | undefined;

@@ -5,6 +5,7 @@
 // that stop or are deleted (StopReplica). Every request carries the controller's epoch and the target
 // broker's epoch, so brokers ignore a stale controller or a request meant for an earlier registration.
 
+import type tls from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../logger.js';
 import { API_KEYS, type MessageFor } from '../../protocol/messages/index.js';
@@ -45,6 +46,8 @@ export interface ChannelManagerOptions {
   requestTimeoutMs: number;
   /** Whether this broker is still the controller: a resigned one sends nothing more. */
   isActive(): boolean;
+  /** TLS settings of the inter-broker listener, when it is SSL. */
+  tls?: tls.ConnectionOptions;
 }
 
 export class ControllerChannelManager {
@@ -63,6 +66,7 @@ export class ControllerChannelManager {
         host: broker.host,
         port: broker.port,
         clientId: `krill-controller-${this.options.brokerId}`,
+        tls: this.options.tls,
         requestTimeoutMs: this.options.requestTimeoutMs,
         log: this.options.log,
       }),

@@ -3,6 +3,7 @@
 // endpoint, opened on first use and kept until the broker leaves the cluster. The controller's own channels
 // (controller.ts) and the replica fetchers (replica-fetcher.ts) keep theirs.
 
+import type tls from 'node:tls';
 import type { Logger } from '../logger.js';
 import { BrokerClient } from './broker-client.js';
 import type { BrokerEndpoint } from './cluster-view.js';
@@ -14,6 +15,8 @@ export class PeerClients {
     private readonly localNodeId: number,
     private readonly requestTimeoutMs: number,
     private readonly log: Logger,
+    /** TLS settings of the inter-broker listener, when it is SSL. */
+    private readonly tls?: tls.ConnectionOptions,
   ) {}
 
   /** The connection to `endpoint`; a broker that moved to another address gets a new one. */
@@ -33,6 +36,7 @@ export class PeerClients {
       host: endpoint.host,
       port: endpoint.port,
       clientId: `krill-broker-${this.localNodeId}`,
+      tls: this.tls,
       requestTimeoutMs: this.requestTimeoutMs,
       log: this.log,
     });

@@ -8,6 +8,7 @@
 //   is dropped at once, and the broker reconnects, registers again and runs again, with backoff, until it
 //   can. Its logs are untouched meanwhile: losing ZooKeeper never loses data.
 
+import type tls from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../logger.js';
 import type { BrokerConfig } from '../config.js';
@@ -29,6 +30,8 @@ export interface ZkMembershipOptions {
   meta: { clusterId: string; nodeId: number; created: boolean };
   /** Every advertised listener, with the ports bound. */
   advertised: () => ListenerEndpoint[];
+  /** TLS settings of the inter-broker listener, when it is SSL. */
+  interBrokerTls?: tls.ConnectionOptions;
   /** Run after each registration (at start, and after a session expiry) with the new session. */
   onRegistered: (zk: KafkaZk) => Promise<void>;
 }
@@ -126,6 +129,7 @@ export class ZkMembership {
       brokerId: this.localNodeId,
       log,
       requestTimeoutMs: config.int('controller.socket.timeout.ms'),
+      interBrokerTls: this.options.interBrokerTls,
       uncleanLeaderElectionDefault: () => config.bool('unclean.leader.election.enable'),
       leaderBalance: leaderBalanceConfig(config),
     });

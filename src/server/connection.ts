@@ -12,6 +12,7 @@
 
 import { checkCoordinator } from '../cluster/coordinator-guard.js';
 import net, { type Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 import { ReceiveBuffer } from './receive-buffer.js';
 import { normaliseAddress, type TrackedConnection } from './connection-registry.js';
 import type { Logger } from '../logger.js';
@@ -31,7 +32,7 @@ import type { Handler, HandlerRegistry } from '../handlers/registry.js';
 import type { BrokerServices, RequestContext } from './request-context.js';
 import { errorResponseFromDefinition } from '../handlers/error-response.js';
 import type { FaultAction, FaultInjector } from '../faults/fault-injector.js';
-import { ANONYMOUS, type ListenerIdentity, type Session } from '../security/session.js';
+import { ANONYMOUS, principalString, type KafkaPrincipal, type ListenerIdentity, type Session } from '../security/session.js';
 import { SaslAuthenticator, type SaslListener } from '../security/sasl-authenticator.js';
 import { SaslAuthenticationError } from '../security/sasl-server.js';
 
@@ -60,6 +61,8 @@ interface Slot {
  * reach (it is not public API); the connection then copies 'data' chunks into `rx` instead.
  */
 function adoptReadingInto(accepted: Socket, rx: ReceiveBuffer, onRead: () => void): Socket | null {
+  // A TLS socket's handle is the TLS layer's: its bytes are decrypted only through the socket's own reads.
+  if (accepted instanceof TLSSocket) return null;
   const husk = accepted as unknown as { _handle?: object | null };
   const handle = husk._handle;
   if (!handle) return null;
@@ -132,11 +135,15 @@ export class Connection implements TrackedConnection {
   /** The SASL exchange and session of a SASL listener's connection; null elsewhere, where the gate costs one test. */
   private readonly sasl: SaslAuthenticator | null;
 
-  /** `accepted`: a socket the server accepted with pauseOnConnect; `address`: its peer, normalised. */
+  /**
+   * `accepted`: a socket the server accepted with pauseOnConnect (or a TLS socket after its handshake);
+   * `address`: its peer, normalised; `principal`: who the TLS handshake showed the peer is.
+   */
   constructor(
     accepted: Socket,
     private readonly host: ConnectionHost,
     address?: string,
+    principal: KafkaPrincipal = ANONYMOUS,
   ) {
     this.rx = new ReceiveBuffer(host.maxRequestBytes);
     const socket = adoptReadingInto(accepted, this.rx, () => this.onReceived());
@@ -150,11 +157,11 @@ export class Connection implements TrackedConnection {
       accepted.resume();
     }
     this.address = address ?? normaliseAddress(this.socket.remoteAddress);
-    this.session = { listener: host.listener, clientAddress: this.socket.remoteAddress ?? '', principal: ANONYMOUS };
+    this.session = { listener: host.listener, clientAddress: this.socket.remoteAddress ?? '', principal };
     this.sasl = host.sasl ? new SaslAuthenticator(host.sasl, this.session) : null;
     this.log = host.log.child({ client: `${this.socket.remoteAddress}:${this.socket.remotePort}` });
     this.requestLog = this.log.isLevelEnabled('debug');
-    if (this.requestLog) this.log.debug('connection opened');
+    if (this.requestLog) this.log.debug({ listener: host.listener.name, principal: principalString(principal) }, 'connection opened');
     this.socket.setNoDelay(true);
     this.socket.on('error', (err) => this.log.debug({ err: err.message }, 'socket error'));
     this.socket.on('close', () => this.onClose());
@@ -442,6 +449,7 @@ export class Connection implements TrackedConnection {
           apiVersion: version,
           clientId: header.clientId,
           correlationId: header.correlationId,
+          principal: principalString(this.session.principal),
           durationMs: Math.round((performance.now() - slot.startedAt) * 1000) / 1000,
           ...(slot.fault && { fault: slot.fault }),
         },
