@@ -1,5 +1,5 @@
-// The Apache Kafka Java client (kafka-clients 4.x and 3.x, unmodified) over SASL_PLAINTEXT with every
-// mechanism krill has: PLAIN (users of the listener's JAAS config), SCRAM-SHA-256 and SCRAM-SHA-512 (users
+// The Apache Kafka Java client (kafka-clients 4.x and 3.x, unmodified) over SASL_PLAINTEXT and SASL_SSL
+// (a CA and broker certificate made by test/security/certs.ts) with every mechanism krill has: PLAIN (users of the listener's JAAS config), SCRAM-SHA-256 and SCRAM-SHA-512 (users
 // made with Kafka's own kafka-configs tool, which sends AlterUserScramCredentials, authenticated with PLAIN),
 // and OAUTHBEARER with the client's default unsecured tokens. A wrong password fails with Kafka's
 // SaslAuthenticationException and the broker's message.
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type RunningBroker } from '../../src/index.js';
 import { tempDir } from '../../test/helpers.js';
 import { saslConfig } from '../../test/security/sasl-client.js';
+import { makePki, type Pki } from '../../test/security/certs.js';
 import { describeWithToolchain } from '../toolchain.js';
 import { tool, toolsMissing } from '../kafka-tools/tools.js';
 import { CLIENTS, java, javaMissing } from './java.js';
@@ -16,6 +17,7 @@ import { CLIENTS, java, javaMissing } from './java.js';
 const TIMEOUT = 180_000;
 const dir = tempDir('krill-java-sasl-');
 let broker: RunningBroker;
+let pki: Pki;
 let seq = 0;
 
 const jaas = (module: string, options: Record<string, string>) =>
@@ -28,9 +30,17 @@ const OAUTH = jaas('oauthbearer.OAuthBearerLoginModule', { unsecuredLoginStringC
 
 const both = () => javaMissing() ?? toolsMissing();
 
-describeWithToolchain('Java client over SASL_PLAINTEXT', both, { timeout: TIMEOUT }, () => {
+describeWithToolchain('Java client over SASL_PLAINTEXT and SASL_SSL', both, { timeout: TIMEOUT }, () => {
   beforeAll(async () => {
-    broker = await startBroker({ port: 0, dataDir: path.join(dir, 'data'), config: saslConfig({ 'group.initial.rebalance.delay.ms': 0 }) });
+    pki = makePki();
+    const config = saslConfig({
+      listeners: 'SASL_PLAINTEXT://127.0.0.1:0,SASL_SSL://127.0.0.1:0',
+      'listener.name.sasl_ssl.plain.sasl.jaas.config': saslConfig()['listener.name.sasl_plaintext.plain.sasl.jaas.config'],
+      'ssl.keystore.type': 'PEM',
+      'ssl.keystore.location': pki.brokerPem,
+      'group.initial.rebalance.delay.ms': 0,
+    });
+    broker = await startBroker({ port: 0, dataDir: path.join(dir, 'data'), config });
     const commandConfig = path.join(dir, 'admin.properties');
     const adminJaas = jaas('plain.PlainLoginModule', { username: 'admin', password: 'admin-secret' });
     fs.writeFileSync(commandConfig, `security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.jaas.config=${adminJaas}\n`);
@@ -50,28 +60,33 @@ describeWithToolchain('Java client over SASL_PLAINTEXT', both, { timeout: TIMEOU
   }, TIMEOUT);
   afterAll(async () => {
     await broker?.close();
+    pki?.remove();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
   for (const client of CLIENTS) {
     describe(client.name, () => {
-      for (const [mechanism, jaasConfig] of [
-        ['PLAIN', PLAIN],
-        ['SCRAM-SHA-256', SCRAM],
-        ['SCRAM-SHA-512', SCRAM],
-        ['OAUTHBEARER', OAUTH],
-      ]) {
-        it(`produces and consumes with ${mechanism}`, async () => {
-          const topic = `java-sasl-${client.major}-${++seq}`;
-          const res = await java(client, 'produce_consume', {
-            bootstrap: broker.bootstrap,
-            config: { 'security.protocol': 'SASL_PLAINTEXT', 'sasl.mechanism': mechanism, 'sasl.jaas.config': jaasConfig },
-            create: [{ name: topic, partitions: 1 }],
-            runs: [{ topic, group: `${topic}-g` }],
-            records: [{ partition: 0, key: 'k', value: `over ${mechanism}`, headers: [], timestamp: 1_700_000_000_000 }],
+      for (const protocol of ['SASL_PLAINTEXT', 'SASL_SSL']) {
+        for (const [mechanism, jaasConfig] of [
+          ['PLAIN', PLAIN],
+          ['SCRAM-SHA-256', SCRAM],
+          ['SCRAM-SHA-512', SCRAM],
+          ['OAUTHBEARER', OAUTH],
+        ]) {
+          it(`produces and consumes with ${mechanism} over ${protocol}`, async () => {
+            const topic = `java-sasl-${client.major}-${++seq}`;
+            const endpoint = broker.listeners.find((l) => l.listener === protocol)!;
+            const ssl = protocol === 'SASL_SSL' ? { 'ssl.truststore.type': 'PEM', 'ssl.truststore.location': pki.caCert } : {};
+            const res = await java(client, 'produce_consume', {
+              bootstrap: `${endpoint.host}:${endpoint.port}`,
+              config: { 'security.protocol': protocol, 'sasl.mechanism': mechanism, 'sasl.jaas.config': jaasConfig, ...ssl },
+              create: [{ name: topic, partitions: 1 }],
+              runs: [{ topic, group: `${topic}-g` }],
+              records: [{ partition: 0, key: 'k', value: `over ${mechanism}`, headers: [], timestamp: 1_700_000_000_000 }],
+            });
+            expect(res.runs[0].received.map((r: { value: string }) => r.value)).toEqual([`over ${mechanism}`]);
           });
-          expect(res.runs[0].received.map((r: { value: string }) => r.value)).toEqual([`over ${mechanism}`]);
-        });
+        }
       }
 
       it('fails with SaslAuthenticationException on a wrong password', async () => {
