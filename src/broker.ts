@@ -16,7 +16,8 @@ import { CLUSTER_HANDLERS, HANDLERS } from './handlers/index.js';
 import { Connection, type ConnectionHost } from './server/connection.js';
 import { ScramCredentialStore } from './security/scram-credential-store.js';
 import { SCRAM_CREDENTIALS_FILE, ScramCredentialsFile } from './security/scram-credentials-file.js';
-import { saslListener } from './security/sasl-configs.js';
+import { interBrokerSaslLogin, saslListener } from './security/sasl-configs.js';
+import type { SaslClientLogin } from './security/sasl-client.js';
 import type { SaslListener } from './security/sasl-authenticator.js';
 import type { BrokerServices } from './server/request-context.js';
 import { ConnectionRegistry, normaliseAddress } from './server/connection-registry.js';
@@ -231,6 +232,7 @@ export class Broker {
           meta: { clusterId: meta.clusterId, nodeId: meta.nodeId, created: meta.created !== undefined },
           advertised: () => this.advertisedEndpoints(),
           interBrokerTls: interBrokerTls(config),
+          interBrokerSasl: this.interBrokerSasl(),
           coordinators: this.coordinatorElections(),
           applyClusterBrokerConfigs: (configs) => {
             const wanted = new Map(Object.entries(configs));
@@ -282,6 +284,14 @@ export class Broker {
     this.logs.setDefaults(this.config.topicDefaults());
     this.connections.setQuotas(Broker.connectionQuotas(this.config));
     this.tasks?.reconfigureCleaner();
+  }
+
+  /** The login brokers make on each other's inter-broker listener when it is SASL (checked by BrokerConfig). */
+  private interBrokerSasl(): SaslClientLogin | undefined {
+    const listener = this.config.clientListeners.find((l) => l.name === this.config.interBrokerListener);
+    if (!listener?.securityProtocol.startsWith('SASL_')) return undefined;
+    const login = interBrokerSaslLogin(this.config.saslSource, listener.name);
+    return typeof login === 'string' ? undefined : login;
   }
 
   /** A SASL listener's mechanisms for its connections (nothing on other listeners). */

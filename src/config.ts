@@ -7,7 +7,7 @@ import type { Logger } from './logger.js';
 import { ConfigError, asText, checkValue, configTable, type ConfigValue, type ValueRule } from './config-value.js';
 import { TOPIC_CONFIGS } from './log-config.js';
 import { KAFKA_ONLY_CONFIGS } from './kafka-only-configs.js';
-import { listenerScopedSaslRule, saslListenerProblems, type SaslConfigSource } from './security/sasl-configs.js';
+import { interBrokerSaslLogin, listenerScopedSaslRule, saslListenerProblems, type SaslConfigSource } from './security/sasl-configs.js';
 import { SSL_CONFIGS, listenerOverride, overrideName } from './security/ssl-configs.js';
 import {
   DEFAULT_PROTOCOL_MAP,
@@ -382,6 +382,11 @@ export class BrokerConfig {
     if (!('problems' in listeners)) this.resolved = listeners;
     if (!('problems' in listeners)) {
       for (const l of listeners.clients) if (l.securityProtocol.startsWith('SASL_')) problems.push(...saslListenerProblems(this.saslSource, l.name));
+      const interBroker = listeners.clients.find((l) => l.name === listeners.interBroker);
+      if (this.values.get('zookeeper.connect') != null && interBroker?.securityProtocol.startsWith('SASL_')) {
+        const login = interBrokerSaslLogin(this.saslSource, interBroker.name);
+        if (typeof login === 'string') problems.push(login);
+      }
     }
     const roles = this.values.get('process.roles');
     if (roles != null && !roles.split(',').some((r) => r.trim() === 'broker')) {

@@ -13,6 +13,7 @@
 
 import net from 'node:net';
 import tls from 'node:tls';
+import { saslLogin, type SaslClientLogin } from '../security/sasl-client.js';
 import { decodeMessage, encodeRequestFrame, isFlexible, skipTaggedFields } from '../../protocol/codec.js';
 import { API_KEYS, MESSAGES_BY_KEY, type ApiKey, type MessageFor } from '../../protocol/messages/index.js';
 import { Reader } from '../../protocol/primitives.js';
@@ -57,6 +58,8 @@ export interface BrokerClientOptions {
   log?: { warn(o: object, m?: string): void };
   /** TLS settings when the peer's listener is SSL (security/tls-context.ts clientTls); absent: plain TCP. */
   tls?: tls.ConnectionOptions;
+  /** The login each new connection makes first when the peer's listener is SASL (security/sasl-client.ts). */
+  sasl?: SaslClientLogin;
 }
 
 /** Why a request failed: the caller may retry after any of them but 'invalid'. */
@@ -91,6 +94,8 @@ export class BrokerClient {
   private socket: net.Socket | null = null;
   private nextCorrelationId = 1;
   private closed = false;
+  /** The SASL login of the current connection, which every other request waits for. */
+  private login: Promise<void> | null = null;
 
   constructor(opts: BrokerClientOptions) {
     this.opts = opts;
@@ -136,8 +141,13 @@ export class BrokerClient {
       }
       const timer = setTimeout(() => this.timedOut(correlationId), this.opts.requestTimeoutMs);
       this.pending.set(correlationId, { def, apiVersion, timer, resolve: resolve as (body: Message) => void, reject });
-      // A socket still connecting queues the write until it is connected.
-      socket.write(frame);
+      // A socket still connecting queues the write until it is connected; a SASL login in progress, until it is done.
+      if (this.login === null || apiKey === API_KEYS.SaslHandshake || apiKey === API_KEYS.SaslAuthenticate) socket.write(frame);
+      else
+        this.login.then(
+          () => this.socket === socket && socket.write(frame),
+          () => undefined, // the login's failure reset the connection and failed this request
+        );
     });
   }
 
@@ -174,6 +184,18 @@ export class BrokerClient {
       this.reset(new BrokerRequestError('connection', why));
     });
     this.socket = socket;
+    this.login = null;
+    if (this.opts.sasl) {
+      this.login = saslLogin(this.opts.sasl, {
+        handshake: (mechanism) => this.send(API_KEYS.SaslHandshake, 1, { mechanism }),
+        authenticate: (authBytes) => this.send(API_KEYS.SaslAuthenticate, 2, { authBytes }),
+      });
+      this.login.catch((err: Error) => {
+        if (this.socket !== socket) return;
+        this.opts.log?.warn({ peer: this.peer }, err.message);
+        this.reset(new BrokerRequestError('connection', `${this.peer}: ${err.message}`));
+      });
+    }
     return socket;
   }
 

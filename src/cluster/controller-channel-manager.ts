@@ -6,6 +6,7 @@
 // broker's epoch, so brokers ignore a stale controller or a request meant for an earlier registration.
 
 import type tls from 'node:tls';
+import type { SaslClientLogin } from '../security/sasl-client.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../logger.js';
 import { API_KEYS, type MessageFor } from '../../protocol/messages/index.js';
@@ -48,6 +49,8 @@ export interface ChannelManagerOptions {
   isActive(): boolean;
   /** TLS settings of the inter-broker listener, when it is SSL. */
   tls?: tls.ConnectionOptions;
+  /** The SASL login of the inter-broker listener, when it is SASL. */
+  sasl?: SaslClientLogin;
 }
 
 export class ControllerChannelManager {
@@ -67,6 +70,7 @@ export class ControllerChannelManager {
         port: broker.port,
         clientId: `krill-controller-${this.options.brokerId}`,
         tls: this.options.tls,
+        sasl: this.options.sasl,
         requestTimeoutMs: this.options.requestTimeoutMs,
         log: this.options.log,
       }),

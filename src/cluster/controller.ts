@@ -31,6 +31,7 @@
 // the broker default) allows any live replica to lead, losing what it lacks.
 
 import type tls from 'node:tls';
+import type { SaslClientLogin } from '../security/sasl-client.js';
 import type { Logger } from '../logger.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { ControllerMovedError, type KafkaZk, type PartitionLeadership } from './zk/kafka-zk.js';
@@ -60,6 +61,7 @@ export interface ControllerOptions {
   requestTimeoutMs: number;
   /** TLS settings of the inter-broker listener, when it is SSL. */
   interBrokerTls?: tls.ConnectionOptions;
+  interBrokerSasl?: SaslClientLogin;
   /** auto.leader.rebalance.enable and its settings; absent: no automatic balance. */
   leaderBalance?: LeaderBalanceConfig;
   /** The broker default of unclean.leader.election.enable (a topic's own config overrides it). */
@@ -87,6 +89,7 @@ export class Controller {
       requestTimeoutMs: options.requestTimeoutMs,
       isActive: () => this.active,
       tls: options.interBrokerTls,
+      sasl: options.interBrokerSasl,
     });
     this.batch = new ControllerRequestBatch(this.ctx, this.channels, options.brokerId);
     this.brokerRequests = new ControllerBrokerRequests(

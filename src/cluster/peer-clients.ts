@@ -4,6 +4,7 @@
 // (controller.ts) and the replica fetchers (replica-fetcher.ts) keep theirs.
 
 import type tls from 'node:tls';
+import type { SaslClientLogin } from '../security/sasl-client.js';
 import type { Logger } from '../logger.js';
 import { BrokerClient } from './broker-client.js';
 import type { BrokerEndpoint } from './cluster-view.js';
@@ -17,6 +18,8 @@ export class PeerClients {
     private readonly log: Logger,
     /** TLS settings of the inter-broker listener, when it is SSL. */
     private readonly tls?: tls.ConnectionOptions,
+    /** The SASL login of the inter-broker listener, when it is SASL. */
+    private readonly sasl?: SaslClientLogin,
   ) {}
 
   /** The connection to `endpoint`; a broker that moved to another address gets a new one. */
@@ -37,6 +40,7 @@ export class PeerClients {
       port: endpoint.port,
       clientId: `krill-broker-${this.localNodeId}`,
       tls: this.tls,
+      sasl: this.sasl,
       requestTimeoutMs: this.requestTimeoutMs,
       log: this.log,
     });

@@ -16,6 +16,7 @@
 // Loaded only in that mode (Broker.start imports it lazily), so a single broker never loads a ZooKeeper client.
 
 import type tls from 'node:tls';
+import type { SaslClientLogin } from '../security/sasl-client.js';
 import type { Logger } from '../logger.js';
 import type { BrokerConfig } from '../config.js';
 import type { LogManager } from '../storage/log-manager.js';
@@ -58,6 +59,8 @@ export interface ZkClusterOptions {
   advertised: () => ListenerEndpoint[];
   /** TLS settings of the inter-broker listener, when it is SSL: how this broker connects to the others. */
   interBrokerTls?: tls.ConnectionOptions;
+  /** The login brokers make on each other's inter-broker listener, when it is SASL. */
+  interBrokerSasl?: SaslClientLogin;
   /** The coordinators, told when this broker starts or stops leading a partition of their internal topics. */
   coordinators?: CoordinatorElections;
   /** Sets the cluster-wide dynamic broker configs ZooKeeper holds on this broker; throws when they are refused. */
@@ -88,7 +91,7 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       applyClusterBrokerConfigs: options.applyClusterBrokerConfigs,
     });
     this.membership = new ZkMembership({ ...options, log, onRegistered: (zk) => configChanges.follow(zk) });
-    this.peers = new PeerClients(config.nodeId, config.int('controller.socket.timeout.ms'), log, options.interBrokerTls);
+    this.peers = new PeerClients(config.nodeId, config.int('controller.socket.timeout.ms'), log, options.interBrokerTls, options.interBrokerSasl);
     this.markers = new TxnMarkerChannel(this.cache, this.peers, log);
     this.topicStore = new ZkTopicStore(() => this.membership.requireZk(), this.cache, logs);
     this.applier = new ControllerRequestApplier({
@@ -106,6 +109,7 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       log: log.child({ component: 'replica-fetcher' }),
       endpoint: (id) => this.cache.broker(id) ?? this.applier.leaderEndpoint(id),
       tls: options.interBrokerTls,
+      sasl: options.interBrokerSasl,
       config: {
         maxWaitMs: config.int('replica.fetch.wait.max.ms'),
         minBytes: config.int('replica.fetch.min.bytes'),

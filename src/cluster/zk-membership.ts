@@ -9,6 +9,7 @@
 //   can. Its logs are untouched meanwhile: losing ZooKeeper never loses data.
 
 import type tls from 'node:tls';
+import type { SaslClientLogin } from '../security/sasl-client.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../logger.js';
 import type { BrokerConfig } from '../config.js';
@@ -32,6 +33,7 @@ export interface ZkMembershipOptions {
   advertised: () => ListenerEndpoint[];
   /** TLS settings of the inter-broker listener, when it is SSL. */
   interBrokerTls?: tls.ConnectionOptions;
+  interBrokerSasl?: SaslClientLogin;
   /** Run after each registration (at start, and after a session expiry) with the new session. */
   onRegistered: (zk: KafkaZk) => Promise<void>;
 }
@@ -130,6 +132,7 @@ export class ZkMembership {
       log,
       requestTimeoutMs: config.int('controller.socket.timeout.ms'),
       interBrokerTls: this.options.interBrokerTls,
+      interBrokerSasl: this.options.interBrokerSasl,
       uncleanLeaderElectionDefault: () => config.bool('unclean.leader.election.enable'),
       leaderBalance: leaderBalanceConfig(config),
     });

@@ -14,6 +14,7 @@ import { OAuthBearerSaslServer, unsecuredValidatorOptions } from './sasl-oauthbe
 import { isScramMechanism } from './scram.js';
 import type { SaslListener } from './sasl-authenticator.js';
 import type { SaslServer } from './sasl-server.js';
+import type { SaslClientLogin } from './sasl-client.js';
 import type { ScramCredentialLookup } from './sasl-scram.js';
 
 export const SUPPORTED_MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512', 'OAUTHBEARER'] as const;
@@ -129,4 +130,30 @@ export function saslListener(src: SaslConfigSource, listener: string, credential
     maxReauthMs: (mechanism) => maxReauth.get(mechanism) ?? 0,
     failedAuthenticationDelayMs: delay,
   };
+}
+
+/**
+ * The login brokers make on the inter-broker listener `listener` when it is SASL: the mechanism of
+ * sasl.mechanism.inter.broker.protocol with the username and password of that listener's JAAS module, as
+ * Kafka's brokers log in to each other. Returns the problem instead when that cannot be done.
+ */
+export function interBrokerSaslLogin(src: SaslConfigSource, listener: string): SaslClientLogin | string {
+  const mechanism = src.get('sasl.mechanism.inter.broker.protocol') ?? 'GSSAPI';
+  if (mechanism !== 'PLAIN') {
+    return `sasl.mechanism.inter.broker.protocol: ${mechanism} on the inter-broker listener ${listener}: krill's brokers log in to each other with PLAIN only`;
+  }
+  if (!enabledMechanisms(src, listener).includes(mechanism))
+    return `sasl.mechanism.inter.broker.protocol: ${mechanism} is not enabled on the inter-broker listener ${listener}`;
+  let module: JaasModule | null = null;
+  try {
+    module = jaasModule(src, listener, mechanism);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  const username = module?.options.get('username');
+  const password = module?.options.get('password');
+  if (username === undefined || password === undefined) {
+    return `listener.name.${listener.toLowerCase()}.plain.sasl.jaas.config: the inter-broker listener's PlainLoginModule needs username and password, which brokers log in with`;
+  }
+  return { mechanism, username, password };
 }

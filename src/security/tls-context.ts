@@ -185,10 +185,10 @@ export interface InterBrokerConfig {
   listenerConfig(listener: string, name: string): string | null;
 }
 
-/** How this broker connects to the others: TLS with its own keystore and truststore when the inter-broker listener is SSL. */
+/** How this broker connects to the others: TLS with its own keystore and truststore when the inter-broker listener is SSL or SASL_SSL. */
 export function interBrokerTls(config: InterBrokerConfig): tls.ConnectionOptions | undefined {
   const name = config.interBrokerListener;
   const listener = config.clientListeners.find((l) => l.name === name);
-  if (listener?.securityProtocol !== 'SSL') return undefined;
+  if (listener?.securityProtocol !== 'SSL' && listener?.securityProtocol !== 'SASL_SSL') return undefined;
   return clientTls(name, (n) => config.listenerConfig(name, n));
 }
