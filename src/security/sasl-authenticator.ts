@@ -57,6 +57,11 @@ export class SaslAuthenticator {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** Logged in, and not re-authenticating. */
+  get authenticated(): boolean {
+    return this.state === 'authenticated';
+  }
+
   /** The next frame is a bare token (after SaslHandshake v0). */
   get expectsRawToken(): boolean {
     return this.state === 'raw';

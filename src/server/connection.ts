@@ -36,6 +36,13 @@ import { ANONYMOUS, principalString, type KafkaPrincipal, type ListenerIdentity,
 import { SaslAuthenticator, type SaslListener } from '../security/sasl-authenticator.js';
 import { SaslAuthenticationError } from '../security/sasl-server.js';
 
+/**
+ * The largest frame a SASL connection may send before it has authenticated: Kafka's default
+ * sasl.server.max.receive.size, so that an unauthenticated peer cannot make the broker buffer up to
+ * socket.request.max.bytes.
+ */
+const SASL_MAX_RECEIVE_BYTES = 524_288;
+
 /** Responses queued on the socket beyond which no further request of the connection is taken. */
 const MAX_PENDING_OUTPUT_BYTES = 16 * 1024 * 1024;
 
@@ -224,6 +231,10 @@ export class Connection implements TrackedConnection {
       const head = this.rx.peekSize();
       if (head && 'invalid' in head) {
         this.fail(`frame of ${head.invalid} bytes exceeds socket.request.max.bytes (${this.rx.maxFrameBytes})`);
+        return;
+      }
+      if (this.sasl !== null && head && head.size > SASL_MAX_RECEIVE_BYTES && !this.sasl.authenticated) {
+        this.fail(`frame of ${head.size} bytes before SASL authentication exceeds ${SASL_MAX_RECEIVE_BYTES} (Kafka's sasl.server.max.receive.size)`);
         return;
       }
       const frame = this.rx.takeFrame();

@@ -59,6 +59,13 @@ describe('a SASL_PLAINTEXT listener', () => {
     await expect(client.request(36, 2, { authBytes: Buffer.from('\0alice\0alice-secret') })).rejects.toThrow('connection closed');
   });
 
+  it("closes a connection whose frame before a login exceeds Kafka's sasl.server.max.receive.size", async () => {
+    const client = await TestClient.connect(broker.port);
+    const head = Buffer.alloc(4);
+    head.writeInt32BE(524_289);
+    expect(await client.sendRaw(head)).toBeNull();
+  });
+
   it('takes bare tokens after SaslHandshake v0, as old clients send them', async () => {
     const client = await TestClient.connect(broker.port);
     expect((await client.request(17, 0, { mechanism: 'PLAIN' })).errorCode).toBe(0);
