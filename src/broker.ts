@@ -6,12 +6,19 @@
 // unlocks the data dir.
 
 import path from 'node:path';
-import net from 'node:net';
 import type { Logger } from './logger.js';
-import { BrokerConfig, type Listener } from './config.js';
+import { BrokerConfig, type ClientListener, type Listener } from './config.js';
+import { interBrokerTls, listenerTls } from './security/tls-context.js';
+import { ListenerServers } from './server/listener-servers.js';
+import type { ListenerEndpoint } from './cluster/cluster-view.js';
 import { HandlerRegistry } from './handlers/registry.js';
 import { CLUSTER_HANDLERS, HANDLERS } from './handlers/index.js';
 import { Connection, type ConnectionHost } from './server/connection.js';
+import { ScramCredentialStore } from './security/scram-credential-store.js';
+import { SCRAM_CREDENTIALS_FILE, ScramCredentialsFile } from './security/scram-credentials-file.js';
+import { interBrokerSaslLogin, saslListener } from './security/sasl-configs.js';
+import type { SaslClientLogin } from './security/sasl-client.js';
+import type { SaslListener } from './security/sasl-authenticator.js';
 import type { BrokerServices } from './server/request-context.js';
 import { Authorizer, type AclPersistence } from './security/authorizer.js';
 import { aclFile } from './security/acl-file.js';
@@ -56,14 +63,14 @@ type ZkClusterClass = typeof ZkCluster;
 export class Broker {
   readonly registry: HandlerRegistry;
   readonly connections: ConnectionRegistry;
-  private server: net.Server | null = null;
+  /** One server per client listener, once bound. */
+  private servers: ListenerServers | null = null;
   /** Background work (the periodic checkpoint), off the request path; a reset() starts a new one. */
   scheduler: Scheduler;
   /** The faults a test sets to make this broker fail on purpose. */
   readonly faults: FaultInjector;
   /** The fsync of a meta.properties written by this start (see readOrCreateMetaProperties). */
   private metaSynced: Promise<void> = Promise.resolve();
-  private boundPort = 0;
   /** What handlers are given; open() makes them, reset() makes them anew under the same connections. */
   private liveServices!: BrokerServices;
   /** The ACLs and their checks (authorizer.class.name); null without. */
@@ -82,8 +89,11 @@ export class Broker {
   dynamicConfigs!: DynamicBrokerConfigs;
   /** The periodic work (checkpoints, retention, expirations, the cleaner), once started. */
   private tasks: BrokerTasks | null = null;
-  /** What each accepted connection is given. */
+  /** What each accepted connection is given, by listener name; connectionHost is the first listener's. */
+  private readonly connectionHosts = new Map<string, ConnectionHost>();
   connectionHost!: ConnectionHost;
+  /** The SCRAM credentials logins are checked against; opened with the data dir. */
+  scramCredentials!: ScramCredentialStore;
   /** Membership of a ZooKeeper cluster (zookeeper.connect set); null for a single broker. */
   zkCluster: ZkCluster | null = null;
   /** The request path's counters and the HTTP listener serving them, when krill.http.listener is set. */
@@ -138,7 +148,7 @@ export class Broker {
         broker.logs.close();
       }
       await broker.scheduler.close(); // tasks a half-opened coordinator scheduled
-      await new Promise<void>((resolve) => broker.server!.close(() => resolve()));
+      await broker.servers?.close();
       await lock.release();
       throw err;
     }
@@ -201,6 +211,7 @@ export class Broker {
     const { config, log, dataDir } = this;
     // First: they change the topic defaults the logs are opened with.
     this.dynamicConfigs = new DynamicBrokerConfigs(config, dataDir, () => this.reconfigure(), log);
+    this.scramCredentials = new ScramCredentialStore(new ScramCredentialsFile(dataDir));
     this.dynamicConfigs.load();
     this.connections.setQuotas(Broker.connectionQuotas(config));
     this.clientQuotas ??= openClientQuotas(config, dataDir, clusterClass && (() => this.zkCluster!.clientQuotaPersistence));
@@ -230,7 +241,9 @@ export class Broker {
           logs,
           replicas: this.replicas,
           meta: { clusterId: meta.clusterId, nodeId: meta.nodeId, created: meta.created !== undefined },
-          advertised: () => this.advertised,
+          advertised: () => this.advertisedEndpoints(),
+          interBrokerTls: interBrokerTls(config),
+          interBrokerSasl: this.interBrokerSasl(),
           coordinators: this.coordinatorElections(),
           onAclsChanged: config.string('authorizer.class.name') ? (bindings) => this.authorizer?.replaceAll(bindings) : undefined,
           applyClusterBrokerConfigs: (configs) => {
@@ -245,21 +258,10 @@ export class Broker {
       this.authorizer = Broker.openAuthorizer(config, this.zkCluster?.acls ?? aclFile(dataDir));
       this.liveServices = this.services(logs);
       // Connections keep the host they were accepted with: its services are whatever the broker has now.
-      const current = () => this.liveServices;
-      this.connectionHost ??= {
-        registry: this.registry,
-        get services() {
-          return current();
-        },
-        connections: this.connections,
-        log,
-        maxRequestBytes: config.int('socket.request.max.bytes'),
-        lentBuffers: readBuffers,
-        faults: this.faults,
-        // One client listener, PLAINTEXT, until the listeners of issue 26 are in.
-        listener: { name: config.listener.name, securityProtocol: 'PLAINTEXT' },
-        quotas: this.clientQuotas,
-      };
+      if (this.connectionHosts.size === 0) {
+        for (const l of config.clientListeners) this.connectionHosts.set(l.name, this.makeConnectionHost(l));
+        this.connectionHost = this.connectionHosts.get(config.listener.name)!;
+      }
       if (meta.created) {
         this.metaSynced = syncInBackground(meta.created).catch((err) =>
           log.warn({ err: (err as Error).message, file: meta.created }, 'fsync of meta.properties failed'),
@@ -271,6 +273,25 @@ export class Broker {
       throw err;
     }
     this.logs = logs;
+  }
+
+  /** What the connections accepted on `listener` are given. */
+  private makeConnectionHost(listener: ClientListener): ConnectionHost {
+    const current = () => this.liveServices;
+    return {
+      registry: this.registry,
+      get services() {
+        return current();
+      },
+      connections: this.connections,
+      log: this.log,
+      maxRequestBytes: this.config.int('socket.request.max.bytes'),
+      lentBuffers: readBuffers,
+      faults: this.faults,
+      listener: { name: listener.name, securityProtocol: listener.securityProtocol },
+      quotas: this.clientQuotas,
+      ...this.saslHost(listener.name, listener.securityProtocol),
+    };
   }
 
   /** Applies a change of dynamic broker configs to the parts that read them once (Kafka's reconfigure()). */
@@ -290,13 +311,28 @@ export class Broker {
     return new Authorizer({ superUsers, allowEveryoneIfNoAclFound: config.bool('allow.everyone.if.no.acl.found'), persistence });
   }
 
+  /** The login brokers make on each other's inter-broker listener when it is SASL (checked by BrokerConfig). */
+  private interBrokerSasl(): SaslClientLogin | undefined {
+    const listener = this.config.clientListeners.find((l) => l.name === this.config.interBrokerListener);
+    if (!listener?.securityProtocol.startsWith('SASL_')) return undefined;
+    const login = interBrokerSaslLogin(this.config.saslSource, listener.name);
+    return typeof login === 'string' ? undefined : login;
+  }
+
+  /** A SASL listener's mechanisms for its connections (nothing on other listeners). */
+  private saslHost(listener: string, protocol: string): { sasl?: SaslListener } {
+    if (!protocol.startsWith('SASL_')) return {};
+    // A reset() opens the store anew: logins read whichever is current.
+    return { sasl: saslListener(this.config.saslSource, listener, (user, mechanism) => this.scramCredentials.get(user, mechanism)) };
+  }
+
   /** The narrow services handlers are given (see RequestContext). */
   private services(logs: LogManager): BrokerServices {
     const registry = this.registry;
     const store = this.zkCluster ? this.zkCluster.topics() : new LocalTopicStore(logs, this.replicas, this.log);
     const topics = new TopicAdmin(logs, this.replicas, store, this.config, this.offsetsTopic, this.transactionState);
     return {
-      cluster: this.zkCluster ?? new SingleBrokerCluster(this.clusterId, this.config.nodeId, () => this.advertised),
+      cluster: this.zkCluster ?? new SingleBrokerCluster(this.clusterId, this.config.nodeId, () => this.advertisedEndpoints()),
       ...this.clusterServices(topics),
       replicas: this.replicas,
       groups: this.groups,
@@ -310,6 +346,7 @@ export class Broker {
       apiVersions: () => registry.apiVersions(),
       metrics: this.metrics,
       authorizer: this.authorizer,
+      scramCredentials: this.scramCredentials,
     };
   }
 
@@ -440,35 +477,33 @@ export class Broker {
     return this.config.nodeId;
   }
 
-  /** The listener with its real port (after binding to port 0). */
+  /** The first client listener (the one of --host/--port), with its real port (after binding to port 0). */
   get listener(): Listener {
-    return { host: this.config.listener.host, port: this.boundPort };
+    return { host: this.config.listener.host, port: this.servers?.port(this.config.listener.name) ?? 0 };
   }
 
-  /** The address clients are told to use in Metadata and DescribeCluster. */
+  /** The address clients of the first listener are told to use in Metadata and DescribeCluster. */
   get advertised(): Listener {
-    const adv = this.config.advertisedListener;
-    return this.config.string('advertised.listeners') === null ? this.listener : { host: adv.host, port: adv.port || this.boundPort };
+    const { host, port } = this.advertisedEndpoints()[0];
+    return { host, port };
   }
 
-  private listen(): Promise<void> {
-    const { host, port } = this.config.listener;
-    return new Promise((resolve, reject) => {
-      // Paused, so that the connection can make its reads land in its own buffer (see Connection).
-      const server = net.createServer({ pauseOnConnect: true }, (socket) => {
-        // Over a connection quota the new connection is closed before anything is read from it.
+  /** Every client listener's advertised endpoint, with the ports actually bound. */
+  advertisedEndpoints(): ListenerEndpoint[] {
+    if (!this.servers) throw new Error('the broker does not listen yet');
+    return this.servers.advertised();
+  }
+
+  private async listen(): Promise<void> {
+    this.servers = await ListenerServers.bind(this.config.clientListeners, {
+      log: this.log,
+      // Over a connection quota the new connection is closed before anything is read from it.
+      admits: (socket) => this.connections.admits(normaliseAddress(socket.remoteAddress)),
+      accept: (listener, socket, principal) => {
         const address = normaliseAddress(socket.remoteAddress);
-        if (!this.connections.admits(address)) socket.destroy();
-        else this.connections.add(new Connection(socket, this.connectionHost, address));
-      });
-      server.once('error', reject);
-      server.listen({ host, port }, () => {
-        server.off('error', reject);
-        server.on('error', (err) => this.log.error({ err }, 'listener error'));
-        this.boundPort = (server.address() as net.AddressInfo).port;
-        this.server = server;
-        resolve();
-      });
+        this.connections.add(new Connection(socket, this.connectionHosts.get(listener.name)!, address, principal));
+      },
+      tls: (listener) => listenerTls(listener.name, (name) => this.config.listenerConfig(listener.name, name)),
     });
   }
 
@@ -483,7 +518,7 @@ export class Broker {
    */
   async reset(): Promise<void> {
     if (this.zkCluster) throw new Error('reset() is for a single broker: a cluster is reset by starting a new one');
-    if (this.resetting || !this.server) throw new Error(this.resetting ? 'a reset is already under way' : 'the broker is closed');
+    if (this.resetting || !this.servers) throw new Error(this.resetting ? 'a reset is already under way' : 'the broker is closed');
     this.resetting = true;
     try {
       await this.tasks?.stop();
@@ -491,7 +526,7 @@ export class Broker {
       this.faults.clear();
       this.groups.close();
       this.logs.close();
-      const kept = new Set([LOCK_FILE, META_PROPERTIES, BROKER_CONFIGS_FILE, PRODUCER_ID_BLOCK_FILE, CLIENT_QUOTAS_FILE]);
+      const kept = new Set([LOCK_FILE, META_PROPERTIES, BROKER_CONFIGS_FILE, PRODUCER_ID_BLOCK_FILE, CLIENT_QUOTAS_FILE, SCRAM_CREDENTIALS_FILE]);
       for (const entry of storageFs.readdirSync(this.dataDir)) {
         if (!kept.has(entry)) storageFs.rmSync(path.join(this.dataDir, entry), { recursive: true, force: true });
       }
@@ -515,10 +550,10 @@ export class Broker {
     // No new background runs from now on; a checkpoint under way is awaited below, before the final ones.
     const backgroundStopped = this.tasks ? this.tasks.stop() : this.scheduler.close();
     this.groups.close();
-    const server = this.server;
-    this.server = null;
-    if (server) {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    const servers = this.servers;
+    this.servers = null;
+    if (servers) {
+      const closed = servers.close();
       this.connections.closeAll();
       await closed;
     }

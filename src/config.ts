@@ -8,9 +8,19 @@ import { ConfigError, asText, checkValue, configTable, type ConfigValue, type Va
 import { TOPIC_CONFIGS } from './log-config.js';
 import { KAFKA_ONLY_CONFIGS } from './kafka-only-configs.js';
 import { AUTHORIZER_CLASS_NAMES } from './security/acl.js';
-import { DEFAULT_PROTOCOL_MAP, resolveListeners, withAddress, type Listener, type NamedListener, type ResolvedListeners } from './listeners.js';
+import { interBrokerSaslLogin, listenerScopedSaslRule, saslListenerProblems, type SaslConfigSource } from './security/sasl-configs.js';
+import { SSL_CONFIGS, listenerOverride, overrideName } from './security/ssl-configs.js';
+import {
+  DEFAULT_PROTOCOL_MAP,
+  resolveListeners,
+  withAddress,
+  type ClientListener,
+  type Listener,
+  type NamedListener,
+  type ResolvedListeners,
+} from './listeners.js';
 
-export type { Listener } from './listeners.js';
+export type { ClientListener, Listener, SecurityProtocol } from './listeners.js';
 export { ConfigError, type ConfigValue, type ValueRule } from './config-value.js';
 
 export interface ConfigDef extends ValueRule {
@@ -22,6 +32,8 @@ export interface ConfigDef extends ValueRule {
    * DynamicBrokerConfig.AllDynamicConfigs, where krill can apply the change live).
    */
   dynamic?: true;
+  /** A password or private key: DescribeConfigs never shows its value. */
+  sensitive?: true;
   doc: string;
 }
 
@@ -60,11 +72,18 @@ export function brokerSynonyms(name: string): string[] {
 }
 
 export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = configTable({
+  ...SSL_CONFIGS,
   'node.id': { kind: 'int', default: '1', min: 0, doc: "This broker's id; Metadata names it as the controller." },
   'broker.id': { kind: 'int', default: null, min: 0, aliasOf: 'node.id', doc: 'Alias of node.id.' },
-  listeners: { kind: 'list', default: 'PLAINTEXT://127.0.0.1:9092', doc: 'Where to listen; one PLAINTEXT listener for clients.' },
-  'advertised.listeners': { kind: 'list', default: null, doc: 'Address given to clients in Metadata; defaults to listeners.' },
+  listeners: { kind: 'list', default: 'PLAINTEXT://127.0.0.1:9092', doc: 'Where to listen: NAME://host:port, one server per listener (PLAINTEXT or SSL).' },
+  'advertised.listeners': { kind: 'list', default: null, doc: 'Addresses given to clients in Metadata, per listener; a listener left out advertises its own.' },
   'listener.security.protocol.map': { kind: 'list', default: DEFAULT_PROTOCOL_MAP, doc: 'Security protocol of each listener name.' },
+  'inter.broker.listener.name': { kind: 'string', default: null, doc: 'The listener brokers of a cluster talk to each other on.' },
+  'security.inter.broker.protocol': {
+    kind: 'string',
+    default: null,
+    doc: 'Unset: PLAINTEXT. The inter-broker listener is the one named after this protocol (when inter.broker.listener.name is unset).',
+  },
   'controller.listener.names': { kind: 'list', default: null, doc: 'KRaft controller listeners, which krill (its own controller) does not open.' },
   'connections.max.idle.ms': { kind: 'long', default: '600000', doc: 'A connection idle this long is closed; negative: never.' },
   'max.connections.per.ip': { kind: 'int', dynamic: true, default: '2147483647', min: 0, doc: 'Connections allowed from one IP address.' },
@@ -72,6 +91,21 @@ export const BROKER_CONFIGS: Readonly<Record<string, ConfigDef>> = configTable({
   'max.connections': { kind: 'int', dynamic: true, default: '2147483647', min: 0, doc: 'Connections allowed in all.' },
   'quota.window.num': { kind: 'int', default: '11', min: 1, doc: 'Samples a client quota rate is measured over.' },
   'quota.window.size.seconds': { kind: 'int', default: '1', min: 1, doc: 'Length of each client quota sample.' },
+  // SASL (src/security/sasl-configs.ts; listener.name.<l>.… forms are accepted beside these).
+  'sasl.enabled.mechanisms': { kind: 'list', default: 'GSSAPI', doc: 'SASL mechanisms of SASL listeners: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER.' },
+  'sasl.jaas.config': { kind: 'string', default: null, doc: 'JAAS login module of a mechanism without a listener.name.<l>.<mechanism>.sasl.jaas.config.' },
+  'sasl.mechanism.inter.broker.protocol': { kind: 'string', default: 'GSSAPI', doc: 'The mechanism brokers authenticate to each other with.' },
+  'connections.max.reauth.ms': {
+    kind: 'long',
+    default: '0',
+    doc: 'SASL session lifetime (KIP-368): a client re-authenticates before it, or is disconnected; 0: none.',
+  },
+  'connection.failed.authentication.delay.ms': {
+    kind: 'int',
+    default: '100',
+    min: 0,
+    doc: 'How long a failed SASL login waits before its answer and the close.',
+  },
   'log.dirs': { kind: 'string', default: null, doc: 'Data directory (one).' },
   'log.dir': { kind: 'string', default: './krill-data', doc: 'Data directory, when log.dirs is unset.' },
   'num.partitions': { kind: 'int', default: '1', min: 1, doc: 'Partitions of an auto-created topic.' },
@@ -343,7 +377,8 @@ export class BrokerConfig {
 
   private assign(rawName: string, raw: unknown): void {
     const name = rawName.trim();
-    const def = BROKER_CONFIGS[name] ?? KAFKA_ONLY_CONFIGS[name];
+    const override = listenerOverride(name);
+    const def = BROKER_CONFIGS[name] ?? KAFKA_ONLY_CONFIGS[name] ?? (override && SSL_CONFIGS[override.config]) ?? listenerScopedSaslRule(name);
     if (!def) throw new ConfigError(`unknown config '${name}'`);
     const value = checkValue(name, asText(name, raw), def);
     this.given.add(name);
@@ -355,6 +390,14 @@ export class BrokerConfig {
     const listeners = resolveListeners((name) => this.string(name));
     const problems = 'problems' in listeners ? [...listeners.problems] : [];
     if (!('problems' in listeners)) this.resolved = listeners;
+    if (!('problems' in listeners)) {
+      for (const l of listeners.clients) if (l.securityProtocol.startsWith('SASL_')) problems.push(...saslListenerProblems(this.saslSource, l.name));
+      const interBroker = listeners.clients.find((l) => l.name === listeners.interBroker);
+      if (this.values.get('zookeeper.connect') != null && interBroker?.securityProtocol.startsWith('SASL_')) {
+        const login = interBrokerSaslLogin(this.saslSource, interBroker.name);
+        if (typeof login === 'string') problems.push(login);
+      }
+    }
     const roles = this.values.get('process.roles');
     if (roles != null && !roles.split(',').some((r) => r.trim() === 'broker')) {
       problems.push(`process.roles: '${roles}' has no broker role; krill is always a broker (and its own controller)`);
@@ -431,6 +474,11 @@ export class BrokerConfig {
     log.warn({ ignoredConfigs: configs, ignoredListeners: listeners }, `ignoring ${parts.join('; ')}`);
   }
 
+  /** The SASL configs as src/security/sasl-configs.ts reads them: listener-scoped names only when given. */
+  get saslSource(): SaslConfigSource {
+    return { get: (n) => this.string(n), given: (n) => (this.given.has(n) ? (this.values.get(n) ?? null) : null) };
+  }
+
   string(name: string): string | null {
     const dynamic = this.dynamic.broker.get(name) ?? this.dynamic.cluster.get(name);
     if (dynamic !== undefined) return dynamic;
@@ -439,6 +487,12 @@ export class BrokerConfig {
       throw new Error(`config '${name}' is not defined`);
     }
     return this.values.get(name)!;
+  }
+
+  /** An SSL config as it applies to `listener`: its `listener.name.<listener>.` form when given, else the plain one. */
+  listenerConfig(listener: string, name: string): string | null {
+    const prefixed = overrideName(listener, name);
+    return this.values.has(prefixed) ? this.values.get(prefixed)! : this.string(name);
   }
 
   /** The value given at start (properties file, --set, the embedded API's config), or undefined. */
@@ -515,6 +569,16 @@ export class BrokerConfig {
   /** The one listener clients connect to. */
   get listener(): NamedListener {
     return this.resolved.listener;
+  }
+
+  /** Every listener clients connect to, the first being `listener`. */
+  get clientListeners(): readonly ClientListener[] {
+    return this.resolved.clients;
+  }
+
+  /** The name of the listener brokers of a cluster talk to each other on. */
+  get interBrokerListener(): string {
+    return this.resolved.interBroker;
   }
 
   /** What Metadata advertises for the listener; port 0 means the port actually bound. */

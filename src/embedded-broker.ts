@@ -12,6 +12,7 @@ import { Broker } from './broker.js';
 import { BrokerConfig, ConfigError, type ConfigValue } from './config.js';
 import { createLogger } from './logger.js';
 import type { FaultInjector } from './faults/fault-injector.js';
+import type { ListenerEndpoint } from './cluster/cluster-view.js';
 import { createTopics, summariseGroup, waitForGroupStable, type GroupSummary, type GroupWait, type TopicSpec } from './test-fixtures.js';
 
 export interface StartOptions {
@@ -49,6 +50,8 @@ export interface RunningBroker {
   describeGroup(groupId: string): GroupSummary | null;
   /** host:port of the HTTP listener (/metrics, /health, /ready) when krill.http.listener is set, else null. */
   http: string | null;
+  /** Every client listener (`listeners`) as advertised, with the port bound; the first is `bootstrap`'s. */
+  listeners: readonly ListenerEndpoint[];
   close(): Promise<void>;
 }
 
@@ -88,6 +91,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
       return group ? summariseGroup(group) : null;
     },
     http: broker.http && `${broker.http.address.host}:${broker.http.address.port}`,
+    listeners: broker.advertisedEndpoints(),
     close() {
       closing ??= broker.close().finally(() => {
         if (temporary) fs.rmSync(dataDir, { recursive: true, force: true });

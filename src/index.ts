@@ -8,3 +8,4 @@ export { DataDirError } from './storage/topics-file.js';
 export { DataDirLockedError } from './storage/data-dir-lock.js';
 export { FaultSpecError, type Fault, type FaultSpec } from './faults/fault-injector.js';
 export type { TopicSpec, GroupSummary, GroupMemberSummary, GroupWait } from './test-fixtures.js';
+export type { ListenerEndpoint } from './cluster/cluster-view.js';

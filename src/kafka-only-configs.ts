@@ -1,13 +1,12 @@
 // Kafka broker configs that mean nothing on krill, so that a stock Kafka server.properties (or a Docker
 // setup's KAFKA_* list) starts as it is. Each is accepted, its value checked as Kafka checks it (a typo in
 // a value is still reported), and the names given are listed in one warning at start. A config that asks
-// for something krill cannot do (a second client listener, TLS, a controller-only node, a quorum of other
+// for something krill cannot do (a SASL listener, a controller-only node, a quorum of other
 // nodes) is refused instead: see config.ts and listeners.ts.
 import { configTable, type ValueRule } from './config-value.js';
 
 const int = (min?: number): ValueRule => ({ kind: 'int', min });
 const long = (min?: number): ValueRule => ({ kind: 'long', min });
-const text: ValueRule = { kind: 'string' };
 
 export const KAFKA_ONLY_CONFIGS: Readonly<Record<string, ValueRule>> = configTable({
   // Threads, queues and socket buffers: krill is one event loop and leaves buffers to the OS.
@@ -33,5 +32,4 @@ export const KAFKA_ONLY_CONFIGS: Readonly<Record<string, ValueRule>> = configTab
   'process.roles': { kind: 'list', choices: ['broker', 'controller'] },
   'controller.quorum.voters': { kind: 'list' },
   'controller.quorum.bootstrap.servers': { kind: 'list' },
-  'inter.broker.listener.name': text,
 });

@@ -2,9 +2,10 @@
 // entries whose names map to security protocols through `listener.security.protocol.map`, and whose
 // controller entries (named in `controller.listener.names`) serve the KRaft quorum, not clients.
 //
-// krill serves clients on one PLAINTEXT listener and is its own controller, so controller listeners are
-// accepted and left alone (a stock KRaft server.properties has one), while a second client listener or a
-// TLS/SASL one is something krill cannot honour and is refused at start, with every problem named.
+// krill serves clients on every other listener, one server each (PLAINTEXT, SSL; SASL ones are refused
+// until SASL is in), and is its own controller, so controller listeners are accepted and left alone (a
+// stock KRaft server.properties has one). The inter-broker listener is chosen as Kafka chooses it:
+// `inter.broker.listener.name`, else the listener named after `security.inter.broker.protocol`.
 
 export interface Listener {
   host: string;
@@ -16,17 +17,32 @@ export interface NamedListener extends Listener {
   name: string;
 }
 
+import type { SecurityProtocol } from './security/session.js';
+
+export type { SecurityProtocol };
+
+/** A client listener: where it binds, its protocol, and what Metadata tells clients that reach it. */
+export interface ClientListener extends NamedListener {
+  securityProtocol: SecurityProtocol;
+  /** Port 0 means the port actually bound. */
+  advertised: Listener;
+}
+
 export interface ResolvedListeners {
-  /** The one listener clients connect to. */
+  /** The listeners clients connect to, in the order given; the first is "the listener" of --host/--port. */
+  clients: ClientListener[];
+  /** The first client listener. */
   listener: NamedListener;
-  /** What Metadata tells clients; port 0 means the port actually bound. */
+  /** What Metadata tells clients of the first listener; port 0 means the port actually bound. */
   advertised: NamedListener;
+  /** The listener brokers of a cluster talk to each other on. */
+  interBroker: string;
   /** Controller listeners krill does not open, as written. */
   ignored: string[];
 }
 
 export const DEFAULT_PROTOCOL_MAP = 'PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL';
-const SECURITY_PROTOCOLS = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'];
+export const SECURITY_PROTOCOLS: readonly SecurityProtocol[] = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'];
 const ENDPOINT = /^(?:([A-Za-z0-9_-]+):\/\/)?(\[[0-9A-Fa-f:.%\w]*\]|[A-Za-z0-9._-]*):(\d+)$/;
 const UNROUTABLE = new Set(['0.0.0.0', '::']);
 
@@ -59,8 +75,8 @@ function parseEndpoints(config: string, spec: string, problems: string[]): Named
   return out;
 }
 
-function parseProtocolMap(spec: string, problems: string[]): Map<string, string> {
-  const map = new Map<string, string>();
+function parseProtocolMap(spec: string, problems: string[]): Map<string, SecurityProtocol> {
+  const map = new Map<string, SecurityProtocol>();
   for (const entry of spec
     .split(',')
     .map((e) => e.trim())
@@ -68,15 +84,15 @@ function parseProtocolMap(spec: string, problems: string[]): Map<string, string>
     const [name, protocol, extra] = entry.split(':').map((s) => s.trim().toUpperCase());
     if (!name || !protocol || extra !== undefined) {
       problems.push(`listener.security.protocol.map: '${entry}' is not of the form NAME:PROTOCOL`);
-    } else if (!SECURITY_PROTOCOLS.includes(protocol)) {
+    } else if (!SECURITY_PROTOCOLS.includes(protocol as SecurityProtocol)) {
       problems.push(`listener.security.protocol.map: '${protocol}' is not one of ${SECURITY_PROTOCOLS.join(', ')}`);
-    } else map.set(name, protocol);
+    } else map.set(name, protocol as SecurityProtocol);
   }
   return map;
 }
 
 /**
- * Resolves the client listener and what is advertised for it, from the config values `get` returns.
+ * Resolves the client listeners and what is advertised for each, from the config values `get` returns.
  * Returns the problems found instead when there are any.
  */
 export function resolveListeners(get: (name: string) => string | null): ResolvedListeners | { problems: string[] } {
@@ -89,7 +105,7 @@ export function resolveListeners(get: (name: string) => string | null): Resolved
       .filter(Boolean),
   );
   const all = parseEndpoints('listeners', get('listeners') ?? '', problems);
-  const clients: NamedListener[] = [];
+  const clients: (NamedListener & { securityProtocol: SecurityProtocol })[] = [];
   const ignored: string[] = [];
   for (const l of all) {
     const protocol = protocols.get(l.name);
@@ -97,41 +113,72 @@ export function resolveListeners(get: (name: string) => string | null): Resolved
       problems.push(`listeners: listener ${l.name} has no security protocol in listener.security.protocol.map`);
     } else if (controllerNames.has(l.name)) {
       ignored.push(`${l.name}://${l.host}:${l.port}`);
-    } else if (protocol !== 'PLAINTEXT') {
-      problems.push(`listeners: listener ${l.name} uses ${protocol}; krill speaks PLAINTEXT only (no TLS or SASL yet)`);
-    } else clients.push(l);
+    } else clients.push({ ...l, securityProtocol: protocol });
   }
   if (all.length > 0 && clients.length === 0 && problems.length === 0) {
     problems.push('listeners: no listener for clients (every one is named in controller.listener.names)');
   }
-  if (clients.length > 1) {
-    problems.push(`listeners: krill serves clients on one listener, ${clients.map((l) => l.name).join(' and ')} given`);
+  // As Kafka: two listeners cannot share a port (port 0 picks a free one for each).
+  const ports = new Map<number, string>();
+  for (const l of clients) {
+    const other = ports.get(l.port);
+    if (other !== undefined && l.port !== 0) problems.push(`listeners: ${other} and ${l.name} both use port ${l.port}; each listener needs its own`);
+    ports.set(l.port, l.name);
   }
 
   const advertisedSpec = get('advertised.listeners');
-  let advertised: NamedListener | undefined;
+  const advertised = new Map<string, NamedListener>();
   if (advertisedSpec !== null) {
     for (const a of parseEndpoints('advertised.listeners', advertisedSpec, problems)) {
       if (!all.some((l) => l.name === a.name)) {
         problems.push(`advertised.listeners: ${a.name} is not a listener named in listeners`);
       } else if (UNROUTABLE.has(a.host)) {
         problems.push(`advertised.listeners: ${a.host} in ${a.name} is not an address clients can connect to`);
-      } else if (a.name === clients[0]?.name) advertised = a;
+      } else advertised.set(a.name, a);
     }
   }
-  if (!advertised && clients[0] && UNROUTABLE.has(clients[0].host)) {
+  for (const l of clients) {
+    if (advertised.has(l.name) || !UNROUTABLE.has(l.host)) continue;
     // As Kafka: advertised.listeners defaults to listeners, and clients cannot connect to a wildcard.
     problems.push(
-      `advertised.listeners: not set, and the listener's ${clients[0].host} (every interface) is not an address clients can connect to: set advertised.listeners=${clients[0].name}://<host clients reach>:${clients[0].port}`,
+      `advertised.listeners: not set for ${l.name}, and the listener's ${l.host} (every interface) is not an address clients can connect to: set advertised.listeners=${l.name}://<host clients reach>:${l.port}`,
     );
   }
+  const interBroker = interBrokerListener(get, clients, problems);
   if (problems.length > 0) return { problems };
-  const listener = clients[0];
+  const resolved = clients.map((l): ClientListener => {
+    const a = advertised.get(l.name);
+    return { ...l, advertised: a ? { host: a.host, port: a.port || l.port } : { host: l.host, port: l.port } };
+  });
+  const first = resolved[0];
   return {
-    listener,
-    advertised: advertised ? { ...advertised, port: advertised.port || listener.port } : listener,
+    clients: resolved,
+    listener: { name: first.name, host: first.host, port: first.port },
+    advertised: { name: first.name, ...first.advertised },
+    interBroker,
     ignored,
   };
+}
+
+/**
+ * Kafka's rule: `inter.broker.listener.name` or `security.inter.broker.protocol` (default PLAINTEXT, whose
+ * listener is the one named after the protocol), never both. A broker of a cluster must have that listener;
+ * a single broker talks to no other broker, so a missing one is not a problem there.
+ */
+function interBrokerListener(get: (name: string) => string | null, clients: NamedListener[], problems: string[]): string {
+  const byName = get('inter.broker.listener.name');
+  const byProtocol = get('security.inter.broker.protocol');
+  if (byName !== null && byProtocol !== null) {
+    problems.push('inter.broker.listener.name: only one of inter.broker.listener.name and security.inter.broker.protocol may be set');
+  }
+  const name = (byName ?? byProtocol ?? 'PLAINTEXT').trim().toUpperCase();
+  if (byProtocol !== null && !SECURITY_PROTOCOLS.includes(name as SecurityProtocol)) {
+    problems.push(`security.inter.broker.protocol: '${byProtocol}' is not one of ${SECURITY_PROTOCOLS.join(', ')}`);
+  } else if (get('zookeeper.connect') !== null && get('process.roles') === null && !clients.some((l) => l.name === name)) {
+    const config = byName !== null ? 'inter.broker.listener.name' : 'security.inter.broker.protocol';
+    problems.push(`${config}: the inter-broker listener ${name} must be one of the client listeners (${clients.map((l) => l.name).join(', ')})`);
+  }
+  return name;
 }
 
 /** `listeners` with the client listener's host and/or port replaced (--host, --port, startBroker's options). */

@@ -46,6 +46,8 @@ import { ListPartitionReassignments } from './46-list-partition-reassignments.js
 import { DescribeClientQuotas } from './48-describe-client-quotas.js';
 import { AlterClientQuotas } from './49-alter-client-quotas.js';
 import { OffsetDelete } from './47-offset-delete.js';
+import { DescribeUserScramCredentials } from './50-describe-user-scram-credentials.js';
+import { AlterUserScramCredentials } from './51-alter-user-scram-credentials.js';
 import { AlterPartition } from './56-alter-partition.js';
 import { DescribeCluster } from './60-describe-cluster.js';
 import { DescribeProducers } from './61-describe-producers.js';
@@ -99,6 +101,8 @@ export const MESSAGES = [
   OffsetDelete,
   DescribeClientQuotas,
   AlterClientQuotas,
+  DescribeUserScramCredentials,
+  AlterUserScramCredentials,
   AlterPartition,
   DescribeCluster,
   DescribeProducers,

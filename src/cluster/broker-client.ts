@@ -12,6 +12,8 @@
 // that cannot be read, one larger than maxResponseBytes, or one with an unknown correlation id. Callers retry.
 
 import net from 'node:net';
+import tls from 'node:tls';
+import { saslLogin, type SaslClientLogin } from '../security/sasl-client.js';
 import { decodeMessage, encodeRequestFrame, isFlexible, skipTaggedFields } from '../../protocol/codec.js';
 import { API_KEYS, MESSAGES_BY_KEY, type ApiKey, type MessageFor } from '../../protocol/messages/index.js';
 import { Reader } from '../../protocol/primitives.js';
@@ -54,6 +56,10 @@ export interface BrokerClientOptions {
   /** Largest response accepted; a larger size prefix resets the connection. Default 100 MiB. */
   maxResponseBytes?: number;
   log?: { warn(o: object, m?: string): void };
+  /** TLS settings when the peer's listener is SSL (security/tls-context.ts clientTls); absent: plain TCP. */
+  tls?: tls.ConnectionOptions;
+  /** The login each new connection makes first when the peer's listener is SASL (security/sasl-client.ts). */
+  sasl?: SaslClientLogin;
 }
 
 /** Why a request failed: the caller may retry after any of them but 'invalid'. */
@@ -88,6 +94,8 @@ export class BrokerClient {
   private socket: net.Socket | null = null;
   private nextCorrelationId = 1;
   private closed = false;
+  /** The SASL login of the current connection, which every other request waits for. */
+  private login: Promise<void> | null = null;
 
   constructor(opts: BrokerClientOptions) {
     this.opts = opts;
@@ -133,8 +141,13 @@ export class BrokerClient {
       }
       const timer = setTimeout(() => this.timedOut(correlationId), this.opts.requestTimeoutMs);
       this.pending.set(correlationId, { def, apiVersion, timer, resolve: resolve as (body: Message) => void, reject });
-      // A socket still connecting queues the write until it is connected.
-      socket.write(frame);
+      // A socket still connecting queues the write until it is connected; a SASL login in progress, until it is done.
+      if (this.login === null || apiKey === API_KEYS.SaslHandshake || apiKey === API_KEYS.SaslAuthenticate) socket.write(frame);
+      else
+        this.login.then(
+          () => this.socket === socket && socket.write(frame),
+          () => undefined, // the login's failure reset the connection and failed this request
+        );
     });
   }
 
@@ -152,7 +165,11 @@ export class BrokerClient {
 
   private connection(): net.Socket {
     if (this.socket) return this.socket;
-    const socket = net.connect({ host: this.opts.host, port: this.opts.port });
+    const { host, port } = this.opts;
+    // Over TLS, writes made before the handshake is done are queued by the socket, as a connecting one's are.
+    const socket = this.opts.tls
+      ? tls.connect({ ...this.opts.tls, host, port, servername: net.isIP(host) === 0 ? host : undefined })
+      : net.connect({ host, port });
     const rx = new ReceiveBuffer(this.maxResponseBytes);
     socket.setNoDelay(true);
     let failure: Error | undefined;
@@ -167,6 +184,18 @@ export class BrokerClient {
       this.reset(new BrokerRequestError('connection', why));
     });
     this.socket = socket;
+    this.login = null;
+    if (this.opts.sasl) {
+      this.login = saslLogin(this.opts.sasl, {
+        handshake: (mechanism) => this.send(API_KEYS.SaslHandshake, 1, { mechanism }),
+        authenticate: (authBytes) => this.send(API_KEYS.SaslAuthenticate, 2, { authBytes }),
+      });
+      this.login.catch((err: Error) => {
+        if (this.socket !== socket) return;
+        this.opts.log?.warn({ peer: this.peer }, err.message);
+        this.reset(new BrokerRequestError('connection', `${this.peer}: ${err.message}`));
+      });
+    }
     return socket;
   }
 

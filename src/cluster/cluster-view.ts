@@ -3,21 +3,51 @@
 // MetadataCache, fed by the controller (cluster/metadata-cache.ts); a single krill is its own cluster and
 // controller.
 
+import type { SecurityProtocol } from '../listeners.js';
+
+/** Where one listener of a broker is reached. */
+export interface ListenerEndpoint {
+  listener: string;
+  securityProtocol: SecurityProtocol;
+  host: string;
+  port: number;
+}
+
+/** A broker; `host`/`port` are its inter-broker listener's, what other brokers connect to. */
 export interface BrokerEndpoint {
   nodeId: number;
   host: string;
   port: number;
   rack: string | null;
+  /** Every listener the broker advertises. */
+  endpoints: readonly ListenerEndpoint[];
+}
+
+/**
+ * The brokers as a client that came in on `listener` must see them: each at its endpoint on that listener,
+ * and those without it left out (Kafka's MetadataCache.getAliveBrokerNodes(listenerName)).
+ */
+export function onListener(brokers: readonly BrokerEndpoint[], listener: string): BrokerEndpoint[] {
+  const out: BrokerEndpoint[] = [];
+  for (const b of brokers) {
+    const e = b.endpoints.find((x) => x.listener === listener);
+    if (e) out.push({ ...b, host: e.host, port: e.port });
+  }
+  return out;
+}
+
+/** The inter-broker listener's endpoint among `endpoints` (the first one when it is missing: a single broker). */
+export function interBrokerEndpoint(endpoints: readonly ListenerEndpoint[], listener: string): { host: string; port: number } {
+  const e = endpoints.find((x) => x.listener === listener) ?? endpoints[0];
+  return e ? { host: e.host, port: e.port } : { host: '', port: -1 };
 }
 
 export interface ClusterView {
   readonly clusterId: string;
   readonly localNodeId: number;
   readonly controllerId: number;
-  /** Every live broker, with the address clients are told to use. */
+  /** Every live broker, at its inter-broker endpoint (see onListener for what clients are told). */
   brokers(): BrokerEndpoint[];
-  /** This broker's advertised endpoint. */
-  localEndpoint(): BrokerEndpoint;
   /**
    * In a cluster, a partition as the controller last described it (leader, replicas, ISR); undefined on a
    * single broker, whose partitions describe themselves.
@@ -46,21 +76,17 @@ export class SingleBrokerCluster implements ClusterView {
   constructor(
     readonly clusterId: string,
     readonly localNodeId: number,
-    /** The advertised address, read when asked: the port is known only once bound. */
-    private readonly advertised: () => { host: string; port: number },
+    /** The advertised endpoints, read when asked: the ports are known only once bound. */
+    private readonly advertised: () => ListenerEndpoint[],
   ) {}
 
   get controllerId(): number {
     return this.localNodeId;
   }
 
-  localEndpoint(): BrokerEndpoint {
-    const { host, port } = this.advertised();
-    return { nodeId: this.localNodeId, host, port, rack: null };
-  }
-
   brokers(): BrokerEndpoint[] {
-    return [this.localEndpoint()];
+    const endpoints = this.advertised();
+    return [{ nodeId: this.localNodeId, host: endpoints[0].host, port: endpoints[0].port, rack: null, endpoints }];
   }
 
   partitionMetadata(): undefined {

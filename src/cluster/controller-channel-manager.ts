@@ -5,6 +5,8 @@
 // that stop or are deleted (StopReplica). Every request carries the controller's epoch and the target
 // broker's epoch, so brokers ignore a stale controller or a request meant for an earlier registration.
 
+import type tls from 'node:tls';
+import type { SaslClientLogin } from '../security/sasl-client.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../logger.js';
 import { API_KEYS, type MessageFor } from '../../protocol/messages/index.js';
@@ -15,6 +17,7 @@ import { LEADER_DURING_DELETE } from './metadata-cache.js';
 import type { PartitionState } from './controller-core.js';
 import type { ControllerContext } from './controller-context.js';
 import { partitionKey, splitPartitionKey } from '../topic-partition.js';
+import { SECURITY_PROTOCOLS } from '../listeners.js';
 
 /** What the controller sends each broker (all answer with a top-level errorCode). */
 type ControllerApi = typeof API_KEYS.LeaderAndIsr | typeof API_KEYS.StopReplica | typeof API_KEYS.UpdateMetadata;
@@ -44,6 +47,10 @@ export interface ChannelManagerOptions {
   requestTimeoutMs: number;
   /** Whether this broker is still the controller: a resigned one sends nothing more. */
   isActive(): boolean;
+  /** TLS settings of the inter-broker listener, when it is SSL. */
+  tls?: tls.ConnectionOptions;
+  /** The SASL login of the inter-broker listener, when it is SASL. */
+  sasl?: SaslClientLogin;
 }
 
 export class ControllerChannelManager {
@@ -62,6 +69,8 @@ export class ControllerChannelManager {
         host: broker.host,
         port: broker.port,
         clientId: `krill-controller-${this.options.brokerId}`,
+        tls: this.options.tls,
+        sasl: this.options.sasl,
         requestTimeoutMs: this.options.requestTimeoutMs,
         log: this.options.log,
       }),
@@ -249,7 +258,13 @@ export class ControllerRequestBatch {
       .sort((a, b) => a.id - b.id)
       .map((b) => ({
         id: b.id,
-        endpoints: [{ port: b.port, host: b.host, listener: 'PLAINTEXT', securityProtocol: 0 }],
+        // Every listener of the broker, as it registered them: each client is answered on its own listener.
+        endpoints: b.endpoints.map((e) => ({
+          port: e.port,
+          host: e.host,
+          listener: e.listener,
+          securityProtocol: SECURITY_PROTOCOLS.indexOf(e.securityProtocol),
+        })),
         rack: b.rack,
       }));
     await Promise.all(

@@ -15,7 +15,8 @@ import type { Logger } from '../logger.js';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { MAX_PARTITIONS_PER_TOPIC, type LogManager } from '../storage/log-manager.js';
 import type { ReplicaManager, StopReplicaState } from '../partition/replica-manager.js';
-import type { BrokerEndpoint } from './cluster-view.js';
+import { interBrokerEndpoint, type BrokerEndpoint, type ListenerEndpoint } from './cluster-view.js';
+import { SECURITY_PROTOCOLS } from '../listeners.js';
 import { UPDATE_FULL } from './controller-channel-manager.js';
 import { LEADER_DURING_DELETE, type MetadataCache, type TopicStateUpdate } from './metadata-cache.js';
 
@@ -28,6 +29,8 @@ export interface ControllerRequestApplierOptions {
   brokerEpoch: () => number;
   /** A topic's configs as ZooKeeper has them ({} without a session), for its new local logs. */
   topicConfigs: (name: string) => Promise<Record<string, string>>;
+  /** The listener brokers talk to each other on: each cached broker's address is its endpoint there. */
+  interBrokerListener: string;
 }
 
 export interface UpdateMetadataData {
@@ -36,7 +39,8 @@ export interface UpdateMetadataData {
   brokerEpoch: number;
   type: number;
   topicStates: TopicStateUpdate[];
-  liveBrokers: { id: number; endpoints: { host: string; port: number }[]; rack: string | null }[];
+  /** securityProtocol: Kafka's SecurityProtocol id (0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL). */
+  liveBrokers: { id: number; endpoints: { host: string; port: number; listener: string; securityProtocol: number }[]; rack: string | null }[];
 }
 
 export interface LeaderAndIsrData {
@@ -79,12 +83,15 @@ export class ControllerRequestApplier {
         await this.ensureLocalTopic(t.topicName, t.topicId, partitionCount(t.partitionStates));
       }
       if (req.type === UPDATE_FULL) this.setStrayTopicsAside(new Set(req.topicStates.map((t) => t.topicName)));
-      const brokers = req.liveBrokers.map((b): BrokerEndpoint => ({
-        nodeId: b.id,
-        host: b.endpoints[0]?.host ?? '',
-        port: b.endpoints[0]?.port ?? -1,
-        rack: b.rack,
-      }));
+      const brokers = req.liveBrokers.map((b): BrokerEndpoint => {
+        const endpoints = b.endpoints.map((e): ListenerEndpoint => ({
+          listener: e.listener,
+          securityProtocol: SECURITY_PROTOCOLS[e.securityProtocol] ?? 'PLAINTEXT',
+          host: e.host,
+          port: e.port,
+        }));
+        return { nodeId: b.id, ...interBrokerEndpoint(endpoints, this.options.interBrokerListener), rack: b.rack, endpoints };
+      });
       this.options.cache.update(req.controllerId, req.controllerEpoch, brokers, req.topicStates);
       return ErrorCode.NONE;
     });

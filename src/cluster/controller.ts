@@ -30,6 +30,8 @@
 // ISR member is alive the partition stays offline, unless unclean.leader.election.enable (the topic's, else
 // the broker default) allows any live replica to lead, losing what it lacks.
 
+import type tls from 'node:tls';
+import type { SaslClientLogin } from '../security/sasl-client.js';
 import type { Logger } from '../logger.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { ControllerMovedError, type KafkaZk, type PartitionLeadership } from './zk/kafka-zk.js';
@@ -57,6 +59,9 @@ export interface ControllerOptions {
   log: Logger;
   /** controller.socket.timeout.ms. */
   requestTimeoutMs: number;
+  /** TLS settings of the inter-broker listener, when it is SSL. */
+  interBrokerTls?: tls.ConnectionOptions;
+  interBrokerSasl?: SaslClientLogin;
   /** auto.leader.rebalance.enable and its settings; absent: no automatic balance. */
   leaderBalance?: LeaderBalanceConfig;
   /** The broker default of unclean.leader.election.enable (a topic's own config overrides it). */
@@ -83,6 +88,8 @@ export class Controller {
       log: this.log,
       requestTimeoutMs: options.requestTimeoutMs,
       isActive: () => this.active,
+      tls: options.interBrokerTls,
+      sasl: options.interBrokerSasl,
     });
     this.batch = new ControllerRequestBatch(this.ctx, this.channels, options.brokerId);
     this.brokerRequests = new ControllerBrokerRequests(

@@ -3,6 +3,8 @@
 // endpoint, opened on first use and kept until the broker leaves the cluster. The controller's own channels
 // (controller.ts) and the replica fetchers (replica-fetcher.ts) keep theirs.
 
+import type tls from 'node:tls';
+import type { SaslClientLogin } from '../security/sasl-client.js';
 import type { Logger } from '../logger.js';
 import { BrokerClient } from './broker-client.js';
 import type { BrokerEndpoint } from './cluster-view.js';
@@ -14,6 +16,10 @@ export class PeerClients {
     private readonly localNodeId: number,
     private readonly requestTimeoutMs: number,
     private readonly log: Logger,
+    /** TLS settings of the inter-broker listener, when it is SSL. */
+    private readonly tls?: tls.ConnectionOptions,
+    /** The SASL login of the inter-broker listener, when it is SASL. */
+    private readonly sasl?: SaslClientLogin,
   ) {}
 
   /** The connection to `endpoint`; a broker that moved to another address gets a new one. */
@@ -33,6 +39,8 @@ export class PeerClients {
       host: endpoint.host,
       port: endpoint.port,
       clientId: `krill-broker-${this.localNodeId}`,
+      tls: this.tls,
+      sasl: this.sasl,
       requestTimeoutMs: this.requestTimeoutMs,
       log: this.log,
     });

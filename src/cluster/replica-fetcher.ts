@@ -17,6 +17,8 @@
 // controller's LeaderAndIsr is on its way) and unreachable leaders hold the partition back for
 // replica.fetch.backoff.ms, then it is retried. The loop stops when it has no partition left.
 
+import type tls from 'node:tls';
+import type { SaslClientLogin } from '../security/sasl-client.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../logger.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -54,6 +56,10 @@ export interface ReplicaFetcherOptions {
   config: ReplicaFetchConfig;
   /** Where broker `id` listens, when known. */
   endpoint(id: number): { host: string; port: number } | undefined;
+  /** TLS settings of the inter-broker listener, when it is SSL. */
+  tls?: tls.ConnectionOptions;
+  /** The SASL login of the inter-broker listener, when it is SASL. */
+  sasl?: SaslClientLogin;
 }
 
 interface Followed {
@@ -162,6 +168,8 @@ class LeaderFetcher {
         host: endpoint.host,
         port: endpoint.port,
         clientId: `krill-replica-fetcher-${this.options.localId}`,
+        tls: this.options.tls,
+        sasl: this.options.sasl,
         requestTimeoutMs: this.options.config.socketTimeoutMs + this.options.config.maxWaitMs,
         // The client's default bound (100 MiB): a response may exceed replica.fetch.response.max.bytes by a
         // first batch as large as a topic's max.message.bytes allows.

@@ -15,12 +15,14 @@
 //
 // Loaded only in that mode (Broker.start imports it lazily), so a single broker never loads a ZooKeeper client.
 
+import type tls from 'node:tls';
+import type { SaslClientLogin } from '../security/sasl-client.js';
 import type { Logger } from '../logger.js';
 import type { BrokerConfig } from '../config.js';
 import type { LogManager } from '../storage/log-manager.js';
 import type { ReplicaManager } from '../partition/replica-manager.js';
 import type { Partition } from '../partition/partition.js';
-import type { BrokerEndpoint, ClusterView, PartitionMetadata } from './cluster-view.js';
+import type { BrokerEndpoint, ClusterView, ListenerEndpoint, PartitionMetadata } from './cluster-view.js';
 import type { CoordinatorElections, CoordinatorOwnership } from './coordinator-guard.js';
 import type { TxnMarker } from '../txn/markers.js';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
@@ -58,7 +60,12 @@ export interface ZkClusterOptions {
   replicas: ReplicaManager;
   /** meta.properties as read (or just created) at start. */
   meta: { clusterId: string; nodeId: number; created: boolean };
-  advertised: () => { host: string; port: number };
+  /** Every advertised listener, with the ports bound. */
+  advertised: () => ListenerEndpoint[];
+  /** TLS settings of the inter-broker listener, when it is SSL: how this broker connects to the others. */
+  interBrokerTls?: tls.ConnectionOptions;
+  /** The login brokers make on each other's inter-broker listener, when it is SASL. */
+  interBrokerSasl?: SaslClientLogin;
   /** The coordinators, told when this broker starts or stops leading a partition of their internal topics. */
   coordinators?: CoordinatorElections;
   /** Sets the cluster-wide dynamic broker configs ZooKeeper holds on this broker; throws when they are refused. */
@@ -102,7 +109,7 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       if (options.onAclsChanged) await this.acls.follow(zk);
     };
     this.membership = new ZkMembership({ ...options, log, onRegistered });
-    this.peers = new PeerClients(config.nodeId, config.int('controller.socket.timeout.ms'), log);
+    this.peers = new PeerClients(config.nodeId, config.int('controller.socket.timeout.ms'), log, options.interBrokerTls, options.interBrokerSasl);
     this.markers = new TxnMarkerChannel(this.cache, this.peers, log);
     this.topicStore = new ZkTopicStore(() => this.membership.requireZk(), this.cache, logs);
     this.applier = new ControllerRequestApplier({
@@ -112,12 +119,15 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       log,
       brokerEpoch: () => this.membership.brokerEpoch,
       topicConfigs: async (name) => (await this.membership.session?.getTopicConfig(name)) ?? {},
+      interBrokerListener: config.interBrokerListener,
     });
     this.fetchers = new ReplicaFetcherManager({
       localId: config.nodeId,
       replicas,
       log: log.child({ component: 'replica-fetcher' }),
       endpoint: (id) => this.cache.broker(id) ?? this.applier.leaderEndpoint(id),
+      tls: options.interBrokerTls,
+      sasl: options.interBrokerSasl,
       config: {
         maxWaitMs: config.int('replica.fetch.wait.max.ms'),
         minBytes: config.int('replica.fetch.min.bytes'),
@@ -165,11 +175,6 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
     if (!this.membership.session) return 'not registered in ZooKeeper (rejoining)';
     if (!this.cache.broker(this.localNodeId)) return "waiting for the controller's metadata";
     return null;
-  }
-
-  localEndpoint(): BrokerEndpoint {
-    const { host, port } = this.options.advertised();
-    return { nodeId: this.localNodeId, host, port, rack: this.options.config.string('broker.rack') };
   }
 
   brokers(): BrokerEndpoint[] {

@@ -8,6 +8,8 @@
 //   is dropped at once, and the broker reconnects, registers again and runs again, with backoff, until it
 //   can. Its logs are untouched meanwhile: losing ZooKeeper never loses data.
 
+import type tls from 'node:tls';
+import type { SaslClientLogin } from '../security/sasl-client.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../logger.js';
 import type { BrokerConfig } from '../config.js';
@@ -17,6 +19,7 @@ import { Controller } from './controller.js';
 import type { LeaderBalanceConfig } from './controller-elections.js';
 import { ZkClient, ZkError } from './zk/zk-client.js';
 import { KafkaZk } from './zk/kafka-zk.js';
+import { interBrokerEndpoint, type ListenerEndpoint } from './cluster-view.js';
 
 const REJOIN_BACKOFF_MS = 1000;
 
@@ -26,7 +29,11 @@ export interface ZkMembershipOptions {
   dataDir: string;
   /** meta.properties as read (or just created) at start. */
   meta: { clusterId: string; nodeId: number; created: boolean };
-  advertised: () => { host: string; port: number };
+  /** Every advertised listener, with the ports bound. */
+  advertised: () => ListenerEndpoint[];
+  /** TLS settings of the inter-broker listener, when it is SSL. */
+  interBrokerTls?: tls.ConnectionOptions;
+  interBrokerSasl?: SaslClientLogin;
   /** Run after each registration (at start, and after a session expiry) with the new session. */
   onRegistered: (zk: KafkaZk) => Promise<void>;
 }
@@ -74,7 +81,7 @@ export class ZkMembership {
     const connectionTimeoutMs = config.string('zookeeper.connection.timeout.ms') === null ? sessionTimeoutMs : config.int('zookeeper.connection.timeout.ms');
     const client = await ZkClient.connect({ connect, sessionTimeoutMs, connectionTimeoutMs, log });
     try {
-      const zk = new KafkaZk(client);
+      const zk = new KafkaZk(client, log, config.interBrokerListener);
       await zk.ensurePersistentPaths();
       await this.agreeOnClusterId(zk);
       await this.register(zk);
@@ -106,9 +113,10 @@ export class ZkMembership {
 
   private async register(zk: KafkaZk): Promise<void> {
     const { config, log } = this.options;
-    const { host, port } = this.options.advertised();
+    const endpoints = this.options.advertised();
+    const { host, port } = interBrokerEndpoint(endpoints, config.interBrokerListener);
     try {
-      this.brokerEpoch = await zk.registerBroker({ id: this.localNodeId, host, port, rack: config.string('broker.rack') });
+      this.brokerEpoch = await zk.registerBroker({ id: this.localNodeId, host, port, rack: config.string('broker.rack'), endpoints });
     } catch (err) {
       if (err instanceof ZkError && err.code === 'NODE_EXISTS') {
         throw new Error(
@@ -123,6 +131,8 @@ export class ZkMembership {
       brokerId: this.localNodeId,
       log,
       requestTimeoutMs: config.int('controller.socket.timeout.ms'),
+      interBrokerTls: this.options.interBrokerTls,
+      interBrokerSasl: this.options.interBrokerSasl,
       uncleanLeaderElectionDefault: () => config.bool('unclean.leader.election.enable'),
       leaderBalance: leaderBalanceConfig(config),
     });

@@ -9,7 +9,7 @@
 // - A broker (resource name = its node id) lists every broker config krill has with its value; read-only
 //   unless dynamic. The resource name "" lists only the cluster-wide dynamic defaults.
 // - The config source is the first synonym's, else DEFAULT_CONFIG; the whole list is sent only when
-//   includeSynonyms is asked. Nothing krill has is sensitive.
+//   includeSynonyms is asked. Passwords and private keys (ssl.*) are sensitive: their values are null.
 
 import { BROKER_CONFIGS, brokerSynonyms, type BrokerConfig, type BrokerConfigLevel } from '../config.js';
 import type { Kind } from '../config-value.js';
@@ -99,6 +99,11 @@ function entry(
   };
 }
 
+/** A password or private key as Kafka describes one: sensitive, its value (and its synonyms') null. */
+function hidden(e: ConfigEntry): ConfigEntry {
+  return { ...e, value: null, isSensitive: true, synonyms: e.synonyms.map((s) => ({ ...s, value: null })) };
+}
+
 /** A topic's configs, by name. */
 export function describeTopicConfigs(topic: Pick<TopicInfo, 'configs' | 'overrides'>, config: BrokerConfig, options: DescribeOptions = {}): ConfigEntry[] {
   const include = wanted(options);
@@ -124,8 +129,18 @@ export function describeBrokerConfigs(config: BrokerConfig, level: BrokerConfigL
     .map((name) => {
       const def = BROKER_CONFIGS[name];
       const all = brokerConfigSynonyms(config, name);
-      if (level === 'broker') return entry(name, config.string(def.aliasOf ?? name), !def.dynamic, def.kind, def.doc, all, options);
-      const synonyms = all.filter((s) => s.source === ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG);
-      return entry(name, config.dynamicConfigs('cluster').get(name)!, !def.dynamic, def.kind, def.doc, synonyms, options);
+      const described =
+        level === 'broker'
+          ? entry(name, config.string(def.aliasOf ?? name), !def.dynamic, def.kind, def.doc, all, options)
+          : entry(
+              name,
+              config.dynamicConfigs('cluster').get(name)!,
+              !def.dynamic,
+              def.kind,
+              def.doc,
+              all.filter((s) => s.source === ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG),
+              options,
+            );
+      return def.sensitive ? hidden(described) : described;
     });
 }

@@ -20,7 +20,7 @@ import { validateTopicName } from '../topics.js';
 import { authorizedOperations } from '../authorized-operations.js';
 import { partitionState } from './partition-state.js';
 import type { ReplicaManager } from '../partition/replica-manager.js';
-import type { ClusterView } from '../cluster/cluster-view.js';
+import { onListener, type ClusterView } from '../cluster/cluster-view.js';
 import type { TopicInfo } from '../topics.js';
 import type { MetadataResponse } from '../../protocol/messages/03-metadata.js';
 
@@ -49,7 +49,7 @@ export default defineHandler({
   apiKey: 3,
   minVersion: 0,
   maxVersion: 12,
-  handle({ cluster, replicas, topics: admin, config, apiVersion }, req): MetadataResponse {
+  handle({ cluster, replicas, topics: admin, config, apiVersion, session }, req): MetadataResponse {
     const requested: { name: string | null; topicId: Buffer }[] | null = req.topics;
     const all = requested === null || (apiVersion === 0 && requested.length === 0);
     const allowCreate = config.bool('auto.create.topics.enable') && req.allowAutoTopicCreation !== false;
@@ -96,7 +96,8 @@ export default defineHandler({
     }
     return {
       throttleTimeMs: 0,
-      brokers: cluster.brokers(),
+      // Each broker at its endpoint on the listener the request came in on; brokers without it are left out.
+      brokers: onListener(cluster.brokers(), session.listener.name).map(({ nodeId, host, port, rack }) => ({ nodeId, host, port, rack })),
       clusterId: cluster.clusterId,
       controllerId: cluster.controllerId,
       topics,

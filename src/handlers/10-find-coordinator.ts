@@ -9,7 +9,7 @@
 // librdkafka only enables LZ4 for brokers that advertise this API, so it matters beyond groups.
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
-import type { ClusterView } from '../cluster/cluster-view.js';
+import { onListener, type ClusterView } from '../cluster/cluster-view.js';
 import type { TopicAdmin } from '../topics.js';
 import { TRANSACTION_STATE_TOPIC, partitionForTransactionalId } from '../txn/state-topic.js';
 import { OFFSETS_TOPIC } from '../group/offsets-topic.js';
@@ -27,7 +27,7 @@ const TRANSACTION = 1;
 
 const unavailable = (errorCode: number, errorMessage: string): Location => ({ errorCode, errorMessage, nodeId: -1, host: '', port: -1 });
 
-function locate(cluster: ClusterView, topics: TopicAdmin, key: string, keyType: number): Location {
+function locate(cluster: ClusterView, listener: string, topics: TopicAdmin, key: string, keyType: number): Location {
   let topic: string;
   let partition: number;
   try {
@@ -52,7 +52,7 @@ function locate(cluster: ClusterView, topics: TopicAdmin, key: string, keyType: 
   const leader = cluster.partitionLeader(topic, partition);
   if (leader === undefined)
     return unavailable(ErrorCode.COORDINATOR_NOT_AVAILABLE, `The coordinator's partition ${topic}-${partition} is not in this broker's metadata yet.`);
-  const endpoint = cluster.brokers().find((b) => b.nodeId === leader);
+  const endpoint = onListener(cluster.brokers(), listener).find((b) => b.nodeId === leader);
   if (!endpoint) return unavailable(ErrorCode.COORDINATOR_NOT_AVAILABLE, `The coordinator's partition ${topic}-${partition} has no leader.`);
   return { errorCode: ErrorCode.NONE, errorMessage: null, nodeId: endpoint.nodeId, host: endpoint.host, port: endpoint.port };
 }
@@ -61,13 +61,13 @@ export default defineHandler({
   apiKey: 10,
   minVersion: 0,
   maxVersion: 6,
-  handle({ cluster, topics, apiVersion }, req): FindCoordinatorResponse {
+  handle({ cluster, topics, apiVersion, session }, req): FindCoordinatorResponse {
     if (apiVersion >= 4) {
       return {
         throttleTimeMs: 0,
-        coordinators: req.coordinatorKeys.map((key): Coordinator => ({ key, ...locate(cluster, topics, key, req.keyType) })),
+        coordinators: req.coordinatorKeys.map((key): Coordinator => ({ key, ...locate(cluster, session.listener.name, topics, key, req.keyType) })),
       };
     }
-    return { throttleTimeMs: 0, ...locate(cluster, topics, req.key, req.keyType) };
+    return { throttleTimeMs: 0, ...locate(cluster, session.listener.name, topics, req.key, req.keyType) };
   },
 });

@@ -2,6 +2,7 @@
 // endpointType 2 (controllers, KIP-919) is answered with this broker too, since it plays both roles.
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
+import { onListener } from '../cluster/cluster-view.js';
 import { authorizedOperations } from '../authorized-operations.js';
 import type { DescribeClusterResponse } from '../../protocol/messages/60-describe-cluster.js';
 
@@ -9,7 +10,7 @@ export default defineHandler({
   apiKey: 60,
   minVersion: 0,
   maxVersion: 1,
-  handle({ cluster }, req): DescribeClusterResponse {
+  handle({ cluster, session }, req): DescribeClusterResponse {
     return {
       throttleTimeMs: 0,
       errorCode: ErrorCode.NONE,
@@ -17,7 +18,13 @@ export default defineHandler({
       endpointType: req.endpointType,
       clusterId: cluster.clusterId,
       controllerId: cluster.controllerId,
-      brokers: cluster.brokers().map(({ nodeId, host, port, rack }): DescribeClusterResponse['brokers'][number] => ({ brokerId: nodeId, host, port, rack })),
+      // Each broker at its endpoint on the listener the request came in on, as Kafka answers.
+      brokers: onListener(cluster.brokers(), session.listener.name).map(({ nodeId, host, port, rack }): DescribeClusterResponse['brokers'][number] => ({
+        brokerId: nodeId,
+        host,
+        port,
+        rack,
+      })),
       clusterAuthorizedOperations: authorizedOperations('cluster', req.includeClusterAuthorizedOperations),
     };
   },

@@ -13,6 +13,7 @@ import leaveGroup from './13-leave-group.js';
 import syncGroup from './14-sync-group.js';
 import describeGroups from './15-describe-groups.js';
 import listGroups from './16-list-groups.js';
+import saslHandshake from './17-sasl-handshake.js';
 import apiVersions from './18-api-versions.js';
 import createTopics from './19-create-topics.js';
 import deleteTopics from './20-delete-topics.js';
@@ -29,6 +30,7 @@ import deleteAcls from './31-delete-acls.js';
 import describeConfigs from './32-describe-configs.js';
 import alterConfigs from './33-alter-configs.js';
 import describeLogDirs from './35-describe-log-dirs.js';
+import saslAuthenticate from './36-sasl-authenticate.js';
 import createPartitions from './37-create-partitions.js';
 import deleteGroups from './42-delete-groups.js';
 import electLeaders from './43-elect-leaders.js';
@@ -38,6 +40,8 @@ import listPartitionReassignments from './46-list-partition-reassignments.js';
 import offsetDelete from './47-offset-delete.js';
 import describeClientQuotas from './48-describe-client-quotas.js';
 import alterClientQuotas from './49-alter-client-quotas.js';
+import describeUserScramCredentials from './50-describe-user-scram-credentials.js';
+import alterUserScramCredentials from './51-alter-user-scram-credentials.js';
 import describeCluster from './60-describe-cluster.js';
 import describeProducers from './61-describe-producers.js';
 import describeTransactions from './65-describe-transactions.js';
@@ -64,6 +68,7 @@ export const HANDLERS: readonly Handler[] = [
   syncGroup,
   describeGroups,
   listGroups,
+  saslHandshake,
   apiVersions,
   createTopics,
   deleteTopics,
@@ -80,6 +85,7 @@ export const HANDLERS: readonly Handler[] = [
   describeConfigs,
   alterConfigs,
   describeLogDirs,
+  saslAuthenticate,
   createPartitions,
   deleteGroups,
   electLeaders,
@@ -89,6 +95,8 @@ export const HANDLERS: readonly Handler[] = [
   offsetDelete,
   describeClientQuotas,
   alterClientQuotas,
+  describeUserScramCredentials,
+  alterUserScramCredentials,
   describeCluster,
   describeProducers,
   describeTransactions,

@@ -187,6 +187,9 @@ export const RULES: ReadonlyMap<number, Rule> = new Map<number, Rule>([
   // Kafka: a user's or client's quotas are cluster configs.
   [48, (ask) => require(clusterCheck(ask, Op.DESCRIBE_CONFIGS))],
   [49, (ask) => require(clusterCheck(ask, Op.ALTER_CONFIGS))],
+  // Kafka: SCRAM credentials are the cluster's to describe and alter.
+  [50, (ask) => require(clusterCheck(ask, Op.DESCRIBE))],
+  [51, (ask) => require(clusterCheck(ask, Op.ALTER))],
   [56, interBroker],
   [60, (ask) => ({ adjust: grantingCluster(ask) })],
   [61, (ask, req) => topics(ask, req, 'topics', Op.READ)],

@@ -12,6 +12,7 @@
 
 import { checkCoordinator } from '../cluster/coordinator-guard.js';
 import net, { type Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 import { ReceiveBuffer } from './receive-buffer.js';
 import { normaliseAddress, type TrackedConnection } from './connection-registry.js';
 import type { Logger } from '../logger.js';
@@ -31,11 +32,20 @@ import type { Handler, HandlerRegistry } from '../handlers/registry.js';
 import type { BrokerServices, RequestContext } from './request-context.js';
 import { errorResponseFromDefinition } from '../handlers/error-response.js';
 import type { FaultAction, FaultInjector } from '../faults/fault-injector.js';
-import { ANONYMOUS, type ListenerIdentity, type Session } from '../security/session.js';
+import { ANONYMOUS, principalString, type KafkaPrincipal, type ListenerIdentity, type Session } from '../security/session.js';
 import { serveAuthorized } from '../security/request-authorization.js';
 import type { ClientQuotas } from '../security/quotas/client-quotas.js';
 import { ThrottleMute } from './throttle-mute.js';
 import { chargeBeforeResponse, chargeFetchResponse, chargeOf, throttledFetch, withThrottle, type QuotaCharge } from '../security/quotas/request-charge.js';
+import { SaslAuthenticator, type SaslListener } from '../security/sasl-authenticator.js';
+import { SaslAuthenticationError } from '../security/sasl-server.js';
+
+/**
+ * The largest frame a SASL connection may send before it has authenticated: Kafka's default
+ * sasl.server.max.receive.size, so that an unauthenticated peer cannot make the broker buffer up to
+ * socket.request.max.bytes.
+ */
+const SASL_MAX_RECEIVE_BYTES = 524_288;
 
 /** Responses queued on the socket beyond which no further request of the connection is taken. */
 const MAX_PENDING_OUTPUT_BYTES = 16 * 1024 * 1024;
@@ -46,6 +56,8 @@ interface Slot {
   chunks: Buffer[] | null | undefined;
   /** Set by a handler that wants the connection closed once earlier responses are out. */
   closeReason?: string;
+  /** With closeReason: this slot's own response goes out before the close (a failed SASL login's answer). */
+  answerBeforeClose?: boolean;
   /** performance.now() when the request arrived, for the request log and the metrics (0 when both are off). */
   startedAt: number;
   /** The injected fault that answered it, for the request log. */
@@ -62,6 +74,8 @@ interface Slot {
  * reach (it is not public API); the connection then copies 'data' chunks into `rx` instead.
  */
 function adoptReadingInto(accepted: Socket, rx: ReceiveBuffer, onRead: () => void): Socket | null {
+  // A TLS socket's handle is the TLS layer's: its bytes are decrypted only through the socket's own reads.
+  if (accepted instanceof TLSSocket) return null;
   const husk = accepted as unknown as { _handle?: object | null };
   const handle = husk._handle;
   if (!handle) return null;
@@ -100,6 +114,8 @@ export interface ConnectionHost {
   readonly listener: ListenerIdentity;
   /** The client quotas' rates and throttles; inactive (and skipped) while no quota is set. */
   readonly quotas?: ClientQuotas;
+  /** The listener's SASL mechanisms, on a SASL_PLAINTEXT or SASL_SSL listener only. */
+  readonly sasl?: SaslListener;
 }
 
 /** A pool whose buffers a response may carry: told when a chunk is about to be written and when it was. */
@@ -140,12 +156,18 @@ export class Connection implements TrackedConnection {
   readonly session: Session;
   /** Muted for a client quota's throttle time: nothing is read meanwhile. */
   private readonly throttle = new ThrottleMute();
+  /** The SASL exchange and session of a SASL listener's connection; null elsewhere, where the gate costs one test. */
+  private readonly sasl: SaslAuthenticator | null;
 
-  /** `accepted`: a socket the server accepted with pauseOnConnect; `address`: its peer, normalised. */
+  /**
+   * `accepted`: a socket the server accepted with pauseOnConnect (or a TLS socket after its handshake);
+   * `address`: its peer, normalised; `principal`: who the TLS handshake showed the peer is.
+   */
   constructor(
     accepted: Socket,
     private readonly host: ConnectionHost,
     address?: string,
+    principal: KafkaPrincipal = ANONYMOUS,
   ) {
     this.rx = new ReceiveBuffer(host.maxRequestBytes);
     const socket = adoptReadingInto(accepted, this.rx, () => this.onReceived());
@@ -159,10 +181,11 @@ export class Connection implements TrackedConnection {
       accepted.resume();
     }
     this.address = address ?? normaliseAddress(this.socket.remoteAddress);
-    this.session = { listener: host.listener, clientAddress: this.socket.remoteAddress ?? '', principal: ANONYMOUS };
+    this.session = { listener: host.listener, clientAddress: this.socket.remoteAddress ?? '', principal };
+    this.sasl = host.sasl ? new SaslAuthenticator(host.sasl, this.session) : null;
     this.log = host.log.child({ client: `${this.socket.remoteAddress}:${this.socket.remotePort}` });
     this.requestLog = this.log.isLevelEnabled('debug');
-    if (this.requestLog) this.log.debug('connection opened');
+    if (this.requestLog) this.log.debug({ listener: host.listener.name, principal: principalString(principal) }, 'connection opened');
     this.socket.setNoDelay(true);
     this.socket.on('error', (err) => this.log.debug({ err: err.message }, 'socket error'));
     this.socket.on('close', () => this.onClose());
@@ -228,6 +251,10 @@ export class Connection implements TrackedConnection {
         this.fail(`frame of ${head.invalid} bytes exceeds socket.request.max.bytes (${this.rx.maxFrameBytes})`);
         return;
       }
+      if (this.sasl !== null && head && head.size > SASL_MAX_RECEIVE_BYTES && !this.sasl.authenticated) {
+        this.fail(`frame of ${head.size} bytes before SASL authentication exceeds ${SASL_MAX_RECEIVE_BYTES} (Kafka's sasl.server.max.receive.size)`);
+        return;
+      }
       const frame = this.rx.takeFrame();
       if (!frame) break;
       const inPlace = fromRead && frame.length >= 2 && this.host.registry.get(frame.readInt16BE(0))?.releasesRequestBytes === true;
@@ -248,6 +275,14 @@ export class Connection implements TrackedConnection {
 
   /** Decodes and runs one request; true when its handler is still running (it returned a promise). */
   private onFrame(frame: Buffer): boolean {
+    if (this.sasl !== null && frame.length >= 2) {
+      if (this.sasl.expectsRawToken) return this.onRawSaslToken(this.sasl, frame);
+      const refusal = this.sasl.refusal(frame.readInt16BE(0));
+      if (refusal !== null) {
+        this.fail(refusal);
+        return false;
+      }
+    }
     const r = new Reader(frame);
     let header: RequestHeader;
     try {
@@ -300,8 +335,13 @@ export class Connection implements TrackedConnection {
       signal: this.abort.signal,
       clientAddress: this.session.clientAddress,
       session: this.session,
+      ...(this.sasl !== null && { sasl: this.sasl }),
       closeConnection: (reason: string) => {
         slot.closeReason = reason;
+      },
+      closeAfterResponse: (reason: string) => {
+        slot.closeReason = reason;
+        slot.answerBeforeClose = true;
       },
     };
     const fault = this.host.faults?.match(header, handler.def, request, services.topics) ?? null;
@@ -330,6 +370,32 @@ export class Connection implements TrackedConnection {
     }
     this.complete(slot, handler, version, header, result);
     return false;
+  }
+
+  /**
+   * A bare SASL token, after SaslHandshake v0 (clients before SaslAuthenticate): the answer is a bare
+   * size-prefixed token too. v0 has no way to say why a login failed, so a failure closes the connection,
+   * after connection.failed.authentication.delay.ms; true while that delay runs, so no frame is taken.
+   */
+  private onRawSaslToken(sasl: SaslAuthenticator, frame: Buffer): boolean {
+    const slot = this.enqueue(0);
+    try {
+      const { authBytes } = sasl.authenticate(frame, 0)!;
+      const size = Buffer.alloc(4);
+      size.writeInt32BE(authBytes.length);
+      slot.chunks = [size, authBytes];
+      this.flush();
+      return false;
+    } catch (err) {
+      if (!(err instanceof SaslAuthenticationError)) throw err;
+      this.log.info({ reason: err.message }, 'SASL authentication failed');
+      const timer = setTimeout(() => {
+        this.fail(`SASL authentication failed: ${err.message}`);
+        this.served();
+      }, sasl.failureDelayMs);
+      timer.unref();
+      return true;
+    }
   }
 
   /**
@@ -415,6 +481,7 @@ export class Connection implements TrackedConnection {
           apiVersion: version,
           clientId: header.clientId,
           correlationId: header.correlationId,
+          principal: principalString(this.session.principal),
           durationMs: Math.round((performance.now() - slot.startedAt) * 1000) / 1000,
           ...(slot.fault && { fault: slot.fault }),
         },
@@ -468,6 +535,7 @@ export class Connection implements TrackedConnection {
     while (this.queue.length && this.queue[0].chunks !== undefined) {
       const slot = this.queue.shift()!;
       if (slot.closeReason !== undefined) {
+        if (slot.answerBeforeClose && slot.chunks) for (const c of slot.chunks) this.socket.write(c);
         if (wrote) this.socket.uncork();
         this.log.warn(`closing connection: ${slot.closeReason}`);
         this.closed = true;

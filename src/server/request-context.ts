@@ -18,6 +18,8 @@ import type { BrokerMetrics } from '../metrics/broker-metrics.js';
 import type { Session } from '../security/session.js';
 import type { Authorizer } from '../security/authorizer.js';
 import type { ClientQuotas } from '../security/quotas/client-quotas.js';
+import type { SaslAuthenticator } from '../security/sasl-authenticator.js';
+import type { ScramCredentialStore } from '../security/scram-credential-store.js';
 
 export interface ApiVersionRange {
   apiKey: number;
@@ -52,6 +54,8 @@ export interface BrokerServices {
   readonly reassignments: PartitionReassignments;
   /** The client quotas: their store (DescribeClientQuotas, AlterClientQuotas) and the limits a Fetch obeys. */
   readonly clientQuotas: ClientQuotas;
+  /** The SCRAM credentials logins are checked against (AlterUserScramCredentials, DescribeUserScramCredentials). */
+  readonly scramCredentials: ScramCredentialStore;
   /** The APIs and versions this broker serves (ApiVersions). */
   apiVersions(): ApiVersionRange[];
   /** The counters /metrics serves; null without krill.http.listener, and then nothing is counted. */
@@ -70,6 +74,10 @@ export interface RequestContext extends BrokerServices {
   clientAddress: string;
   /** The connection's listener and principal (src/security/session.ts). */
   session: Session;
+  /** The connection's SASL exchange, on a SASL_PLAINTEXT or SASL_SSL listener only (SaslHandshake, SaslAuthenticate). */
+  sasl?: SaslAuthenticator;
   /** Close the connection after the responses queued before this request (Kafka's closeConnection). */
   closeConnection(reason: string): void;
+  /** Close the connection once this request's own response is written too. */
+  closeAfterResponse(reason: string): void;
 }

@@ -35,7 +35,6 @@ describe('listeners are checked at start', () => {
     ['advertised.listeners', 'garbage'],
     ['listeners', 'PLAINTEXT://127.0.0.1:99999'],
     ['advertised.listeners', 'PLAINTEXT://0.0.0.0:9092'],
-    ['listeners', 'SSL://127.0.0.1:0'],
   ])('%s=%s exits 2 with a message naming the config, before listening', async (name, value) => {
     const d = dir();
     const r = await runCli(['--port', '0', '--data-dir', d, '--set', `${name}=${value}`]);
@@ -49,7 +48,9 @@ describe('listeners are checked at start', () => {
     const d = dir();
     const r = await runCli(['--host', '0.0.0.0', '--port', '0', '--data-dir', d]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("advertised.listeners: not set, and the listener's 0.0.0.0 (every interface) is not an address clients can connect to");
+    expect(r.stderr).toContain(
+      "advertised.listeners: not set for PLAINTEXT, and the listener's 0.0.0.0 (every interface) is not an address clients can connect to",
+    );
     expect(fs.readdirSync(d)).toEqual([]);
     // what the Docker image runs
     const broker = await spawnCli(['--host', '0.0.0.0', '--port', '0', '--data-dir', d, '--set', 'advertised.listeners=PLAINTEXT://localhost:9092']);
@@ -58,9 +59,21 @@ describe('listeners are checked at start', () => {
   });
 
   it('refuses what krill cannot honour, naming why', () => {
-    expect(problemsOf({ listeners: 'PLAINTEXT://:9092,EXTERNAL://:9093', 'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,EXTERNAL:PLAINTEXT' })).toEqual(
-      ['listeners: krill serves clients on one listener, PLAINTEXT and EXTERNAL given'],
-    );
+    expect(problemsOf({ listeners: 'PLAINTEXT://127.0.0.1:9092,SASL_SSL://127.0.0.1:9094' })).toEqual([
+      'sasl.enabled.mechanisms: GSSAPI on listener SASL_SSL is not supported by krill (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER are)',
+    ]);
+    expect(
+      problemsOf({
+        listeners: 'PLAINTEXT://127.0.0.1:9092,EXTERNAL://127.0.0.1:9092',
+        'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,EXTERNAL:PLAINTEXT',
+      }),
+    ).toEqual(['listeners: PLAINTEXT and EXTERNAL both use port 9092; each listener needs its own']);
+    expect(problemsOf({ 'inter.broker.listener.name': 'PLAINTEXT', 'security.inter.broker.protocol': 'PLAINTEXT' })).toEqual([
+      'inter.broker.listener.name: only one of inter.broker.listener.name and security.inter.broker.protocol may be set',
+    ]);
+    expect(problemsOf({ 'zookeeper.connect': '127.0.0.1:2181', 'inter.broker.listener.name': 'INTERNAL' })).toEqual([
+      'inter.broker.listener.name: the inter-broker listener INTERNAL must be one of the client listeners (PLAINTEXT)',
+    ]);
     expect(problemsOf({ listeners: 'PLAINTEXT://:9092,CONTROLLER://:9093' })).toEqual([
       'listeners: listener CONTROLLER has no security protocol in listener.security.protocol.map',
     ]);
@@ -71,6 +84,22 @@ describe('listeners are checked at start', () => {
     expect(problemsOf({ 'node.id': 1, 'controller.quorum.voters': '1@a:9093,2@b:9093,3@c:9093' })[0]).toMatch(/^controller\.quorum\.voters: names node 2, 3/);
     expect(problemsOf({ 'max.connections.per.ip': 0 })[0]).toMatch(/^max\.connections\.per\.ip: /);
     expect(problemsOf({ 'max.connections.per.ip.overrides': 'somehost:3' })[0]).toMatch(/^max\.connections\.per\.ip\.overrides: 'somehost'/);
+  });
+
+  it('serves every client listener, each advertised as advertised.listeners says or as itself; the inter-broker one as Kafka picks it', () => {
+    const config = new BrokerConfig({
+      listeners: 'PLAINTEXT://127.0.0.1:9092,EXTERNAL://0.0.0.0:9093,INTERNAL://127.0.0.1:9094',
+      'advertised.listeners': 'EXTERNAL://kafka.example:0',
+      'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,EXTERNAL:PLAINTEXT,INTERNAL:PLAINTEXT',
+      'inter.broker.listener.name': 'internal',
+    });
+    expect(config.clientListeners.map((l) => [l.name, l.securityProtocol, l.port, l.advertised])).toEqual([
+      ['PLAINTEXT', 'PLAINTEXT', 9092, { host: '127.0.0.1', port: 9092 }],
+      ['EXTERNAL', 'PLAINTEXT', 9093, { host: 'kafka.example', port: 9093 }],
+      ['INTERNAL', 'PLAINTEXT', 9094, { host: '127.0.0.1', port: 9094 }],
+    ]);
+    expect(config.interBrokerListener).toBe('INTERNAL');
+    expect(new BrokerConfig({ 'security.inter.broker.protocol': 'PLAINTEXT' }).interBrokerListener).toBe('PLAINTEXT');
   });
 
   it('serves the client listener and advertises its entry of advertised.listeners; the controller listener is left alone', () => {
@@ -146,7 +175,6 @@ group.initial.rebalance.delay.ms=0
     'process.roles',
     'controller.quorum.bootstrap.servers',
     'controller.quorum.voters',
-    'inter.broker.listener.name',
     'num.network.threads',
     'num.io.threads',
     'socket.send.buffer.bytes',

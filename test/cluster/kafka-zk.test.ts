@@ -60,13 +60,30 @@ describe.skipIf(!zookeeperInstalled())('KafkaZk', () => {
     const epochB = await b.registerBroker({ id: 1, host: 'h1', port: 9092, rack: 'r1' });
     expect(epochB).toBeGreaterThan(epoch);
     let changed = 0;
+    const plaintext = (host: string, port: number) => [{ listener: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', host, port }];
     expect(await a.getBrokers(() => changed++)).toEqual([
-      { id: 1, host: 'h1', port: 9092, rack: 'r1', epoch: epochB },
-      { id: 2, host: 'h2.example', port: 9093, rack: null, epoch },
+      { id: 1, host: 'h1', port: 9092, rack: 'r1', epoch: epochB, endpoints: plaintext('h1', 9092) },
+      { id: 2, host: 'h2.example', port: 9093, rack: null, epoch, endpoints: plaintext('h2.example', 9093) },
     ]);
     await b.zk.close();
     await waitFor(() => changed === 1, 'the broker watch to fire');
     expect((await a.getBrokers()).map((x) => x.id)).toEqual([2]);
+  });
+
+  it('registers every listener as Kafka does, and reads each broker at its inter-broker endpoint', async () => {
+    const a = await kafkaZk('/listeners');
+    const endpoints = [
+      { listener: 'INTERNAL', securityProtocol: 'SSL', host: 'b3.internal', port: 9094 },
+      { listener: 'EXTERNAL', securityProtocol: 'PLAINTEXT', host: 'b3.example', port: 19092 },
+    ] as const;
+    await a.registerBroker({ id: 3, host: 'b3.internal', port: 9094, rack: null, endpoints });
+    // host/port are the PLAINTEXT endpoint's, whatever its listener's name, as Kafka writes them.
+    expect((await rawJson(a, '/brokers/ids/3')).text).toMatch(
+      /^\{"listener_security_protocol_map":\{"INTERNAL":"SSL","EXTERNAL":"PLAINTEXT"\},"endpoints":\["INTERNAL:\/\/b3\.internal:9094","EXTERNAL:\/\/b3\.example:19092"\],"jmx_port":-1,"features":\{\},"host":"b3\.example","timestamp":"\d+","port":19092,"version":5\}$/,
+    );
+    const internal = new KafkaZk(await zk.connect('/listeners'), undefined, 'INTERNAL');
+    expect(await internal.getBrokers()).toEqual([{ id: 3, host: 'b3.internal', port: 9094, rack: null, epoch: expect.any(Number), endpoints }]);
+    await internal.zk.close();
   });
 
   it('elects exactly one controller in a race, and bumps the epoch for each new controller', async () => {

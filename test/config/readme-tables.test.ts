@@ -10,8 +10,10 @@ import { TOPIC_CONFIGS } from '../../src/log-config.js';
 
 /** Defaults README describes in words rather than by value. */
 const DESCRIBED_DEFAULTS: Record<string, string> = {
-  'advertised.listeners': 'the listener',
+  'advertised.listeners': 'the listeners',
   'listener.security.protocol.map': "Kafka's",
+  // Unset means PLAINTEXT; unset, it does not clash with inter.broker.listener.name (Kafka's rule).
+  'security.inter.broker.protocol': 'PLAINTEXT',
 };
 
 /** The tables of README's configuration section, as rows of trimmed cells (header and rule dropped). */

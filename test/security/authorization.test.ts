@@ -13,6 +13,7 @@ import { API, createTopic, listOffsetsBody, metadataBody, produceBody, uniqueTop
 import { buildBatch } from '../../protocol/record-batch.js';
 import { useTempDirs } from '../helpers.js';
 import type { Message } from '../../protocol/codec.js';
+import { ErrorCode } from '../../protocol/errors.js';
 import { Operation as Op, ResourceType } from '../../src/security/acl.js';
 
 const ADMIN_HOST = '127.0.0.2';
@@ -172,6 +173,42 @@ const CASES: Case[] = [
     body: () => ({ clientSoftwareName: 'test', clientSoftwareVersion: '1' }),
     grants: [],
     refused: (res) => expect(res.errorCode).toBe(0),
+  },
+  {
+    // On a PLAINTEXT listener both SASL APIs answer ILLEGAL_SASL_STATE, whatever the ACLs.
+    label: 'SaslHandshake needs nothing',
+    apiKey: 17,
+    version: 1,
+    body: () => ({ mechanism: 'PLAIN' }),
+    grants: [],
+    refused: (res) => expect(res.errorCode).toBe(ErrorCode.ILLEGAL_SASL_STATE),
+  },
+  {
+    label: 'SaslAuthenticate needs nothing',
+    apiKey: 36,
+    version: 2,
+    body: () => ({ authBytes: Buffer.alloc(0) }),
+    grants: [],
+    refused: (res) => expect(res.errorCode).toBe(ErrorCode.ILLEGAL_SASL_STATE),
+  },
+  {
+    label: 'DescribeUserScramCredentials',
+    apiKey: 50,
+    version: 0,
+    body: () => ({ users: null }),
+    grants: [cluster(Op.DESCRIBE)],
+    refused: E.CLUSTER,
+  },
+  {
+    label: 'AlterUserScramCredentials',
+    apiKey: 51,
+    version: 0,
+    body: () => ({
+      deletions: [],
+      upsertions: [{ name: 'authz-user', mechanism: 1, iterations: 4096, salt: Buffer.from('salt'), saltedPassword: Buffer.alloc(32, 1) }],
+    }),
+    grants: [cluster(Op.ALTER)],
+    refused: E.CLUSTER,
   },
   {
     label: 'CreateTopics',

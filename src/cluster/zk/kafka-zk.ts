@@ -42,18 +42,23 @@ import {
   topicConfigPath,
   topicPath,
   ZK_PATHS,
+  type BrokerRegistration,
   type PartitionLeadership,
   type ReassigningReplicas,
 } from './znodes.js';
+import type { ListenerEndpoint } from '../cluster-view.js';
 
 export type { PartitionLeadership, ReassigningReplicas } from './znodes.js';
 export { MalformedZNodeError } from './znodes.js';
 
 export interface BrokerInfo {
   id: number;
+  /** The inter-broker listener's endpoint. */
   host: string;
   port: number;
   rack: string | null;
+  /** Every listener the broker registered. */
+  endpoints: readonly ListenerEndpoint[];
   /** The registration znode's czxid: Kafka's broker epoch, which grows with every registration. */
   epoch: number;
 }
@@ -87,6 +92,8 @@ export class KafkaZk {
   constructor(
     readonly zk: ZkClient,
     private readonly log: Log = { warn: () => {} },
+    /** The listener brokers talk to each other on: the address getBrokers gives of each. */
+    private readonly interBrokerListener?: string,
   ) {}
 
   /** The paths Kafka creates at start, so watches and children reads find them. */
@@ -115,7 +122,7 @@ export class KafkaZk {
    * Registers the broker (ephemeral, gone with the session); returns its broker epoch. A registration this
    * session already made (a retry after a lost answer) is accepted, as Kafka's checked ephemeral create does.
    */
-  async registerBroker(b: { id: number; host: string; port: number; rack: string | null }): Promise<number> {
+  async registerBroker(b: BrokerRegistration): Promise<number> {
     const path = brokerPath(b.id);
     let existed = false;
     try {
@@ -144,7 +151,7 @@ export class KafkaZk {
       const node = await this.zk.getData(path);
       if (!node) continue; // gone meanwhile
       try {
-        brokers.push({ ...decodeBrokerRegistration(path, Number(child), node.data), epoch: Number(node.czxid) });
+        brokers.push({ ...decodeBrokerRegistration(path, Number(child), node.data, this.interBrokerListener), epoch: Number(node.czxid) });
       } catch (err) {
         if (!(err instanceof MalformedZNodeError)) throw err;
         this.log.warn({ path, err: err.message }, 'ignoring a malformed broker registration');

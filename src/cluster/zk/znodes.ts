@@ -8,7 +8,8 @@
 //   /brokers/ids/<id>          (ephemeral)    {"listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT"},
 //                                              "endpoints":["PLAINTEXT://host:port"],"jmx_port":-1,"features":{},
 //                                              "host":"host","timestamp":"<ms>","port":9092,"version":5}
-//                                             (+ "rack":"<rack>" when the broker has one)
+//                                             (+ "rack":"<rack>" when the broker has one; one endpoint per
+//                                             listener, host/port the PLAINTEXT one's, null/-1 without one)
 //   /controller                (ephemeral)    {"version":1,"brokerid":N,"timestamp":"<ms>"}
 //   /controller_epoch                         <epoch> as decimal text
 //   /brokers/topics/<t>                       {"partitions":{"0":[1,2]},"topic_id":"<base64url uuid>",
@@ -23,6 +24,9 @@
 //   /latest_producer_id_block                 {"version":1,"broker":N,"block_start":"<first>","block_end":"<last>"}
 //
 // Decoding is defensive: a znode that is not what Kafka writes throws MalformedZNodeError naming its path.
+
+import { SECURITY_PROTOCOLS, type SecurityProtocol } from '../../listeners.js';
+import type { ListenerEndpoint } from '../cluster-view.js';
 
 export const ZK_PATHS = {
   clusterId: '/cluster/id',
@@ -81,11 +85,14 @@ export class MalformedZNodeError extends Error {
   }
 }
 
+/** A broker's registration; `host`/`port` are the inter-broker listener's endpoint. */
 export interface BrokerRegistration {
   id: number;
   host: string;
   port: number;
   rack: string | null;
+  /** Every advertised listener; absent: one PLAINTEXT listener at host:port. */
+  endpoints?: readonly ListenerEndpoint[];
 }
 
 export interface PartitionLeadership {
@@ -106,35 +113,64 @@ export function decodeClusterId(path: string, data: Buffer | null): string {
   return stringField(path, o, 'id');
 }
 
+const hostPort = (host: string, port: number) => `${host.includes(':') ? `[${host}]` : host}:${port}`;
+
 export function encodeBrokerRegistration(b: BrokerRegistration, timestampMs: number): Buffer {
-  const listener = 'PLAINTEXT';
+  const endpoints = b.endpoints ?? [{ listener: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', host: b.host, port: b.port }];
+  // As Kafka: `host`/`port` hold the PLAINTEXT endpoint, for clients of old, and are null/-1 without one.
+  const plaintext = endpoints.find((e) => e.securityProtocol === 'PLAINTEXT');
   return json({
-    listener_security_protocol_map: { [listener]: listener },
-    endpoints: [`${listener}://${b.host}:${b.port}`],
+    listener_security_protocol_map: Object.fromEntries(endpoints.map((e) => [e.listener, e.securityProtocol])),
+    endpoints: endpoints.map((e) => `${e.listener}://${hostPort(e.host, e.port)}`),
     ...(b.rack === null ? {} : { rack: b.rack }),
     jmx_port: -1,
     features: {},
-    host: b.host,
+    host: plaintext?.host ?? null,
     timestamp: String(timestampMs),
-    port: b.port,
+    port: plaintext?.port ?? -1,
     version: 5,
   });
 }
 
+/** A registration as read, every endpoint named. */
+export type DecodedBroker = BrokerRegistration & { endpoints: readonly ListenerEndpoint[] };
+
+/** A listener's protocol as the registration maps it; a name that is a protocol maps to itself (versions 1-3). */
+function protocolOf(path: string, map: unknown, listener: string): SecurityProtocol {
+  const named = typeof map === 'object' && map !== null ? (map as Record<string, unknown>)[listener] : undefined;
+  const protocol = typeof named === 'string' ? named : listener;
+  if (!SECURITY_PROTOCOLS.includes(protocol as SecurityProtocol)) {
+    throw new MalformedZNodeError(path, `listener ${listener} has no security protocol in listener_security_protocol_map`);
+  }
+  return protocol as SecurityProtocol;
+}
+
 /**
- * A broker's registration. The address is the first endpoint's (Kafka's `host`/`port` keys hold only the
- * PLAINTEXT listener's and are absent without one); `host`/`port` are the fallback for version 1-3 nodes.
+ * A broker's registration. Its address is its endpoint on `interBrokerListener` (the first endpoint when
+ * that is not given or missing); `host`/`port` are the fallback for version 1 nodes, which have no endpoints.
  */
-export function decodeBrokerRegistration(path: string, id: number, data: Buffer | null): BrokerRegistration {
+export function decodeBrokerRegistration(path: string, id: number, data: Buffer | null, interBrokerListener?: string): DecodedBroker {
   const o = parseObject(path, data);
   const rack = o.rack === undefined || o.rack === null ? null : stringField(path, o, 'rack');
-  const endpoints = o.endpoints;
-  if (Array.isArray(endpoints) && endpoints.length > 0) {
-    const m = typeof endpoints[0] === 'string' ? /^[^:]+:\/\/(.*):(\d+)$/.exec(endpoints[0]) : null;
-    if (!m) throw new MalformedZNodeError(path, `endpoint ${JSON.stringify(endpoints[0])} is not LISTENER://host:port`);
-    return { id, host: m[1].replace(/^\[(.*)\]$/, '$1'), port: Number(m[2]), rack };
+  const raw = o.endpoints;
+  if (Array.isArray(raw) && raw.length > 0) {
+    const endpoints = raw.map((entry): ListenerEndpoint => {
+      const m = typeof entry === 'string' ? /^([^:]+):\/\/(.*):(\d+)$/.exec(entry) : null;
+      if (!m) throw new MalformedZNodeError(path, `endpoint ${JSON.stringify(entry)} is not LISTENER://host:port`);
+      const listener = m[1].toUpperCase();
+      return {
+        listener,
+        securityProtocol: protocolOf(path, o.listener_security_protocol_map, listener),
+        host: m[2].replace(/^\[(.*)\]$/, '$1'),
+        port: Number(m[3]),
+      };
+    });
+    const own = endpoints.find((e) => e.listener === interBrokerListener) ?? endpoints[0];
+    return { id, host: own.host, port: own.port, rack, endpoints };
   }
-  return { id, host: stringField(path, o, 'host'), port: intField(path, o, 'port'), rack };
+  const host = stringField(path, o, 'host');
+  const port = intField(path, o, 'port');
+  return { id, host, port, rack, endpoints: [{ listener: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', host, port }] };
 }
 
 export function encodeController(brokerId: number, timestampMs: number): Buffer {

@@ -1,0 +1,52 @@
+// kcat (librdkafka) over SASL_PLAINTEXT: PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 (users made with
+// AlterUserScramCredentials), and OAUTHBEARER with librdkafka's unsecured JWT (enable.sasl.oauthbearer.unsecure.jwt);
+// each produces a record and reads it back. A wrong password is refused, and kcat says so.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBroker, type RunningBroker } from '../../src/index.js';
+import { describeRun, run } from '../util.js';
+import { plainClient, saslConfig, upsertion } from '../../test/security/sasl-client.js';
+
+let broker: RunningBroker;
+beforeAll(async () => {
+  broker = await startBroker({ port: 0, storage: 'memory', config: saslConfig() });
+  const admin = await plainClient(broker.port);
+  await admin.request(51, 0, { deletions: [], upsertions: [upsertion('rd', 'SCRAM-SHA-256', 'rd-secret'), upsertion('rd', 'SCRAM-SHA-512', 'rd-secret')] });
+  admin.close();
+});
+afterAll(() => broker?.close());
+
+const kcat = (sasl: string[], args: string[], input?: string) =>
+  run(
+    'kcat',
+    [...args, '-b', broker.bootstrap, '-X', 'security.protocol=SASL_PLAINTEXT', ...sasl.flatMap((s) => ['-X', s]), '-X', 'broker.address.family=v4'],
+    {
+      input,
+      timeoutMs: 30_000,
+    },
+  );
+
+const MECHANISMS: [string, string[]][] = [
+  ['PLAIN', ['sasl.mechanisms=PLAIN', 'sasl.username=alice', 'sasl.password=alice-secret']],
+  ['SCRAM-SHA-256', ['sasl.mechanisms=SCRAM-SHA-256', 'sasl.username=rd', 'sasl.password=rd-secret']],
+  ['SCRAM-SHA-512', ['sasl.mechanisms=SCRAM-SHA-512', 'sasl.username=rd', 'sasl.password=rd-secret']],
+  ['OAUTHBEARER', ['sasl.mechanisms=OAUTHBEARER', 'enable.sasl.oauthbearer.unsecure.jwt=true', 'sasl.oauthbearer.config=principal=rd-jwt scope=kafka']],
+];
+
+describe('kcat over SASL_PLAINTEXT', () => {
+  for (const [name, sasl] of MECHANISMS) {
+    it(`produces and consumes with ${name}`, async () => {
+      const topic = `kcat-sasl-${name.toLowerCase()}`;
+      const produced = await kcat(sasl, ['-P', '-t', topic], `over ${name}\n`);
+      expect(produced.code, describeRun(produced)).toBe(0);
+      const consumed = await kcat(sasl, ['-C', '-t', topic, '-o', 'beginning', '-e', '-q']);
+      expect(consumed.code, describeRun(consumed)).toBe(0);
+      expect(consumed.stdout.trim()).toBe(`over ${name}`);
+    });
+  }
+
+  it('is refused with a wrong password', async () => {
+    const r = await kcat(['sasl.mechanisms=SCRAM-SHA-256', 'sasl.username=rd', 'sasl.password=nope'], ['-P', '-t', 'kcat-sasl-refused'], 'never\n');
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-256/);
+  });
+});
