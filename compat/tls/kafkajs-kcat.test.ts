@@ -3,9 +3,10 @@
 // is the principal every request runs as (read from the request log). A certificate from a CA the broker
 // does not trust, and no certificate at all, are refused at the handshake.
 import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kafka, logLevel, type KafkaConfig } from 'kafkajs';
-import type { CliBroker } from '../../test/helpers.js';
+import { CLI, type CliBroker } from '../../test/helpers.js';
 import { makePki, type Pki } from '../../test/security/certs.js';
 import { run, describeRun } from '../util.js';
 import { requestLogged, sslListenerConfig, startSslCli, useTempDirs } from './tls-clients.js';
@@ -101,6 +102,23 @@ describe('TLS: kafkajs and kcat', () => {
       expect(meta.code, describeRun(meta)).toBe(0);
       expect(meta.stdout).toContain(`broker 1 at ${broker.bootstrap}`);
       expect((await logged).principal).toBe('User:CN=bob,OU=Ops,O=Krill\\, Inc.,C=NL');
+    }, 30_000);
+
+    it('krill topics list --command-config connects with Kafka client TLS properties, as its principal', async () => {
+      const erin = pki.client('erin', '/O=Krill/OU=Eng/CN=Erin');
+      const props = path.join(pki.dir, 'client.properties');
+      fs.writeFileSync(
+        props,
+        `security.protocol=SSL\nssl.truststore.type=PEM\nssl.truststore.location=${pki.caCert}\nssl.keystore.type=PEM\nssl.keystore.location=${erin.pem}\n`,
+      );
+      const logged = requestLogged(broker.proc, 'krill-cli');
+      const r = await run(process.execPath, [CLI, 'topics', 'list', '--json', '--bootstrap-server', broker.bootstrap, '--command-config', props]);
+      expect(r.code, describeRun(r)).toBe(0);
+      expect((JSON.parse(r.stdout) as { name: string }[]).map((t) => t.name)).toContain('mtls-kafkajs');
+      expect((await logged).principal).toBe('User:erin');
+      // Without it, the CLI speaks PLAINTEXT to the TLS listener and gets no answer it can read.
+      const plain = await run(process.execPath, [CLI, 'topics', 'list', '--bootstrap-server', broker.bootstrap, '--request-timeout-ms', '5000']);
+      expect(plain.code).not.toBe(0);
     }, 30_000);
 
     it('refuses a certificate from a CA it does not trust, and a client without one', async () => {
