@@ -4,12 +4,13 @@
 // does not trust, and no certificate at all, are refused at the handshake.
 import fs from 'node:fs';
 import path from 'node:path';
+import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kafka, logLevel, type KafkaConfig } from 'kafkajs';
 import { CLI, type CliBroker } from '../../test/helpers.js';
 import { makePki, type Pki } from '../../test/security/certs.js';
 import { run, describeRun } from '../util.js';
-import { requestLogged, sslListenerConfig, startSslCli, useTempDirs } from './tls-clients.js';
+import { logLine, requestLogged, sslListenerConfig, startSslCli, useTempDirs } from './tls-clients.js';
 
 const dirs = useTempDirs('krill-tls-');
 
@@ -47,8 +48,12 @@ describe('TLS: kafkajs and kcat', () => {
 
   describe('an SSL listener (ssl.client.auth=none)', () => {
     let broker: CliBroker;
+    // Its own copy of the keystore, which the reload test rewrites.
+    let keystore: string;
     beforeAll(async () => {
-      broker = await startSslCli(sslListenerConfig(pki, 'none'), dirs);
+      keystore = path.join(pki.dir, 'broker-none.pem');
+      fs.copyFileSync(pki.brokerPem, keystore);
+      broker = await startSslCli({ ...sslListenerConfig(pki, 'none'), 'ssl.keystore.location': keystore }, dirs);
     });
     afterAll(() => broker?.proc.kill('SIGTERM'));
 
@@ -66,6 +71,24 @@ describe('TLS: kafkajs and kcat', () => {
       const got = await run('kcat', ['-b', broker.bootstrap, ...ssl, '-C', '-t', 'ssl-kcat', '-o', 'beginning', '-e', '-q']);
       expect(got.code, describeRun(got)).toBe(0);
       expect(got.stdout.trim().split('\n')).toEqual(['one', 'two']);
+    }, 30_000);
+
+    it('takes up a renewed certificate written over its keystore file, without a restart', async () => {
+      const subjectSeen = () =>
+        new Promise<string>((resolve, reject) => {
+          const socket = tls.connect({ host: '127.0.0.1', port: broker.port, rejectUnauthorized: false }, () => {
+            resolve(socket.getPeerX509Certificate()!.subject);
+            socket.destroy();
+          });
+          socket.on('error', reject);
+        });
+      expect(await subjectSeen()).toBe('CN=localhost');
+      const reloaded = logLine(broker.proc, (r) => r.msg === 'TLS keystore/truststore reloaded');
+      // Replaced in one step, as certificate renewal tools do: written beside it, then renamed over it.
+      fs.copyFileSync(pki.client('renewed', '/CN=renewed.localhost').pem, `${keystore}.new`);
+      fs.renameSync(`${keystore}.new`, keystore);
+      await reloaded;
+      expect(await subjectSeen()).toBe('CN=renewed.localhost');
     }, 30_000);
 
     it('a PLAINTEXT client cannot speak to it', async () => {
