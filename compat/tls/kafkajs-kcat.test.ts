@@ -55,7 +55,10 @@ describe('TLS: kafkajs and kcat', () => {
       fs.copyFileSync(pki.brokerPem, keystore);
       broker = await startSslCli({ ...sslListenerConfig(pki, 'none'), 'ssl.keystore.location': keystore }, dirs);
     });
-    afterAll(() => broker?.proc.kill('SIGTERM'));
+    afterAll(async () => {
+      broker?.proc.kill('SIGTERM');
+      await broker?.exited;
+    });
 
     it('kafkajs produces and consumes, as User:ANONYMOUS', async () => {
       const logged = requestLogged(broker.proc, 'kafkajs-ssl');
@@ -103,7 +106,10 @@ describe('TLS: kafkajs and kcat', () => {
     beforeAll(async () => {
       broker = await startSslCli(sslListenerConfig(pki, 'required'), dirs);
     });
-    afterAll(() => broker?.proc.kill('SIGTERM'));
+    afterAll(async () => {
+      broker?.proc.kill('SIGTERM');
+      await broker?.exited;
+    });
 
     it("kafkajs runs as the principal mapped from its certificate's name", async () => {
       const alice = pki.client('alice', '/O=Krill/OU=Eng/CN=Alice');

@@ -19,8 +19,9 @@ beforeAll(async () => {
   pki = makePki();
   broker = await startSslCli(sslListenerConfig(pki, 'required'), dirs);
 });
-afterAll(() => {
+afterAll(async () => {
   broker?.proc.kill('SIGTERM');
+  await broker?.exited;
   pki?.remove();
 });
 
