@@ -105,8 +105,13 @@ export function lastLines(text: string, n: number): string {
   return text.trim().split('\n').filter(Boolean).slice(-n).join(' | ').slice(0, 400);
 }
 
-export async function runToEnd(cmd: string, args: string[], timeoutMs: number): Promise<{ proc: Proc; seconds: number; timedOut: boolean }> {
-  const p = launch(cmd, args);
+export async function runToEnd(
+  cmd: string,
+  args: string[],
+  timeoutMs: number,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ proc: Proc; seconds: number; timedOut: boolean }> {
+  const p = launch(cmd, args, 'ignore', env);
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;

@@ -34,6 +34,7 @@ Every command prints a single JSON object on stdout: {"ok": true, ...} or
 itself fails.
 """
 import json
+import os
 import sys
 import time
 
@@ -44,6 +45,14 @@ class BenchFailure(Exception):
     pass
 
 
+# Extra librdkafka settings for every client (the SSL rows' security.protocol, CA), from bench/workloads.ts.
+EXTRA = json.loads(os.environ.get("KRILL_BENCH_CLIENT_CONF") or "{}")
+
+
+def conf(settings):
+    return {**settings, **EXTRA}
+
+
 def emit(obj):
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()
@@ -51,11 +60,11 @@ def emit(obj):
 
 def prepare(bootstrap, topics, replicas=1):
     errors = []
-    producer = Producer({
+    producer = Producer(conf({
         "bootstrap.servers": bootstrap,
         "allow.auto.create.topics": True,
         "error_cb": lambda e: errors.append(str(e)),
-    })
+    }))
 
     def state(topic):
         md = producer.list_topics(topic, timeout=5)
@@ -98,7 +107,7 @@ def prepare(bootstrap, topics, replicas=1):
 
 def try_create_topic(bootstrap, topic, replicas):
     from confluent_kafka.admin import AdminClient, NewTopic
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin = AdminClient(conf({"bootstrap.servers": bootstrap}))
     futures = admin.create_topics([NewTopic(topic, num_partitions=1, replication_factor=replicas)],
                                   operation_timeout=3, request_timeout=3)
     for f in futures.values():
@@ -111,7 +120,7 @@ def try_create_topic(bootstrap, topic, replicas):
 def fetch(bootstrap, topic, expected, size, max_window, trailing=0):
     # trailing: control records (transaction markers) a server may have written after the last record.
     errors = []
-    consumer = Consumer({
+    consumer = Consumer(conf({
         "bootstrap.servers": bootstrap,
         # confluent-kafka-python insists on a group id; it is never used for
         # anything here (no subscribe(), no commits), so the consumer works
@@ -125,7 +134,7 @@ def fetch(bootstrap, topic, expected, size, max_window, trailing=0):
         # so the untimed gap between passes stays short.
         "fetch.wait.max.ms": 5,
         "error_cb": lambda e: errors.append(str(e)),
-    })
+    }))
     try:
         tp = TopicPartition(topic, 0)
         lo, hi = consumer.get_watermark_offsets(tp, timeout=10, cached=False)

@@ -11,7 +11,7 @@ const sizeLabel = (size: number) => (size >= 1024 ? `${size / 1024} KB` : `${siz
 const isReplicated = (w: Workload) => (w.brokers ?? 1) > 1;
 export const workloadLabel = (w: Workload) =>
   `${fmtInt(w.records)} × ${sizeLabel(w.size)}${w.codec === 'none' ? '' : `, ${w.codec}`}${w.idempotent ? ', idempotent' : ''}` +
-  `${w.transactional ? ', one transaction' : ''}${isReplicated(w) ? `, ${w.brokers} brokers RF ${w.brokers}` : ''}`;
+  `${w.transactional ? ', one transaction' : ''}${w.tls ? ', over TLS (krill)' : ''}${isReplicated(w) ? `, ${w.brokers} brokers RF ${w.brokers}` : ''}`;
 
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -155,7 +155,8 @@ export function renderReport(m: Measurements): string {
       const ratio = k.rate !== undefined && m.rate !== undefined ? k.rate / m.rate : null;
       const memoryRatio = km.rate !== undefined && m.rate !== undefined ? km.rate / m.rate : null;
       // The mock's replicas copy nothing, so against it a replicated row is a reference, not a target.
-      const judged = !isReplicated(w);
+      // Nor is a TLS row: the mock speaks PLAINTEXT only, so its figure there is its PLAINTEXT one.
+      const judged = !isReplicated(w) && !w.tls;
       const judge = (a: Summary, r: number | null) =>
         a.bad === 'mismatch' || m.bad === 'mismatch' ? 'MISMATCH' : judged ? verdict(r === null ? null : r >= TARGETS.throughputRatio) : 'ref';
       rows.push([

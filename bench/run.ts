@@ -9,6 +9,9 @@
 //     through a fresh ZooKeeper, replication factor 3, min.insync.replicas 2, acks=all as on every row;
 //     against the mock with three brokers (whose replicas are bookkeeping only: it copies nothing).
 //     Skipped, with a note, when ZooKeeper or java is not installed;
+//   - the small and the large records again over TLS: krill on an SSL listener (keys made by openssl for
+//     the run, bench/tls-certs.ts), kcat and the consumer over TLS; the mock has no TLS and runs those
+//     rows in PLAINTEXT, so they are references (what encryption costs), not judged;
 //   - krill CLI start time: process spawn -> first Metadata answer, raw-socket client retrying every 1 ms;
 //   - embedded start: `await startBroker({ port: 0 })` in a fresh Node process;
 //   - idle RSS of the krill CLI process, 1 s after it answered Metadata.
@@ -18,6 +21,7 @@
 // Environment: KRILL_BENCH_SCALE (default 1; 0.1 = a tenth of the records, for a quick run),
 //              KRILL_BENCH_REPEAT (throughput repetitions, default 5; the table shows medians),
 //              KRILL_BENCH_START_RUNS (start-time runs, default 7; the table shows medians),
+//              KRILL_BENCH_WORKLOADS (ids of the throughput rows to run, e.g. small-ssl,large-ssl; default all),
 //              KRILL_BENCH_CODECS (codecs of the compressed produce rows, default gzip,snappy,lz4,zstd;
 //              empty for none).
 // All traffic is to 127.0.0.1. Every server (krill or mock) is a fresh process with fresh state for
@@ -53,7 +57,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import { CLI, INDEX, KCAT, PROBE_RUNS, PYTHON, REPEAT, START_RUNS } from './settings.js';
+import { CLI, INDEX, KCAT, ONLY_WORKLOADS, PROBE_RUNS, PYTHON, REPEAT, START_RUNS } from './settings.js';
 import { cleanup, lastLines, makeTempDir, removeTempDir } from './processes.js';
 import { pageCacheWriteMs } from './machine.js';
 import {
@@ -171,7 +175,7 @@ async function main(): Promise<void> {
   let fileProblem: string | null = null;
   try {
     for (const w of kinds.length ? workloads : []) {
-      if (w.codec !== 'none' || w.idempotent || w.transactional || w.brokers) continue; // shares the plain workload's file
+      if (w.codec !== 'none' || w.idempotent || w.transactional || w.brokers || w.tls) continue; // shares the plain workload's file
       log(`writing ${workloadLabel(w)} records to ${w.file}`);
       writeRecordFile(w.file, w.records, w.size);
       writeRecordFile(w.oneFile, 1, w.size);
@@ -191,6 +195,7 @@ async function main(): Promise<void> {
         const order = rep % 2 === 0 ? kinds : [...kinds].reverse();
         for (const kind of order) {
           if (kind !== 'mock' && krillSkipped[w.id]) continue;
+          if (ONLY_WORKLOADS.length > 0 && !ONLY_WORKLOADS.includes(w.id)) continue;
           const r = await runWorkload(kind, w);
           results[kind][w.id].push(r);
           const show = (o: Outcome) => (o.ok ? `${fmtRate(o.records / o.seconds)} rec/s` : `FAILED: ${o.error}`);

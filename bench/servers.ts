@@ -48,8 +48,9 @@ async function startKrillProcess(memory: boolean, sets: Record<string, string | 
   }
 }
 
-export async function startKrill(memory = false): Promise<Server> {
-  const b = await startKrillProcess(memory);
+/** One krill; `sets`: extra broker configs (the SSL rows' listener and keystore). */
+export async function startKrill(memory = false, sets: Record<string, string> = {}): Promise<Server> {
+  const b = await startKrillProcess(memory, sets);
   return { kind: memory ? 'krill-memory' : 'krill', bootstrap: `${HOST}:${b.port}`, procs: [b.proc], stop: b.stop };
 }
 

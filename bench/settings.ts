@@ -42,6 +42,11 @@ export const SCALE = envNumber('KRILL_BENCH_SCALE', 1, (n) => n > 0 && n <= 10);
 export const REPEAT = Math.round(envNumber('KRILL_BENCH_REPEAT', 5, (n) => n >= 1 && n <= 20));
 export const START_RUNS = Math.round(envNumber('KRILL_BENCH_START_RUNS', 7, (n) => n >= 1 && n <= 50));
 export const PROBE_RUNS = 3;
+/** KRILL_BENCH_WORKLOADS: the ids of the throughput rows to run (e.g. small,small-ssl), comma-separated; unset: all. */
+export const ONLY_WORKLOADS = (process.env.KRILL_BENCH_WORKLOADS ?? '')
+  .split(',')
+  .map((w) => w.trim())
+  .filter(Boolean);
 export const CODECS = (process.env.KRILL_BENCH_CODECS ?? 'gzip,snappy,lz4,zstd')
   .split(',')
   .map((c) => c.trim())

@@ -9,6 +9,7 @@ import { describeExit, runToEnd } from './processes.js';
 import { busyShare, machineCpuTicks, processCpuSeconds } from './machine.js';
 import { startKrill, startKrillCluster, startMock, type Server, type ServerKind } from './servers.js';
 import { median } from './report.js';
+import { benchTls } from './tls-certs.js';
 
 export interface Workload {
   id: string;
@@ -25,6 +26,8 @@ export interface Workload {
    * waits for the followers to copy each batch. Absent: one broker.
    */
   brokers?: number;
+  /** krill on an SSL listener, the clients over TLS (the mock has no TLS: it runs PLAINTEXT). */
+  tls?: boolean;
   topic: string;
   file: string; // records, one per line
   oneFile: string; // a single record, for the kcat fixed-cost baseline
@@ -41,6 +44,9 @@ export function benchWorkloads(workDir: string): Workload[] {
     { id: 'small-idempotent', ...small, codec: 'none', idempotent: true },
     { id: 'small-transactional', ...small, codec: 'none', transactional: true },
     { id: 'large', records: Math.max(1, Math.round(10_000 * SCALE)), size: 100 * 1024, codec: 'none', file: 'large' },
+    // Both again over TLS, next to their PLAINTEXT rows: what encryption costs krill.
+    { id: 'small-ssl', ...small, codec: 'none', tls: true },
+    { id: 'large-ssl', records: Math.max(1, Math.round(10_000 * SCALE)), size: 100 * 1024, codec: 'none', file: 'large', tls: true },
     // The small records again in each codec: what the broker's inflate-and-check of compressed batches costs.
     ...CODECS.map((codec) => ({ id: `small-${codec}`, ...small, codec })),
   ].map((w) => ({
@@ -105,8 +111,9 @@ export interface WorkloadRun {
   fetch: Outcome;
 }
 
-async function pyClient(args: string[], timeoutMs: number): Promise<Record<string, unknown>> {
-  const { proc, timedOut } = await runToEnd(PYTHON, [PY_CLIENT, ...args], timeoutMs);
+async function pyClient(args: string[], timeoutMs: number, clientConf: Record<string, string> = {}): Promise<Record<string, unknown>> {
+  const env = { ...process.env, KRILL_BENCH_CLIENT_CONF: JSON.stringify(clientConf) };
+  const { proc, timedOut } = await runToEnd(PYTHON, [PY_CLIENT, ...args], timeoutMs, env);
   if (timedOut) return { ok: false, error: `rdkafka_client.py ${args[0]} timed out after ${timeoutMs / 1000} s` };
   const line = proc.stdout().trim().split('\n').pop() ?? '';
   try {
@@ -116,9 +123,17 @@ async function pyClient(args: string[], timeoutMs: number): Promise<Record<strin
   }
 }
 
-async function kcatProduce(bootstrap: string, topic: string, file: string, w: Workload, timeoutMs: number): Promise<{ seconds: number } | { error: string }> {
+async function kcatProduce(
+  bootstrap: string,
+  topic: string,
+  file: string,
+  w: Workload,
+  timeoutMs: number,
+  clientConf: Record<string, string>,
+): Promise<{ seconds: number } | { error: string }> {
   const args = ['-b', bootstrap, '-P', '-t', topic, '-p', '0'];
   const settings = [
+    ...Object.entries(clientConf).map(([k, v]) => `${k}=${v}`),
     ...KCAT_PRODUCER_SETTINGS,
     `compression.codec=${w.codec}`,
     ...(w.idempotent ? ['enable.idempotence=true'] : []),
@@ -149,7 +164,8 @@ export async function runWorkload(kind: ServerKind, w: Workload): Promise<Worklo
   try {
     const brokers = w.brokers ?? 1;
     if (kind === 'mock') server = await startMock([w.topic, WARMUP_TOPIC], brokers);
-    else server = brokers > 1 ? await startKrillCluster(brokers, kind === 'krill-memory') : await startKrill(kind === 'krill-memory');
+    else if (brokers > 1) server = await startKrillCluster(brokers, kind === 'krill-memory');
+    else server = await startKrill(kind === 'krill-memory', w.tls ? benchTls().broker : {});
   } catch (err) {
     return fail(`${kind} did not start: ${(err as Error).message}`);
   }
@@ -162,15 +178,16 @@ export async function runWorkload(kind: ServerKind, w: Workload): Promise<Worklo
     const each = server.procs.map((p) => processCpuSeconds(p.child.pid));
     return each.some((x) => x === null) ? null : (each as number[]);
   };
+  const clientConf = w.tls && kind !== 'mock' ? benchTls().client : {};
   try {
     const replicas = w.brokers && w.brokers > 1 ? ['--replicas', String(w.brokers)] : [];
-    const prep = await pyClient(['prepare', ...replicas, server.bootstrap, w.topic, WARMUP_TOPIC], 60_000);
+    const prep = await pyClient(['prepare', ...replicas, server.bootstrap, w.topic, WARMUP_TOPIC], 60_000, clientConf);
     if (!prep.ok) return fail(crashed() ?? `topic setup: ${prep.error}`);
 
     // Fixed cost of a kcat produce run (start, connect, metadata, one record, exit) on this server.
     const fixed: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const r = await kcatProduce(server.bootstrap, WARMUP_TOPIC, w.oneFile, w, 30_000);
+      const r = await kcatProduce(server.bootstrap, WARMUP_TOPIC, w.oneFile, w, 30_000, clientConf);
       if ('error' in r) return fail(crashed() ?? `warm-up: ${r.error}`);
       fixed.push(r.seconds);
     }
@@ -178,13 +195,17 @@ export async function runWorkload(kind: ServerKind, w: Workload): Promise<Worklo
 
     const timeoutMs = Math.max(120_000, ((w.records * w.size) / 1e6) * 1000); // >= 1 MB/s
     const cpu0 = { server: serverCpu(), machine: machineCpuTicks() };
-    const prod = await kcatProduce(server.bootstrap, w.topic, w.file, w, timeoutMs);
+    const prod = await kcatProduce(server.bootstrap, w.topic, w.file, w, timeoutMs, clientConf);
     if ('error' in prod) return fail(crashed() ?? prod.error);
     const cpu1 = { server: serverCpu(), machine: machineCpuTicks() };
     const produceSeconds = Math.max(prod.seconds - overhead, 1e-6);
 
     const trailing = w.transactional ? '1' : '0'; // the transaction's commit marker follows the records
-    const f = await pyClient(['fetch', server.bootstrap, w.topic, String(w.records), String(w.size), String(fetchWindow(w.size)), trailing], timeoutMs);
+    const f = await pyClient(
+      ['fetch', server.bootstrap, w.topic, String(w.records), String(w.size), String(fetchWindow(w.size)), trailing],
+      timeoutMs,
+      clientConf,
+    );
     const produced: Outcome = {
       ok: true,
       records: w.records,

@@ -3,12 +3,14 @@
 // is the principal every request runs as (read from the request log). A certificate from a CA the broker
 // does not trust, and no certificate at all, are refused at the handshake.
 import fs from 'node:fs';
+import path from 'node:path';
+import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kafka, logLevel, type KafkaConfig } from 'kafkajs';
-import type { CliBroker } from '../../test/helpers.js';
+import { CLI, type CliBroker } from '../../test/helpers.js';
 import { makePki, type Pki } from '../../test/security/certs.js';
 import { run, describeRun } from '../util.js';
-import { requestLogged, sslListenerConfig, startSslCli, useTempDirs } from './tls-clients.js';
+import { logLine, requestLogged, sslListenerConfig, startSslCli, useTempDirs } from './tls-clients.js';
 
 const dirs = useTempDirs('krill-tls-');
 
@@ -46,10 +48,17 @@ describe('TLS: kafkajs and kcat', () => {
 
   describe('an SSL listener (ssl.client.auth=none)', () => {
     let broker: CliBroker;
+    // Its own copy of the keystore, which the reload test rewrites.
+    let keystore: string;
     beforeAll(async () => {
-      broker = await startSslCli(sslListenerConfig(pki, 'none'), dirs);
+      keystore = path.join(pki.dir, 'broker-none.pem');
+      fs.copyFileSync(pki.brokerPem, keystore);
+      broker = await startSslCli({ ...sslListenerConfig(pki, 'none'), 'ssl.keystore.location': keystore }, dirs);
     });
-    afterAll(() => broker?.proc.kill('SIGTERM'));
+    afterAll(async () => {
+      broker?.proc.kill('SIGTERM');
+      await broker?.exited;
+    });
 
     it('kafkajs produces and consumes, as User:ANONYMOUS', async () => {
       const logged = requestLogged(broker.proc, 'kafkajs-ssl');
@@ -67,6 +76,24 @@ describe('TLS: kafkajs and kcat', () => {
       expect(got.stdout.trim().split('\n')).toEqual(['one', 'two']);
     }, 30_000);
 
+    it('takes up a renewed certificate written over its keystore file, without a restart', async () => {
+      const subjectSeen = () =>
+        new Promise<string>((resolve, reject) => {
+          const socket = tls.connect({ host: '127.0.0.1', port: broker.port, rejectUnauthorized: false }, () => {
+            resolve(socket.getPeerX509Certificate()!.subject);
+            socket.destroy();
+          });
+          socket.on('error', reject);
+        });
+      expect(await subjectSeen()).toBe('CN=localhost');
+      const reloaded = logLine(broker.proc, (r) => r.msg === 'TLS keystore/truststore reloaded');
+      // Replaced in one step, as certificate renewal tools do: written beside it, then renamed over it.
+      fs.copyFileSync(pki.client('renewed', '/CN=renewed.localhost').pem, `${keystore}.new`);
+      fs.renameSync(`${keystore}.new`, keystore);
+      await reloaded;
+      expect(await subjectSeen()).toBe('CN=renewed.localhost');
+    }, 30_000);
+
     it('a PLAINTEXT client cannot speak to it', async () => {
       const kafka = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 0 } });
       const admin = kafka.admin();
@@ -79,7 +106,10 @@ describe('TLS: kafkajs and kcat', () => {
     beforeAll(async () => {
       broker = await startSslCli(sslListenerConfig(pki, 'required'), dirs);
     });
-    afterAll(() => broker?.proc.kill('SIGTERM'));
+    afterAll(async () => {
+      broker?.proc.kill('SIGTERM');
+      await broker?.exited;
+    });
 
     it("kafkajs runs as the principal mapped from its certificate's name", async () => {
       const alice = pki.client('alice', '/O=Krill/OU=Eng/CN=Alice');
@@ -101,6 +131,23 @@ describe('TLS: kafkajs and kcat', () => {
       expect(meta.code, describeRun(meta)).toBe(0);
       expect(meta.stdout).toContain(`broker 1 at ${broker.bootstrap}`);
       expect((await logged).principal).toBe('User:CN=bob,OU=Ops,O=Krill\\, Inc.,C=NL');
+    }, 30_000);
+
+    it('krill topics list --command-config connects with Kafka client TLS properties, as its principal', async () => {
+      const erin = pki.client('erin', '/O=Krill/OU=Eng/CN=Erin');
+      const props = path.join(pki.dir, 'client.properties');
+      fs.writeFileSync(
+        props,
+        `security.protocol=SSL\nssl.truststore.type=PEM\nssl.truststore.location=${pki.caCert}\nssl.keystore.type=PEM\nssl.keystore.location=${erin.pem}\n`,
+      );
+      const logged = requestLogged(broker.proc, 'krill-cli');
+      const r = await run(process.execPath, [CLI, 'topics', 'list', '--json', '--bootstrap-server', broker.bootstrap, '--command-config', props]);
+      expect(r.code, describeRun(r)).toBe(0);
+      expect((JSON.parse(r.stdout) as { name: string }[]).map((t) => t.name)).toContain('mtls-kafkajs');
+      expect((await logged).principal).toBe('User:erin');
+      // Without it, the CLI speaks PLAINTEXT to the TLS listener and gets no answer it can read.
+      const plain = await run(process.execPath, [CLI, 'topics', 'list', '--bootstrap-server', broker.bootstrap, '--request-timeout-ms', '5000']);
+      expect(plain.code).not.toBe(0);
     }, 30_000);
 
     it('refuses a certificate from a CA it does not trust, and a client without one', async () => {

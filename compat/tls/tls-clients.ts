@@ -29,11 +29,8 @@ export async function startSslCli(config: Record<string, string>, dataDir: () =>
 
 export { useTempDirs };
 
-/**
- * Resolves with the first request log line from `clientId` (its principal, listener and api), reading the
- * process's log as it comes (nothing waits for time).
- */
-export function requestLogged(proc: ChildProcess, clientId: string): Promise<{ principal: string; api: string }> {
+/** Resolves with the first log line of the process that `wanted` accepts, reading the log as it comes (nothing waits for time). */
+export function logLine<T extends { msg?: string }>(proc: ChildProcess, wanted: (r: T) => boolean): Promise<T> {
   return new Promise((resolve) => {
     let pending = '';
     const onData = (chunk: Buffer) => {
@@ -42,8 +39,8 @@ export function requestLogged(proc: ChildProcess, clientId: string): Promise<{ p
       pending = lines.pop()!;
       for (const line of lines) {
         if (!line.startsWith('{')) continue;
-        const r = JSON.parse(line) as { msg?: string; clientId?: string; principal: string; api: string };
-        if (r.msg === 'request' && r.clientId === clientId) {
+        const r = JSON.parse(line) as T;
+        if (wanted(r)) {
           proc.stderr!.off('data', onData);
           resolve(r);
           return;
@@ -52,4 +49,9 @@ export function requestLogged(proc: ChildProcess, clientId: string): Promise<{ p
     };
     proc.stderr!.on('data', onData);
   });
+}
+
+/** The first request log line from `clientId`: its principal and api. */
+export function requestLogged(proc: ChildProcess, clientId: string): Promise<{ principal: string; api: string }> {
+  return logLine<{ msg?: string; clientId?: string; principal: string; api: string }>(proc, (r) => r.msg === 'request' && r.clientId === clientId);
 }

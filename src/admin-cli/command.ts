@@ -1,8 +1,10 @@
 // What every `krill <subcommand>` shares: its options (parsed by node:util's parseArgs, strictly), its help,
 // the client it connects lazily, and how it writes tables or JSON.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type tls from 'node:tls';
 import { KafkaClient } from './kafka-client.js';
 import { formatTable, type Column } from './table.js';
+import { commandConfigTls } from './command-config.js';
 
 /** A command line the CLI cannot run: exit code 2, with the command's usage. */
 export class UsageError extends Error {}
@@ -16,12 +18,14 @@ export const COMMON_OPTIONS = {
   'bootstrap-server': { type: 'string', default: '127.0.0.1:9092' },
   json: { type: 'boolean', default: false },
   'request-timeout-ms': { type: 'string', default: '30000' },
+  'command-config': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const satisfies Options;
 
 const COMMON_HELP = `  --bootstrap-server H:P[,H:P]  where to connect (default 127.0.0.1:9092)
   --json                        print JSON for scripts instead of tables
   --request-timeout-ms MS       how long to wait for each answer (default 30000)
+  --command-config FILE         Kafka client security settings (security.protocol=SSL, ssl.truststore.*, ssl.keystore.*)
   -h, --help                    this help`;
 
 export interface Command {
@@ -69,7 +73,7 @@ export async function runCommand(cmd: Command, argv: string[], out: NodeJS.Writa
     values,
     positionals: parsed.positionals,
     json,
-    client: () => (client ??= KafkaClient.connect(values['bootstrap-server'] as string, timeout)),
+    client: () => (client ??= KafkaClient.connect(values['bootstrap-server'] as string, timeout, tlsOf(values))),
     print: (rows, columns, data) => out.write(json ? `${JSON.stringify(data ?? rows, null, 2)}\n` : formatTable(rows, columns)),
     line: (text) => out.write(`${text}\n`),
   };
@@ -81,6 +85,15 @@ export async function runCommand(cmd: Command, argv: string[], out: NodeJS.Writa
         (c) => c.close(),
         () => {},
       );
+  }
+}
+
+/** The --command-config file's TLS settings; a file that cannot be used is bad input (exit 1). */
+function tlsOf(values: Context['values']): tls.ConnectionOptions | undefined {
+  try {
+    return commandConfigTls(stringOption(values, 'command-config'));
+  } catch (err) {
+    throw new InputError((err as Error).message);
   }
 }
 

@@ -6,6 +6,7 @@
 // requests to the coordinator FindCoordinator names. The versions are the bootstrap broker's, taken as the
 // cluster's: brokers of one cluster run one version of Kafka outside a rolling upgrade.
 
+import type tls from 'node:tls';
 import { BrokerClient, BrokerRequestError } from '../cluster/broker-client.js';
 import { ErrorCode, errorName } from '../../protocol/errors.js';
 import { MESSAGES_BY_KEY, type ApiKey, type MessageFor } from '../../protocol/messages/index.js';
@@ -85,15 +86,17 @@ export class KafkaClient {
     private readonly bootstrap: BrokerClient,
     private readonly bootstrapAddress: string,
     private readonly requestTimeoutMs: number,
+    /** TLS settings (--command-config with security.protocol=SSL); absent: PLAINTEXT. */
+    private readonly tls?: tls.ConnectionOptions,
   ) {}
 
   /** Connects to the first bootstrap server that answers ApiVersions. */
-  static async connect(bootstrapServers: string, requestTimeoutMs = 30_000): Promise<KafkaClient> {
+  static async connect(bootstrapServers: string, requestTimeoutMs = 30_000, tls?: tls.ConnectionOptions): Promise<KafkaClient> {
     const failures: string[] = [];
     for (const address of bootstrapServers.split(',')) {
       const { host, port } = parseHostPort(address);
-      const conn = new BrokerClient({ host, port, clientId: CLIENT_ID, requestTimeoutMs });
-      const client = new KafkaClient(conn, `${host}:${port}`, requestTimeoutMs);
+      const conn = new BrokerClient({ host, port, clientId: CLIENT_ID, requestTimeoutMs, tls });
+      const client = new KafkaClient(conn, `${host}:${port}`, requestTimeoutMs, tls);
       try {
         await client.negotiate();
         return client;
@@ -163,7 +166,7 @@ export class KafkaClient {
     if (!this.nodes.has(nodeId)) await this.metadata([]);
     const node = this.nodes.get(nodeId);
     if (!node) throw new BrokerError(ErrorCode.BROKER_NOT_AVAILABLE, `broker ${nodeId} is not in the cluster's metadata`);
-    conn = new BrokerClient({ host: node.host, port: node.port, clientId: CLIENT_ID, requestTimeoutMs: this.requestTimeoutMs });
+    conn = new BrokerClient({ host: node.host, port: node.port, clientId: CLIENT_ID, requestTimeoutMs: this.requestTimeoutMs, tls: this.tls });
     this.connections.set(nodeId, conn);
     return conn;
   }

@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import tls from 'node:tls';
 import { ConfigError } from '../config-value.js';
 import { SslPrincipalMapper } from './ssl-principal.js';
+import { SSL_CONFIGS } from './ssl-configs.js';
+import { parseProperties } from '../properties.js';
 
 /** An SSL config's value as it applies to the listener (its listener.name.<l>. form first). */
 export type SslGetter = (name: string) => string | null;
@@ -191,4 +193,17 @@ export function interBrokerTls(config: InterBrokerConfig): tls.ConnectionOptions
   const listener = config.clientListeners.find((l) => l.name === name);
   if (listener?.securityProtocol !== 'SSL' && listener?.securityProtocol !== 'SASL_SSL') return undefined;
   return clientTls(name, (n) => config.listenerConfig(name, n));
+}
+
+/**
+ * The client side for Kafka client properties (a --command-config file): TLS settings when
+ * security.protocol is SSL, undefined for PLAINTEXT; Kafka's client defaults for what the file leaves out.
+ * Throws ConfigError naming what cannot be used.
+ */
+export function clientTlsFromProperties(text: string): tls.ConnectionOptions | undefined {
+  const props = parseProperties(text).values;
+  const protocol = (props['security.protocol'] ?? 'PLAINTEXT').trim().toUpperCase();
+  if (protocol === 'PLAINTEXT') return undefined;
+  if (protocol !== 'SSL') throw new ConfigError(`security.protocol: ${protocol} is not supported here (PLAINTEXT, SSL)`);
+  return clientTls('client', (name) => props[name]?.trim() ?? SSL_CONFIGS[name]?.default ?? null);
 }

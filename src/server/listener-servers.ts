@@ -7,8 +7,10 @@
 // its own buffer. An SSL listener is a node:tls server: the connection is handed over once the handshake is
 // done, with the principal of the client's certificate (security/ssl-principal.ts), and reads the TLS
 // socket's 'data' (its handle cannot be adopted). The connection quota is checked at the TCP accept, before
-// any handshake work, for both.
+// any handshake work, for both. A TLS listener reloads its keystore and truststore when their files change.
 
+import fs from 'node:fs';
+import path from 'node:path';
 import net from 'node:net';
 import tls from 'node:tls';
 import type { Logger } from '../logger.js';
@@ -107,7 +109,45 @@ function makeServer(listener: ClientListener, host: ListenerServerHost): net.Ser
   server.on('tlsClientError', (err, socket) => {
     host.log.debug({ listener: listener.name, client: socket.remoteAddress, err: err.message }, 'TLS handshake failed');
   });
+  reloadOnChange(listener, server, settings.files, host);
   return server;
+}
+
+/**
+ * Certificates renewed in place (the keystore or truststore file rewritten, or replaced by a rename, as
+ * cert-manager and certbot do) are taken up by new connections without a restart; open ones keep theirs.
+ * The directories are watched, not the files, so that a replaced file is still seen. Settings that no
+ * longer check out (a file half written) leave the last good ones in use, with a warning.
+ */
+function reloadOnChange(listener: ClientListener, server: tls.Server, files: readonly string[], host: ListenerServerHost): void {
+  if (files.length === 0) return;
+  let pending = false;
+  const reload = () => {
+    pending = false;
+    try {
+      server.setSecureContext(host.tls(listener).tls.options);
+      host.log.info({ listener: listener.name }, 'TLS keystore/truststore reloaded');
+    } catch (err) {
+      host.log.warn({ listener: listener.name, err: (err as Error).message }, 'TLS keystore/truststore changed but cannot be used; keeping the previous ones');
+    }
+  };
+  const names = new Map<string, Set<string>>();
+  for (const f of files) {
+    const dir = path.dirname(path.resolve(f));
+    if (!names.has(dir)) names.set(dir, new Set());
+    names.get(dir)!.add(path.basename(f));
+  }
+  const watchers = [...names].map(([dir, watched]) =>
+    fs.watch(dir, (_event, name) => {
+      // One reload for the burst of events a single write makes.
+      if (name !== null && watched.has(name.toString()) && !pending) {
+        pending = true;
+        setImmediate(reload);
+      }
+    }),
+  );
+  for (const w of watchers) w.on('error', (err) => host.log.warn({ listener: listener.name, err: err.message }, 'cannot watch the TLS files'));
+  server.once('close', () => watchers.forEach((w) => w.close()));
 }
 
 /**
