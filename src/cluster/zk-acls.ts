@@ -11,6 +11,10 @@ import type { AclPersistence } from '../security/authorizer.js';
 const patternKey = (b: AclBinding) => JSON.stringify([b.resourceType, b.patternType, b.resourceName]);
 
 export class ZkAcls implements AclPersistence {
+  /** Saves begun, and those still writing: a reload that overlapped one may have read the znodes half-written. */
+  private savesBegun = 0;
+  private savesWriting = 0;
+
   constructor(
     private readonly options: {
       zk: () => KafkaZk;
@@ -34,10 +38,16 @@ export class ZkAcls implements AclPersistence {
     };
     const [was, now] = [group(before), group(next)];
     const zk = this.options.zk().zk;
-    for (const key of new Set([...was.keys(), ...now.keys()])) {
-      const [a, b] = [was.get(key) ?? [], now.get(key) ?? []];
-      if (a.length === b.length && a.every((x, i) => x === b[i])) continue;
-      await writeResourceAcls(zk, (b[0] ?? a[0])!, b);
+    this.savesBegun++;
+    this.savesWriting++;
+    try {
+      for (const key of new Set([...was.keys(), ...now.keys()])) {
+        const [a, b] = [was.get(key) ?? [], now.get(key) ?? []];
+        if (a.length === b.length && a.every((x, i) => x === b[i])) continue;
+        await writeResourceAcls(zk, (b[0] ?? a[0])!, b);
+      }
+    } finally {
+      this.savesWriting--;
     }
   }
 
@@ -52,6 +62,12 @@ export class ZkAcls implements AclPersistence {
     const again = () => void this.reload(session).catch((err) => this.options.log.warn({ err: (err as Error).message }, 'reading ACL changes failed'));
     // Watch both notification lists first, so a change made while the ACLs are read is read again.
     for (const path of ACL_CHANGE_PATHS) await session.zk.getChildren(path, again);
-    this.options.onChange(await readAllAcls(session.zk));
+    const begun = this.savesBegun;
+    const overlapped = this.savesWriting > 0;
+    const acls = await readAllAcls(session.zk);
+    // A read that overlapped this broker's own save may predate it: handing it over would undo the change
+    // this broker has just answered for (a DeleteAcls, then a DescribeAcls still showing the ACL). Read again.
+    if (overlapped || this.savesWriting > 0 || this.savesBegun !== begun) return again();
+    this.options.onChange(acls);
   }
 }
