@@ -113,7 +113,10 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       await configChanges.follow(zk);
       if (options.onAclsChanged) await this.acls.follow(zk);
     };
-    this.membership = new ZkMembership({ ...options, log, onRegistered });
+    // The controller and the other brokers connect once they see this one registered: with SCRAM between
+    // brokers, their logins are checked against these credentials.
+    const beforeRegistering = (zk: KafkaZk) => configChanges.readScramCredentials(zk);
+    this.membership = new ZkMembership({ ...options, log, onRegistered, beforeRegistering });
     this.peers = new PeerClients(config.nodeId, config.int('controller.socket.timeout.ms'), log, options.interBrokerTls, options.interBrokerSasl);
     this.markers = new TxnMarkerChannel(this.cache, this.peers, log);
     this.topicStore = new ZkTopicStore(() => this.membership.requireZk(), this.cache, logs);

@@ -43,8 +43,13 @@ export class ZkConfigChanges {
   async follow(zk: KafkaZk): Promise<void> {
     await this.applyBrokerDefaults(zk);
     this.options.clientQuotas?.replaceAll(await readAllClientQuotas(zk));
-    this.options.scramCredentials?.replaceAll(await readAllScramCredentials(zk, this.options.log));
+    await this.readScramCredentials(zk);
     await this.watch(zk);
+  }
+
+  /** Every user's SCRAM credentials as ZooKeeper has them now (also before registering: zk-cluster.ts). */
+  async readScramCredentials(zk: KafkaZk): Promise<void> {
+    this.options.scramCredentials?.replaceAll(await readAllScramCredentials(zk, this.options.log));
   }
 
   private async watch(zk: KafkaZk): Promise<void> {
