@@ -14,7 +14,7 @@ import type { ListenerEndpoint } from './cluster/cluster-view.js';
 import { HandlerRegistry } from './handlers/registry.js';
 import { CLUSTER_HANDLERS, HANDLERS } from './handlers/index.js';
 import { Connection, type ConnectionHost } from './server/connection.js';
-import { ScramCredentialStore } from './security/scram-credential-store.js';
+import { ScramCredentialStore, type CredentialPersistence } from './security/scram-credential-store.js';
 import { SCRAM_CREDENTIALS_FILE, ScramCredentialsFile } from './security/scram-credentials-file.js';
 import { interBrokerSaslLogin, saslListener } from './security/sasl-configs.js';
 import type { SaslClientLogin } from './security/sasl-client.js';
@@ -211,7 +211,8 @@ export class Broker {
     const { config, log, dataDir } = this;
     // First: they change the topic defaults the logs are opened with.
     this.dynamicConfigs = new DynamicBrokerConfigs(config, dataDir, () => this.reconfigure(), log);
-    this.scramCredentials = new ScramCredentialStore(new ScramCredentialsFile(dataDir));
+    // In a cluster they are ZooKeeper's, read once the broker registers (zk-config-changes.ts).
+    this.scramCredentials = new ScramCredentialStore(clusterClass ? this.clusterScramPersistence() : new ScramCredentialsFile(dataDir));
     this.dynamicConfigs.load();
     this.connections.setQuotas(Broker.connectionQuotas(config));
     this.clientQuotas ??= openClientQuotas(config, dataDir, clusterClass && (() => this.zkCluster!.clientQuotaPersistence));
@@ -253,6 +254,7 @@ export class Broker {
             if (!same) this.dynamicConfigs.replace('cluster', wanted, false);
           },
           clientQuotas: this.clientQuotas.store,
+          scramCredentials: this.scramCredentials,
         });
       }
       this.authorizer = Broker.openAuthorizer(config, this.zkCluster?.acls ?? aclFile(dataDir));
@@ -309,6 +311,11 @@ export class Broker {
       .map((u) => u.trim())
       .filter(Boolean);
     return new Authorizer({ superUsers, allowEveryoneIfNoAclFound: config.bool('allow.everyone.if.no.acl.found'), persistence });
+  }
+
+  /** The cluster's SCRAM credential persistence, through whichever ZkCluster the broker has when one is saved. */
+  private clusterScramPersistence(): CredentialPersistence {
+    return { load: () => new Map(), save: (user, credentials, all) => this.zkCluster!.scramCredentialPersistence.save(user, credentials, all) };
   }
 
   /** The login brokers make on each other's inter-broker listener when it is SASL (checked by BrokerConfig). */

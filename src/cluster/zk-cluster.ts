@@ -51,6 +51,8 @@ import { ClusterTopicStore, type ClusterTopics } from './cluster-topic-store.js'
 import type { ClusterWideConfigs } from '../config-admin/cluster-wide-configs.js';
 import type { ClientQuotaPersistence, ClientQuotaStore } from '../security/quotas/client-quota-store.js';
 import { zkClientQuotas } from './zk-client-quotas.js';
+import type { CredentialPersistence, ScramCredentialStore } from '../security/scram-credential-store.js';
+import { zkScramCredentials } from './zk-scram-credentials.js';
 
 export interface ZkClusterOptions {
   config: BrokerConfig;
@@ -74,6 +76,8 @@ export interface ZkClusterOptions {
   onAclsChanged?: (bindings: AclBinding[]) => void;
   /** The client quotas this broker enforces: ZooKeeper's, kept up to date here. */
   clientQuotas?: Pick<ClientQuotaStore, 'replace' | 'replaceAll'>;
+  /** The SCRAM credentials this broker logs users in with, kept as ZooKeeper has them. */
+  scramCredentials?: Pick<ScramCredentialStore, 'replaceUser' | 'replaceAll'>;
 }
 
 export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopics, ClusterWideConfigs, ControllerRequests, PartitionElections {
@@ -101,6 +105,7 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       activeController: () => this.membership.activeController,
       applyClusterBrokerConfigs: options.applyClusterBrokerConfigs,
       clientQuotas: options.clientQuotas,
+      scramCredentials: options.scramCredentials,
     });
     const isSession = (zk: KafkaZk) => this.membership.session === zk;
     this.acls = new ZkAcls({ zk: () => this.membership.requireZk(), isSession, onChange: (b) => options.onAclsChanged?.(b), log });
@@ -108,7 +113,10 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
       await configChanges.follow(zk);
       if (options.onAclsChanged) await this.acls.follow(zk);
     };
-    this.membership = new ZkMembership({ ...options, log, onRegistered });
+    // The controller and the other brokers connect once they see this one registered: with SCRAM between
+    // brokers, their logins are checked against these credentials.
+    const beforeRegistering = (zk: KafkaZk) => configChanges.readScramCredentials(zk);
+    this.membership = new ZkMembership({ ...options, log, onRegistered, beforeRegistering });
     this.peers = new PeerClients(config.nodeId, config.int('controller.socket.timeout.ms'), log, options.interBrokerTls, options.interBrokerSasl);
     this.markers = new TxnMarkerChannel(this.cache, this.peers, log);
     this.topicStore = new ZkTopicStore(() => this.membership.requireZk(), this.cache, logs);
@@ -296,6 +304,9 @@ export class ZkCluster implements ClusterView, CoordinatorOwnership, ClusterTopi
 
   /** Where AlterClientQuotas writes in a cluster (zk-client-quotas.ts). */
   readonly clientQuotaPersistence: ClientQuotaPersistence = zkClientQuotas(() => this.membership.requireZk());
+
+  /** Where AlterUserScramCredentials writes in a cluster (zk-scram-credentials.ts). */
+  readonly scramCredentialPersistence: CredentialPersistence = zkScramCredentials(() => this.membership.requireZk());
 
   share(configs: Record<string, string>): Promise<void> {
     return this.topicStore.setClusterBrokerConfigs(configs);

@@ -1,5 +1,5 @@
 // Kafka's config change notifications (/config/changes, ZkNodeChangeNotificationListener) as a broker reads
-// them: a topic's configs, or the cluster-wide dynamic broker configs, changed through any broker apply on
+// them: a topic's configs, the cluster-wide dynamic broker configs, client quotas or SCRAM credentials, changed through any broker apply on
 // every broker. Writing them (with the notification) is the ZooKeeper topic store's part (zk-topic-store.ts).
 
 import type { Logger } from '../logger.js';
@@ -10,6 +10,8 @@ import type { KafkaZk } from './zk/kafka-zk.js';
 import { BROKER_DEFAULT_ENTITY } from './zk/znodes.js';
 import type { ClientQuotaStore } from '../security/quotas/client-quota-store.js';
 import { readAllClientQuotas, readChangedClientQuotas } from './zk-client-quotas.js';
+import type { ScramCredentialStore } from '../security/scram-credential-store.js';
+import { readAllScramCredentials, readChangedScramCredentials } from './zk-scram-credentials.js';
 
 /** Kafka's ZkNodeChangeNotificationListener.changeExpirationMs. */
 const CONFIG_CHANGE_EXPIRATION_MS = 15 * 60_000;
@@ -26,6 +28,8 @@ export interface ZkConfigChangesOptions {
   applyClusterBrokerConfigs: (configs: Record<string, string>) => void;
   /** The client quotas this broker enforces, kept as ZooKeeper's /config/users and /config/clients have them. */
   clientQuotas?: Pick<ClientQuotaStore, 'replace' | 'replaceAll'>;
+  /** The SCRAM credentials logins are checked against, kept as ZooKeeper's /config/users has them. */
+  scramCredentials?: Pick<ScramCredentialStore, 'replaceUser' | 'replaceAll'>;
 }
 
 export class ZkConfigChanges {
@@ -39,7 +43,13 @@ export class ZkConfigChanges {
   async follow(zk: KafkaZk): Promise<void> {
     await this.applyBrokerDefaults(zk);
     this.options.clientQuotas?.replaceAll(await readAllClientQuotas(zk));
+    await this.readScramCredentials(zk);
     await this.watch(zk);
+  }
+
+  /** Every user's SCRAM credentials as ZooKeeper has them now (also before registering: zk-cluster.ts). */
+  async readScramCredentials(zk: KafkaZk): Promise<void> {
+    this.options.scramCredentials?.replaceAll(await readAllScramCredentials(zk, this.options.log));
   }
 
   private async watch(zk: KafkaZk): Promise<void> {
@@ -61,6 +71,8 @@ export class ZkConfigChanges {
       }
       const quotas = options.clientQuotas && (await readChangedClientQuotas(zk, change.entityType, change.entityName));
       if (quotas) options.clientQuotas!.replace(quotas.path, quotas.values);
+      const scram = options.scramCredentials && (await readChangedScramCredentials(zk, change.entityType, change.entityName, options.log));
+      if (scram) options.scramCredentials!.replaceUser(scram.user, scram.credentials);
       if (change.entityType !== 'topics' || !options.logs.getTopic(change.entityName)) continue;
       const configs = await zk.getTopicConfig(change.entityName);
       options.logs.setTopicConfigs(change.entityName, configs);

@@ -36,6 +36,8 @@ export interface ZkMembershipOptions {
   interBrokerSasl?: SaslClientLogin;
   /** Run after each registration (at start, and after a session expiry) with the new session. */
   onRegistered: (zk: KafkaZk) => Promise<void>;
+  /** Run before each registration: what other brokers need of this one as soon as they see it registered. */
+  beforeRegistering?: (zk: KafkaZk) => Promise<void>;
 }
 
 export class ZkMembership {
@@ -113,6 +115,7 @@ export class ZkMembership {
 
   private async register(zk: KafkaZk): Promise<void> {
     const { config, log } = this.options;
+    await this.options.beforeRegistering?.(zk);
     const endpoints = this.options.advertised();
     const { host, port } = interBrokerEndpoint(endpoints, config.interBrokerListener);
     try {

@@ -139,8 +139,9 @@ export function saslListener(src: SaslConfigSource, listener: string, credential
  */
 export function interBrokerSaslLogin(src: SaslConfigSource, listener: string): SaslClientLogin | string {
   const mechanism = src.get('sasl.mechanism.inter.broker.protocol') ?? 'GSSAPI';
-  if (mechanism !== 'PLAIN') {
-    return `sasl.mechanism.inter.broker.protocol: ${mechanism} on the inter-broker listener ${listener}: krill's brokers log in to each other with PLAIN only`;
+  // SCRAM is checked against the credentials a cluster keeps in ZooKeeper (this is asked of cluster members only).
+  if (mechanism !== 'PLAIN' && !isScramMechanism(mechanism)) {
+    return `sasl.mechanism.inter.broker.protocol: ${mechanism} on the inter-broker listener ${listener}: krill's brokers log in to each other with PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512`;
   }
   if (!enabledMechanisms(src, listener).includes(mechanism))
     return `sasl.mechanism.inter.broker.protocol: ${mechanism} is not enabled on the inter-broker listener ${listener}`;
@@ -153,7 +154,8 @@ export function interBrokerSaslLogin(src: SaslConfigSource, listener: string): S
   const username = module?.options.get('username');
   const password = module?.options.get('password');
   if (username === undefined || password === undefined) {
-    return `listener.name.${listener.toLowerCase()}.plain.sasl.jaas.config: the inter-broker listener's PlainLoginModule needs username and password, which brokers log in with`;
+    const module = mechanism === 'PLAIN' ? 'PlainLoginModule' : 'ScramLoginModule';
+    return `listener.name.${listener.toLowerCase()}.${mechanism.toLowerCase()}.sasl.jaas.config: the inter-broker listener's ${module} needs username and password, which brokers log in with`;
   }
   return { mechanism, username, password };
 }

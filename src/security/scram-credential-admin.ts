@@ -50,7 +50,11 @@ function check(store: ScramCredentialStore, entry: Deletion | Upsertion): Change
   return { user: entry.name, mechanism, credential };
 }
 
-export function alterScramCredentials(store: ScramCredentialStore, deletions: readonly Deletion[], upsertions: readonly Upsertion[]): UserResult[] {
+export async function alterScramCredentials(
+  store: ScramCredentialStore,
+  deletions: readonly Deletion[],
+  upsertions: readonly Upsertion[],
+): Promise<UserResult[]> {
   const byUser = new Map<string, (Deletion | Upsertion)[]>();
   for (const e of [...deletions, ...upsertions]) byUser.set(e.name, [...(byUser.get(e.name) ?? []), e]);
   const results: UserResult[] = [];
@@ -70,7 +74,7 @@ export function alterScramCredentials(store: ScramCredentialStore, deletions: re
       changes.push(...(outcomes as Change[]));
     }
   }
-  store.apply(changes);
+  await store.apply(changes);
   return results;
 }
 

@@ -8,7 +8,8 @@ export type UserCredentials = ReadonlyMap<ScramMechanism, ScramCredential>;
 /** Where the credentials live between starts; told of each user whose credentials changed. */
 export interface CredentialPersistence {
   load(): Map<string, Map<ScramMechanism, ScramCredential>>;
-  save(user: string, credentials: UserCredentials, all: ReadonlyMap<string, UserCredentials>): void;
+  /** The file writes at once; ZooKeeper's is awaited before AlterUserScramCredentials answers. */
+  save(user: string, credentials: UserCredentials, all: ReadonlyMap<string, UserCredentials>): void | Promise<void>;
 }
 
 export class ScramCredentialStore {
@@ -32,7 +33,7 @@ export class ScramCredentialStore {
   }
 
   /** Applies one request's changes, then persists each user touched. */
-  apply(changes: readonly { user: string; mechanism: ScramMechanism; credential: ScramCredential | null }[]): void {
+  async apply(changes: readonly { user: string; mechanism: ScramMechanism; credential: ScramCredential | null }[]): Promise<void> {
     const touched = new Set<string>();
     for (const { user, mechanism, credential } of changes) {
       let mine = this.users.get(user);
@@ -44,12 +45,18 @@ export class ScramCredentialStore {
       if (mine?.size === 0) this.users.delete(user);
       touched.add(user);
     }
-    for (const user of touched) this.persistence?.save(user, this.users.get(user) ?? new Map(), this.users);
+    for (const user of touched) await this.persistence?.save(user, this.users.get(user) ?? new Map(), this.users);
   }
 
   /** Replaces one user's credentials with what another broker wrote (a cluster's change notification). */
   replaceUser(user: string, credentials: Map<ScramMechanism, ScramCredential>): void {
     if (credentials.size === 0) this.users.delete(user);
     else this.users.set(user, credentials);
+  }
+
+  /** Replaces them all with what ZooKeeper holds (at each registration of a cluster member). */
+  replaceAll(users: ReadonlyMap<string, Map<ScramMechanism, ScramCredential>>): void {
+    this.users.clear();
+    for (const [user, credentials] of users) this.replaceUser(user, credentials);
   }
 }

@@ -74,6 +74,18 @@ describe('listeners are checked at start', () => {
     expect(problemsOf({ 'zookeeper.connect': '127.0.0.1:2181', 'inter.broker.listener.name': 'INTERNAL' })).toEqual([
       'inter.broker.listener.name: the inter-broker listener INTERNAL must be one of the client listeners (PLAINTEXT)',
     ]);
+    const scramBetweenBrokers = {
+      'zookeeper.connect': '127.0.0.1:2181',
+      listeners: 'SASL_PLAINTEXT://127.0.0.1:9092',
+      'security.inter.broker.protocol': 'SASL_PLAINTEXT',
+      'sasl.enabled.mechanisms': 'SCRAM-SHA-512',
+      'sasl.mechanism.inter.broker.protocol': 'SCRAM-SHA-512',
+    };
+    expect(problemsOf(scramBetweenBrokers)).toEqual([
+      "listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config: the inter-broker listener's ScramLoginModule needs username and password, which brokers log in with",
+    ]);
+    const scramJaas = 'org.apache.kafka.common.security.scram.ScramLoginModule required username="broker" password="s";';
+    expect(problemsOf({ ...scramBetweenBrokers, 'listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config': scramJaas })).toEqual([]);
     expect(problemsOf({ listeners: 'PLAINTEXT://:9092,CONTROLLER://:9093' })).toEqual([
       'listeners: listener CONTROLLER has no security protocol in listener.security.protocol.map',
     ]);
