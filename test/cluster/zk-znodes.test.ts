@@ -22,6 +22,8 @@ describe('znodes', () => {
       host: 'old',
       port: 9092,
       rack: null,
+      // As Kafka reads a registration without endpoints: one PLAINTEXT endpoint at host:port.
+      endpoints: [{ listener: 'PLAINTEXT', host: 'old', port: 9092, securityProtocol: 'PLAINTEXT' }],
     });
     // A SASL_SSL-only broker: Kafka writes host null and port -1, the endpoint holds the address.
     expect(
@@ -32,10 +34,16 @@ describe('znodes', () => {
           '{"listener_security_protocol_map":{"SECURE":"SASL_SSL"},"endpoints":["SECURE://[::1]:9094"],"rack":"r","jmx_port":-1,"host":null,"timestamp":"1","port":-1,"version":4}',
         ),
       ),
-    ).toEqual({ id: 2, host: '::1', port: 9094, rack: 'r' });
+    ).toEqual({ id: 2, host: '::1', port: 9094, rack: 'r', endpoints: [{ listener: 'SECURE', host: '::1', port: 9094, securityProtocol: 'SASL_SSL' }] });
     const ours = encodeBrokerRegistration({ id: 3, host: 'h', port: 1, rack: 'east' }, 42);
     expect(JSON.parse(ours.toString())).toMatchObject({ rack: 'east', timestamp: '42', version: 5 });
-    expect(decodeBrokerRegistration('/p', 3, ours)).toEqual({ id: 3, host: 'h', port: 1, rack: 'east' });
+    expect(decodeBrokerRegistration('/p', 3, ours)).toEqual({
+      id: 3,
+      host: 'h',
+      port: 1,
+      rack: 'east',
+      endpoints: [{ listener: 'PLAINTEXT', host: 'h', port: 1, securityProtocol: 'PLAINTEXT' }],
+    });
   });
 
   it('reads the controller in both of its forms, and the epoch', () => {
