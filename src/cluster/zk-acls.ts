@@ -14,6 +14,8 @@ export class ZkAcls implements AclPersistence {
   /** Saves begun, and those still writing: a reload that overlapped one may have read the znodes half-written. */
   private savesBegun = 0;
   private savesWriting = 0;
+  private reloading = false;
+  private reloadAgain = false;
 
   constructor(
     private readonly options: {
@@ -58,16 +60,30 @@ export class ZkAcls implements AclPersistence {
   }
 
   private async reload(session: KafkaZk): Promise<void> {
-    if (!this.options.isSession(session)) return;
-    const again = () => void this.reload(session).catch((err) => this.options.log.warn({ err: (err as Error).message }, 'reading ACL changes failed'));
-    // Watch both notification lists first, so a change made while the ACLs are read is read again.
-    for (const path of ACL_CHANGE_PATHS) await session.zk.getChildren(path, again);
-    const begun = this.savesBegun;
-    const overlapped = this.savesWriting > 0;
-    const acls = await readAllAcls(session.zk);
-    // A read that overlapped this broker's own save may predate it: handing it over would undo the change
-    // this broker has just answered for (a DeleteAcls, then a DescribeAcls still showing the ACL). Read again.
-    if (overlapped || this.savesWriting > 0 || this.savesBegun !== begun) return again();
-    this.options.onChange(acls);
+    // One reload at a time: a notification during one makes it go round again, so the watches set by each
+    // round cannot multiply into a storm of reads.
+    if (this.reloading) {
+      this.reloadAgain = true;
+      return;
+    }
+    this.reloading = true;
+    try {
+      do {
+        this.reloadAgain = false;
+        if (!this.options.isSession(session)) return;
+        const again = () => void this.reload(session).catch((err) => this.options.log.warn({ err: (err as Error).message }, 'reading ACL changes failed'));
+        // Watch both notification lists first, so a change made while the ACLs are read is read again.
+        for (const path of ACL_CHANGE_PATHS) await session.zk.getChildren(path, again);
+        const begun = this.savesBegun;
+        const overlapped = this.savesWriting > 0;
+        const acls = await readAllAcls(session.zk);
+        // A read that overlapped this broker's own save may predate it: handing it over would undo the change
+        // this broker has just answered for (a DeleteAcls, then a DescribeAcls still showing the ACL). Read again.
+        if (overlapped || this.savesWriting > 0 || this.savesBegun !== begun) this.reloadAgain = true;
+        else this.options.onChange(acls);
+      } while (this.reloadAgain);
+    } finally {
+      this.reloading = false;
+    }
   }
 }
