@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type RunningBroker } from '../../src/index.js';
 import { tempDir } from '../../test/helpers.js';
-import { saslConfig } from '../../test/security/sasl-client.js';
+import { endpointOf, saslBothConfig, SASL_PROTOCOLS } from '../../test/security/sasl-client.js';
 import { makePki, type Pki } from '../../test/security/certs.js';
 import { describeWithToolchain } from '../toolchain.js';
 import { tool, toolsMissing } from '../kafka-tools/tools.js';
@@ -33,13 +33,7 @@ const both = () => javaMissing() ?? toolsMissing();
 describeWithToolchain('Java client over SASL_PLAINTEXT and SASL_SSL', both, { timeout: TIMEOUT }, () => {
   beforeAll(async () => {
     pki = makePki();
-    const config = saslConfig({
-      listeners: 'SASL_PLAINTEXT://127.0.0.1:0,SASL_SSL://127.0.0.1:0',
-      'listener.name.sasl_ssl.plain.sasl.jaas.config': saslConfig()['listener.name.sasl_plaintext.plain.sasl.jaas.config'],
-      'ssl.keystore.type': 'PEM',
-      'ssl.keystore.location': pki.brokerPem,
-      'group.initial.rebalance.delay.ms': 0,
-    });
+    const config = saslBothConfig(pki, { 'group.initial.rebalance.delay.ms': 0 });
     broker = await startBroker({ port: 0, dataDir: path.join(dir, 'data'), config });
     const commandConfig = path.join(dir, 'admin.properties');
     const adminJaas = jaas('plain.PlainLoginModule', { username: 'admin', password: 'admin-secret' });
@@ -66,7 +60,7 @@ describeWithToolchain('Java client over SASL_PLAINTEXT and SASL_SSL', both, { ti
 
   for (const client of CLIENTS) {
     describe(client.name, () => {
-      for (const protocol of ['SASL_PLAINTEXT', 'SASL_SSL']) {
+      for (const protocol of SASL_PROTOCOLS) {
         for (const [mechanism, jaasConfig] of [
           ['PLAIN', PLAIN],
           ['SCRAM-SHA-256', SCRAM],
@@ -75,10 +69,9 @@ describeWithToolchain('Java client over SASL_PLAINTEXT and SASL_SSL', both, { ti
         ]) {
           it(`produces and consumes with ${mechanism} over ${protocol}`, async () => {
             const topic = `java-sasl-${client.major}-${++seq}`;
-            const endpoint = broker.listeners.find((l) => l.listener === protocol)!;
             const ssl = protocol === 'SASL_SSL' ? { 'ssl.truststore.type': 'PEM', 'ssl.truststore.location': pki.caCert } : {};
             const res = await java(client, 'produce_consume', {
-              bootstrap: `${endpoint.host}:${endpoint.port}`,
+              bootstrap: endpointOf(broker, protocol),
               config: { 'security.protocol': protocol, 'sasl.mechanism': mechanism, 'sasl.jaas.config': jaasConfig, ...ssl },
               create: [{ name: topic, partitions: 1 }],
               runs: [{ topic, group: `${topic}-g` }],

@@ -2,6 +2,7 @@
 // krill's own test client (SaslHandshake v1 + SaslAuthenticate, AlterUserScramCredentials).
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
 import { TestClient } from '../server/client.js';
+import type { Pki } from './certs.js';
 
 export const PLAIN_JAAS =
   'org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="admin-secret" user_admin="admin-secret" user_alice="alice-secret";';
@@ -15,6 +16,30 @@ export function saslConfig(extra: Record<string, string | number> = {}): Record<
     'connection.failed.authentication.delay.ms': 0,
     ...extra,
   };
+}
+
+/**
+ * A broker with a SASL_PLAINTEXT and a SASL_SSL listener, both offering every mechanism with the same PLAIN users,
+ * the SASL_SSL one presenting `pki`'s broker certificate.
+ */
+export function saslBothConfig(pki: Pki, extra: Record<string, string | number> = {}): Record<string, string | number> {
+  return saslConfig({
+    listeners: 'SASL_PLAINTEXT://127.0.0.1:0,SASL_SSL://127.0.0.1:0',
+    'listener.name.sasl_ssl.plain.sasl.jaas.config': PLAIN_JAAS,
+    'ssl.keystore.type': 'PEM',
+    'ssl.keystore.location': pki.brokerPem,
+    ...extra,
+  });
+}
+
+export type SaslProtocol = 'SASL_PLAINTEXT' | 'SASL_SSL';
+export const SASL_PROTOCOLS: readonly SaslProtocol[] = ['SASL_PLAINTEXT', 'SASL_SSL'];
+
+/** host:port of the broker's listener with `protocol`. */
+export function endpointOf(broker: { listeners: readonly { listener: string; host: string; port: number }[] }, protocol: SaslProtocol): string {
+  const endpoint = broker.listeners.find((l) => l.listener === protocol);
+  if (!endpoint) throw new Error(`no ${protocol} listener`);
+  return `${endpoint.host}:${endpoint.port}`;
 }
 
 /** A TestClient logged in with PLAIN; throws when the login fails. */
