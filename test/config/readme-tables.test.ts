@@ -1,5 +1,5 @@
 // README.md's "Configuration honoured" tables against the tables krill runs on: the broker table's names and
-// defaults against BROKER_CONFIGS (config.ts); the topic table, row for row, as TOPIC_CONFIGS (log-config.ts)
+// defaults against BROKER_CONFIGS (broker-config-defs.ts); the topic table, row for row, as TOPIC_CONFIGS (log-config.ts)
 // renders it. On a mismatch the message gives the rows README should have.
 import fs from 'node:fs';
 import path from 'node:path';
