@@ -19,7 +19,10 @@ const MECHANISMS: [string, Record<string, string>][] = [
   ['PLAIN', { 'sasl.mechanism': 'PLAIN', 'sasl.username': 'alice', 'sasl.password': 'alice-secret' }],
   ['SCRAM-SHA-256', { 'sasl.mechanism': 'SCRAM-SHA-256', 'sasl.username': 'py', 'sasl.password': 'py-secret' }],
   ['SCRAM-SHA-512', { 'sasl.mechanism': 'SCRAM-SHA-512', 'sasl.username': 'py', 'sasl.password': 'py-secret' }],
-  ['OAUTHBEARER', { 'sasl.mechanism': 'OAUTHBEARER', 'enable.sasl.oauthbearer.unsecure.jwt': 'true', 'sasl.oauthbearer.config': 'principal=py-jwt scope=kafka' }],
+  [
+    'OAUTHBEARER',
+    { 'sasl.mechanism': 'OAUTHBEARER', 'enable.sasl.oauthbearer.unsecure.jwt': 'true', 'sasl.oauthbearer.config': 'principal=py-jwt scope=kafka' },
+  ],
 ];
 
 const conf = (protocol: SaslProtocol, sasl: Record<string, string>) => ({
