@@ -2,7 +2,8 @@
 // test/security/certs.ts) with every mechanism krill has: PLAIN (users from the listener's JAAS config),
 // SCRAM-SHA-256 and SCRAM-SHA-512 (users made with AlterUserScramCredentials, kept across a restart),
 // OAUTHBEARER with unsecured JWS tokens (principal claim and required scope from the
-// OAuthBearerLoginModule's options); a wrong password and a rejected token fail the client's connect.
+// OAuthBearerLoginModule's options); a wrong password fails the client's connect, a rejected token its
+// first request.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -3,19 +3,16 @@
 // AlterUserScramCredentials), and OAUTHBEARER with librdkafka's unsecured JWT (enable.sasl.oauthbearer.unsecure.jwt);
 // each produces a record and reads it back. A wrong password is refused, and kcat says so.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBroker, type RunningBroker } from '../../src/index.js';
+import type { RunningBroker } from '../../src/index.js';
 import { describeRun, run } from '../util.js';
 import { makePki, type Pki } from '../../test/security/certs.js';
-import { endpointOf, plainClient, saslBothConfig, SASL_PROTOCOLS, upsertion, type SaslProtocol } from '../../test/security/sasl-client.js';
+import { endpointOf, SASL_PROTOCOLS, startSaslBothBroker, type SaslProtocol } from '../../test/security/sasl-client.js';
 
 let broker: RunningBroker;
 let pki: Pki;
 beforeAll(async () => {
   pki = makePki();
-  broker = await startBroker({ port: 0, storage: 'memory', config: saslBothConfig(pki) });
-  const admin = await plainClient(broker.port);
-  await admin.request(51, 0, { deletions: [], upsertions: [upsertion('rd', 'SCRAM-SHA-256', 'rd-secret'), upsertion('rd', 'SCRAM-SHA-512', 'rd-secret')] });
-  admin.close();
+  broker = await startSaslBothBroker(pki, 'rd', 'rd-secret');
 });
 afterAll(async () => {
   await broker?.close();

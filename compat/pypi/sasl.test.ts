@@ -4,9 +4,9 @@
 // with librdkafka's unsecured JWT. Each produces through compat/python's ck_client.py and reads back; a wrong
 // password reaches the client as librdkafka's authentication error with the broker's message.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBroker, type RunningBroker } from '../../src/index.js';
+import type { RunningBroker } from '../../src/index.js';
 import { makePki, type Pki } from '../../test/security/certs.js';
-import { endpointOf, plainClient, saslBothConfig, SASL_PROTOCOLS, upsertion, type SaslProtocol } from '../../test/security/sasl-client.js';
+import { endpointOf, SASL_PROTOCOLS, startSaslBothBroker, type SaslProtocol } from '../../test/security/sasl-client.js';
 import { describeWithToolchain } from '../toolchain.js';
 import { encodeRecord, unb64 } from '../python/py.js';
 import { venvMissing, venvPy } from './pypi.js';
@@ -39,10 +39,7 @@ interface Produced {
 describeWithToolchain('confluent-kafka-python over SASL', venvMissing, { timeout: TIMEOUT }, () => {
   beforeAll(async () => {
     pki = makePki();
-    broker = await startBroker({ port: 0, storage: 'memory', config: saslBothConfig(pki) });
-    const admin = await plainClient(broker.port);
-    await admin.request(51, 0, { deletions: [], upsertions: [upsertion('py', 'SCRAM-SHA-256', 'py-secret'), upsertion('py', 'SCRAM-SHA-512', 'py-secret')] });
-    admin.close();
+    broker = await startSaslBothBroker(pki, 'py', 'py-secret');
   });
   afterAll(async () => {
     await broker?.close();

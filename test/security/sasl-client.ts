@@ -1,6 +1,7 @@
 // What the SASL tests share: a SASL_PLAINTEXT broker's configs, and logins and SCRAM users made over
 // krill's own test client (SaslHandshake v1 + SaslAuthenticate, AlterUserScramCredentials).
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
+import { startBroker, type RunningBroker } from '../../src/index.js';
 import { TestClient } from '../server/client.js';
 import type { Pki } from './certs.js';
 
@@ -40,6 +41,15 @@ export function endpointOf(broker: { listeners: readonly { listener: string; hos
   const endpoint = broker.listeners.find((l) => l.listener === protocol);
   if (!endpoint) throw new Error(`no ${protocol} listener`);
   return `${endpoint.host}:${endpoint.port}`;
+}
+
+/** A broker with saslBothConfig(pki) on in-memory storage, and `user` a SCRAM-SHA-256 and SCRAM-SHA-512 user with `password`. */
+export async function startSaslBothBroker(pki: Pki, user: string, password: string): Promise<RunningBroker> {
+  const broker = await startBroker({ port: 0, storage: 'memory', config: saslBothConfig(pki) });
+  const admin = await plainClient(broker.port);
+  await admin.request(51, 0, { deletions: [], upsertions: [upsertion(user, 'SCRAM-SHA-256', password), upsertion(user, 'SCRAM-SHA-512', password)] });
+  admin.close();
+  return broker;
 }
 
 /** A TestClient logged in with PLAIN; throws when the login fails. */
