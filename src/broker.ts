@@ -31,8 +31,8 @@ import storageFs from './storage/storage-fs.js';
 import { LOCK_FILE } from './storage/data-dir-lock.js';
 import { BROKER_CONFIGS_FILE } from './storage/broker-configs-file.js';
 import { readBuffers } from './storage/read-buffers.js';
-import { GroupCoordinator } from './group/coordinator.js';
-import { OFFSETS_TOPIC, OffsetsTopicStore } from './group/offsets-topic.js';
+import type { GroupCoordinator } from './group/coordinator.js';
+import { OffsetsTopicStore } from './group/offsets-topic.js';
 import { ReplicaManager, clusterStart, singleBrokerStart } from './partition/replica-manager.js';
 import { SingleBrokerCluster } from './cluster/cluster-view.js';
 import type { ZkCluster } from './cluster/zk-cluster.js';
@@ -40,10 +40,9 @@ import { TopicAdmin } from './topics.js';
 import { ConfigAdmin } from './config-admin/config-admin.js';
 import { DynamicBrokerConfigs } from './config-admin/dynamic-broker-configs.js';
 import { PRODUCER_ID_BLOCK_FILE, ProducerIdManager } from './cluster/producer-id-manager.js';
-import { TransactionCoordinator } from './txn/coordinator.js';
-import { TRANSACTION_STATE_TOPIC, TransactionStateTopic } from './txn/state-topic.js';
-import type { CoordinatorElections } from './cluster/coordinator-guard.js';
-import { LocalMarkerWrites } from './txn/markers.js';
+import type { TransactionCoordinator } from './txn/coordinator.js';
+import type { TransactionStateTopic } from './txn/state-topic.js';
+import { coordinatorElections, openGroupCoordinator, openTransactionCoordinator } from './coordinators.js';
 import { Scheduler } from './scheduler.js';
 import { BrokerTasks } from './broker-tasks.js';
 import { SINGLE_BROKER_CONTROLLER_REQUESTS, SINGLE_BROKER_COORDINATORS, singleBrokerElections, singleBrokerReassignments } from './cluster/cluster-services.js';
@@ -51,7 +50,7 @@ import { ServedPartitions } from './group/served-partitions.js';
 import { LocalTopicStore } from './topic-store.js';
 import { SINGLE_BROKER_WIDE_CONFIGS } from './config-admin/cluster-wide-configs.js';
 import { FaultInjector } from './faults/fault-injector.js';
-import { CREATE_IN_LOCAL_LOGS, CREATED_BY_CONTROLLER, type InternalTopicCreation } from './internal-topic-creation.js';
+import { CREATE_IN_LOCAL_LOGS, CREATED_BY_CONTROLLER } from './internal-topic-creation.js';
 import type { ClientQuotas } from './security/quotas/client-quotas.js';
 import { openClientQuotas } from './security/quotas/open-client-quotas.js';
 import { CLIENT_QUOTAS_FILE } from './storage/client-quotas-file.js';
@@ -224,9 +223,20 @@ export class Broker {
       const createInternal = single ? CREATE_IN_LOCAL_LOGS : CREATED_BY_CONTROLLER;
       const served = () => (single ? ServedPartitions.all() : ServedPartitions.byElection());
       this.offsetsTopic = OffsetsTopicStore.open(logs, this.replicas, config.int('offsets.topic.num.partitions'), createInternal);
-      this.groups = Broker.openGroups(config, logs, this.offsetsTopic, this.scheduler, served());
+      this.groups = openGroupCoordinator(config, logs, this.offsetsTopic, this.scheduler, served());
       this.producerIds = new ProducerIdManager(dataDir, config.nodeId);
-      this.openTransactions(logs, createInternal, served());
+      const txn = openTransactionCoordinator({
+        config,
+        logs,
+        replicas: this.replicas,
+        producerIds: this.producerIds,
+        groups: this.groups,
+        zkCluster: () => this.zkCluster,
+        createTopic: createInternal,
+        served: served(),
+      });
+      this.transactionState = txn.state;
+      this.transactions = txn.coordinator;
       // A single broker's coordinators load their topics now; in a cluster, each partition when elected its leader.
       if (single) {
         this.offsetsTopic.load(this.groups);
@@ -245,7 +255,7 @@ export class Broker {
           advertised: () => this.advertisedEndpoints(),
           interBrokerTls: interBrokerTls(config),
           interBrokerSasl: this.interBrokerSasl(),
-          coordinators: this.coordinatorElections(),
+          coordinators: coordinatorElections(() => this, log),
           onAclsChanged: config.string('authorizer.class.name') ? (bindings) => this.authorizer?.replaceAll(bindings) : undefined,
           applyClusterBrokerConfigs: (configs) => {
             const wanted = new Map(Object.entries(configs));
@@ -373,110 +383,6 @@ export class Broker {
       controllerRequests: zk,
       elections: zk,
       reassignments: { alter: (requests) => zk.alterPartitionReassignments(requests), list: (partitions) => zk.listPartitionReassignments(partitions) },
-    };
-  }
-
-  /**
-   * The transaction coordinator, serving `served` of __transaction_state's partitions; loading them completes
-   * what a crash left mid-way.
-   */
-  private openTransactions(logs: LogManager, createTopic: InternalTopicCreation, served: ServedPartitions): void {
-    const { config, replicas } = this;
-    const localMarkers = new LocalMarkerWrites();
-    const state = TransactionStateTopic.open(
-      logs,
-      replicas,
-      config.int('transaction.state.log.num.partitions'),
-      config.int('transaction.state.log.segment.bytes'),
-      createTopic,
-    );
-    const coordinator = new TransactionCoordinator(
-      {
-        generateProducerId: () => this.producerIds.generateProducerId(),
-        persist: (meta) => state.persist(meta),
-        forget: (transactionalId) => state.forget(transactionalId),
-        writeMarker: (topic, p, producerId, producerEpoch, commit, coordinatorEpoch) => {
-          const partition = replicas.partition(topic, p);
-          if (!partition) return true;
-          const marker = { producerId, producerEpoch, commit, coordinatorEpoch };
-          // In a cluster, a partition another broker leads gets its marker from that broker.
-          if (this.zkCluster && !partition.isLeader) return this.zkCluster.sendTxnMarker(topic, p, marker, () => this.transactions.retryPrepared());
-          return localMarkers.write(replicas, this.groups, partition, marker, () => this.transactions.retryPrepared());
-        },
-        partitionExists: (topic, p) => replicas.partition(topic, p) !== undefined,
-        now: () => Date.now(),
-      },
-      {
-        maxTimeoutMs: config.int('transaction.max.timeout.ms'),
-        idExpirationMs: config.int('transactional.id.expiration.ms'),
-        partitionOf: (transactionalId) => state.partitionFor(transactionalId),
-        served,
-      },
-    );
-    this.transactionState = state;
-    this.transactions = coordinator;
-  }
-
-  /**
-   * The group coordinator, serving `served` of __consumer_offsets' partitions.
-   */
-  private static openGroups(
-    config: BrokerConfig,
-    logs: LogManager,
-    store: OffsetsTopicStore,
-    scheduler: Scheduler,
-    served: ServedPartitions,
-  ): GroupCoordinator {
-    const groups = new GroupCoordinator({
-      store,
-      scheduler,
-      partitionOf: (groupId) => store.partitionFor(groupId),
-      served,
-      minSessionTimeoutMs: config.int('group.min.session.timeout.ms'),
-      maxSessionTimeoutMs: config.int('group.max.session.timeout.ms'),
-      initialRebalanceDelayMs: config.int('group.initial.rebalance.delay.ms'),
-      offsetsRetentionMs: config.int('offsets.retention.minutes') * 60_000,
-      offsetsRetentionCheckIntervalMs: config.int('offsets.retention.check.interval.ms'),
-      partitionExists: (topic, partition) => {
-        const t = logs.getTopic(topic);
-        return !!t && partition >= 0 && partition < t.partitions;
-      },
-    });
-    return groups;
-  }
-
-  /**
-   * In a cluster, the coordinators follow the leadership of their partitions (Kafka's onLeadershipChange):
-   * the controller's LeaderAndIsr and StopReplica reach them through this.
-   */
-  private coordinatorElections(): CoordinatorElections {
-    const loading = (what: string, p: number, load: () => void) => () => {
-      try {
-        load();
-      } catch (err) {
-        this.log.error({ err, partition: p }, `loading ${what} failed`);
-      }
-    };
-    return {
-      elected: (topic, p, leaderEpoch) => {
-        if (topic === OFFSETS_TOPIC)
-          void this.groups.onElection(
-            p,
-            loading(topic, p, () => this.offsetsTopic.loadPartition(this.groups, p)),
-          );
-        else if (topic === TRANSACTION_STATE_TOPIC)
-          void this.transactions.onElection(
-            p,
-            leaderEpoch,
-            loading(topic, p, () => this.transactionState.loadPartition(this.transactions, p)),
-          );
-      },
-      resigned: (topic, p) => {
-        if (topic === OFFSETS_TOPIC) this.groups.onResignation(p);
-        else if (topic === TRANSACTION_STATE_TOPIC) this.transactions.onResignation(p);
-      },
-      groupLoading: (groupId) => this.groups.isLoading(groupId),
-      transactionalIdLoading: (transactionalId) => this.transactions.isLoading(transactionalId),
     };
   }
 
