@@ -12,6 +12,8 @@ kcat is built on).
       With --replicas N (a cluster whose brokers auto-create topics with N
       replicas), the partition must also list N replicas, and prepare waits
       until all N are in its ISR, so that acks=all meets the whole ISR.
+      Then it waits for the fetch's consumer group to have a coordinator,
+      so that the server creates __consumer_offsets now, untimed.
 
   rdkafka_client.py fetch BOOTSTRAP TOPIC EXPECTED_RECORDS RECORD_SIZE
       Checks that the partition's high watermark equals EXPECTED_RECORDS (the
@@ -102,7 +104,38 @@ def prepare(bootstrap, topics, replicas=1):
         if count != 1:
             raise BenchFailure("topic %s has %d partitions, the benchmark needs exactly 1" % (topic, count))
         result[topic] = count
+    wait_for_group_coordinator(bootstrap, producer, topics[0])
     return {"ok": True, "partitions": result}
+
+
+GROUP = "krill-bench"
+OFFSETS_TOPIC = "__consumer_offsets"
+
+
+def wait_for_group_coordinator(bootstrap, producer, topic):
+    # fetch()'s consumer needs a group.id, so it looks up its group's coordinator, and the first lookup
+    # makes the server create __consumer_offsets (50 partitions, in a cluster on every broker). Done here,
+    # untimed and before the produce, so that no timed produce or fetch shares the machine with that
+    # creation: the offsets of the group are read (which waits for its coordinator), then, where the
+    # server lists the topic, its partitions are awaited until each has its leader and a full ISR.
+    consumer = Consumer(conf({"bootstrap.servers": bootstrap, "group.id": GROUP, "enable.auto.commit": False}))
+    try:
+        consumer.committed([TopicPartition(topic, 0)], timeout=30)
+    except KafkaException as e:
+        raise BenchFailure("group coordinator not available after 30 s: %s" % e)
+    finally:
+        consumer.close()
+    deadline = time.monotonic() + 30
+    while True:
+        tm = producer.list_topics(OFFSETS_TOPIC, timeout=5).topics.get(OFFSETS_TOPIC)
+        if tm is None or tm.error is not None:
+            return  # a server that does not list it (the mock) keeps offsets elsewhere
+        parts = tm.partitions.values()
+        if parts and all(p.leader >= 0 and len(p.isrs) == len(p.replicas) for p in parts):
+            return
+        if time.monotonic() > deadline:
+            raise BenchFailure("%s not fully replicated after 30 s" % OFFSETS_TOPIC)
+        time.sleep(0.05)
 
 
 def try_create_topic(bootstrap, topic, replicas):
@@ -125,7 +158,7 @@ def fetch(bootstrap, topic, expected, size, max_window, trailing=0):
         # confluent-kafka-python insists on a group id; it is never used for
         # anything here (no subscribe(), no commits), so the consumer works
         # against brokers without group coordination too.
-        "group.id": "krill-bench",
+        "group.id": GROUP,
         "enable.auto.commit": False,
         "enable.auto.offset.store": False,
         "enable.partition.eof": False,
