@@ -202,7 +202,7 @@ export async function runWorkload(kind: ServerKind, w: Workload): Promise<Worklo
     if ('error' in prod) return fail(crashed() ?? prod.error);
     const cpu1 = { server: serverCpu(), machine: machineCpuTicks() };
     const rss = server.procs.map((p) => readRssKb(p.child.pid!));
-    const produceSeconds = Math.max(prod.seconds - overhead, 1e-6);
+    const produceSeconds = prod.seconds - overhead;
 
     const trailing = w.transactional ? '1' : '0'; // the transaction's commit marker follows the records
     const f = await pyClient(
@@ -210,16 +210,21 @@ export async function runWorkload(kind: ServerKind, w: Workload): Promise<Worklo
       timeoutMs,
       clientConf,
     );
-    const produced: Outcome = {
-      ok: true,
-      records: w.records,
-      bytes: w.records * w.size,
-      seconds: produceSeconds,
-      fixedMs: overhead * 1000,
-      ...cpuUsed(cpu0.server, cpu1.server),
-      machineBusy: cpu0.machine && cpu1.machine ? busyShare(cpu0.machine, cpu1.machine) : undefined,
-      serverRssKb: rss.some((x) => x === null) ? undefined : (rss as number[]).reduce((a, b) => a + b, 0),
-    };
+    // A run too small to time (at a small KRILL_BENCH_SCALE): the produce took no longer than kcat's fixed cost.
+    const tooShort: Outcome = { ok: false, error: `n/a (under kcat's fixed cost, ${(overhead * 1000).toFixed(0)} ms)` };
+    const produced: Outcome =
+      produceSeconds <= 0
+        ? tooShort
+        : {
+            ok: true,
+            records: w.records,
+            bytes: w.records * w.size,
+            seconds: produceSeconds,
+            fixedMs: overhead * 1000,
+            ...cpuUsed(cpu0.server, cpu1.server),
+            machineBusy: cpu0.machine && cpu1.machine ? busyShare(cpu0.machine, cpu1.machine) : undefined,
+            serverRssKb: rss.some((x) => x === null) ? undefined : (rss as number[]).reduce((a, b) => a + b, 0),
+          };
     if (!f.ok) {
       const error = crashed() ?? String(f.error);
       if (/^count mismatch: produced/.test(String(f.error))) return fail(error, true);
