@@ -8,6 +8,7 @@
 // KAFKA_JVM_PERFORMANCE_OPTS) give the broker, without the GC log file and the log4j config file those
 // scripts add: Kafka then logs errors only, to stderr, which costs it less than a deployment's INFO logs.
 
+import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -32,6 +33,8 @@ let classpath: string | null = null;
 /** Why Kafka cannot run here (no classpath file, no java), or null. */
 export function kafkaMissing(): string | null {
   if (!fs.existsSync(KAFKA_CLASSPATH)) return 'no Kafka classpath (run compat/kafka-tools/install.sh)';
+  const java = spawnSync('java', ['-version'], { stdio: 'ignore' });
+  if (java.error || java.status !== 0) return `java not usable (${java.error?.message ?? `exit ${java.status}`})`;
   return null;
 }
 

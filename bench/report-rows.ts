@@ -6,7 +6,7 @@ import os from 'node:os';
 import { TARGETS } from './settings.js';
 import { SERVER_KINDS, type ServerKind, type StartSample } from './servers.js';
 import type { Outcome, Workload } from './workloads.js';
-import { LATENCY_RATE, LATENCY_RECORDS, PERF_RECORDS, PERF_SIZE } from './tool-workloads.js';
+import { LATENCY_RATE, LATENCY_RECORDS, MOCK_UNSUPPORTED, PERF_RECORDS, PERF_SIZE } from './tool-workloads.js';
 import {
   fmtInt,
   fmtRate,
@@ -117,6 +117,10 @@ function toolRows(m: Measurements, details: string[], rows: Row[]): void {
         (k) => m.toolProblem ?? m.perfTools[k].map((r) => r[op]),
       );
     }
+    details.push(
+      `perf tools: the tools' defaults (Kafka 4.4: acks=all, linger.ms=5, batch.size=16384), --throughput -1; mock ${MOCK_UNSUPPORTED}: ` +
+        "Kafka 4.4's Java producer never gets Metadata it can use from the mock (it waits in KafkaProducer.waitOnMetadata)",
+    );
   }
   if (m.selected('latency')) {
     const metrics = [

@@ -75,6 +75,9 @@ async function javaTool(mainClass: string, args: string[], timeoutMs: number): P
   return { out: proc.stdout() };
 }
 
+/** The mock's perf-tools cell; the report's details say why. */
+export const MOCK_UNSUPPORTED = 'n/a (Java client unserved)';
+
 /** kafka-producer-perf-test, then kafka-consumer-perf-test over what it produced. */
 export async function runPerfTools(kind: ServerKind): Promise<PerfToolsRun> {
   const fail = (error: string): PerfToolsRun => ({ produce: { ok: false, error }, fetch: { ok: false, error } });
@@ -82,7 +85,7 @@ export async function runPerfTools(kind: ServerKind): Promise<PerfToolsRun> {
   if (missing) return fail(missing);
   // Measured: Kafka 4.4's Java producer never gets a Metadata answer it can use from the mock (it waits in
   // KafkaProducer.waitOnMetadata, max.block.ms per record), so the tools are not run against it.
-  if (kind === 'mock') return fail('n/a (the Java 4.4 producer gets no usable Metadata from the mock)');
+  if (kind === 'mock') return fail(MOCK_UNSUPPORTED);
   return withServer(kind, PERF_TOPIC, fail, async (server) => {
     const timeoutMs = Math.max(120_000, PERF_RECORDS / 10); // >= 10,000 records/s
     const cpu0 = server.procs.map((p) => processCpuSeconds(p.child.pid));

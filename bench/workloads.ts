@@ -211,7 +211,7 @@ export async function runWorkload(kind: ServerKind, w: Workload): Promise<Worklo
       clientConf,
     );
     // A run too small to time (at a small KRILL_BENCH_SCALE): the produce took no longer than kcat's fixed cost.
-    const tooShort: Outcome = { ok: false, error: `n/a (under kcat's fixed cost, ${(overhead * 1000).toFixed(0)} ms)` };
+    const tooShort: Outcome = { ok: false, error: `n/a (< kcat's ${(overhead * 1000).toFixed(0)} ms fixed cost)` };
     const produced: Outcome =
       produceSeconds <= 0
         ? tooShort
