@@ -2,7 +2,6 @@
 // per GB under each produce row), Kafka's perf tools, end-to-end latency, start and memory. Each row holds
 // one summary per server; report.ts adds the ratios and the verdicts.
 
-import os from 'node:os';
 import { TARGETS } from './settings.js';
 import { SERVER_KINDS, type ServerKind, type StartSample } from './servers.js';
 import type { Outcome, Workload } from './workloads.js';
@@ -231,12 +230,12 @@ function startRows(m: Measurements, details: string[], rows: Row[]): void {
   }
 }
 
-/** The rows in the table's order; notes for the details go to `details`. */
-export function buildRows(m: Measurements, details: string[]): Row[] {
+/** The rows in the table's order, and the details: the measuring's notes (m.details0), then the rows'. */
+export function buildRows(m: Measurements): { rows: Row[]; details: string[] } {
   const rows: Row[] = [];
+  const details = [...m.details0];
   throughputRows(m, details, rows);
   toolRows(m, details, rows);
   startRows(m, details, rows);
-  details.push(`machine: ${os.cpus().length} cores; server CPU is read from /proc/<pid>/stat of every broker process`);
-  return rows;
+  return { rows, details };
 }

@@ -1,13 +1,12 @@
 // The benchmark's statistics and its table: medians, a cell from a workload's runs, the aligned table
-// with every figure's ratio to Kafka and to the mock, and the whole report main() prints (its rows are
-// built in report-rows.ts).
+// with every figure's ratio to Kafka and to the mock, and the whole report main() prints around the rows
+// report-rows.ts builds.
 
 import os from 'node:os';
 import { HOST, KCAT_PRODUCER_SETTINGS, REPEAT, SCALE, START_RUNS } from './settings.js';
 import type { ServerKind, StartSample } from './servers.js';
 import type { Outcome, Workload, WorkloadRun } from './workloads.js';
 import type { LatencyRun, PerfToolsRun } from './tool-workloads.js';
-import { buildRows } from './report-rows.js';
 
 export const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
 const sizeLabel = (size: number) => (size >= 1024 ? `${size / 1024} KB` : `${size} B`);
@@ -166,8 +165,8 @@ export interface Measurements {
   nodeStartWithoutCertsMs: number | null;
 }
 
-/** The printed report: the table, its notes and the details. */
-export function renderReport(m: Measurements): string {
+/** The printed report: the table of `rows`, its notes and the details (`details` first). */
+export function renderReport(m: Measurements, rows: Row[], details: string[]): string {
   const { began, load, tools, workloads, krillFailure, kafkaFailure, mockBuildError, probe } = m;
   const headers = [
     'benchmark',
@@ -184,8 +183,6 @@ export function renderReport(m: Measurements): string {
     'memory',
   ];
   const right = [false, true, true, true, true, true, true, true, true, false, false, false];
-  const details: string[] = [...m.details0];
-  const rows = buildRows(m, details);
   if (krillFailure) details.push(`krill failed to start: ${krillFailure}`);
   if (kafkaFailure) details.push(`Kafka failed to start: ${kafkaFailure}`);
   if (mockBuildError) details.push(`mock cluster not built: ${mockBuildError}`);

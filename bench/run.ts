@@ -88,7 +88,8 @@ import {
   type StartSample,
 } from './servers.js';
 import { benchWorkloads, runWorkload, writeRecordFile, type Outcome, type WorkloadRun } from './workloads.js';
-import { fmtInt, fmtRate, renderReport, workloadLabel } from './report.js';
+import { fmtInt, fmtRate, renderReport, workloadLabel, type Measurements } from './report.js';
+import { buildRows } from './report-rows.js';
 import { kafkaMissing } from './kafka.js';
 import { runLatency, runPerfTools, TOOL_WORKLOADS, type LatencyRun, type PerfToolsRun } from './tool-workloads.js';
 
@@ -294,33 +295,33 @@ async function main(): Promise<void> {
   const okStarts = krillStarts.length > 0 && !krillProblem;
   const nodeStartMs = okStarts ? nodeBaselineMs() : null;
   const nodeStartWithoutCertsMs = plainStarts.length ? nodeBaselineMs(envWithoutExtraCerts()) : null;
-  process.stdout.write(
-    renderReport({
-      began,
-      load,
-      tools,
-      workloads,
-      selected,
-      results,
-      perfTools,
-      toolProblem,
-      latency,
-      unavailable,
-      krillSkipped,
-      krillFailure,
-      kafkaFailure,
-      mockBuildError,
-      details0,
-      probe,
-      krillStarts,
-      plainStarts,
-      kafkaStarts,
-      mockStarts,
-      embedded,
-      nodeStartMs,
-      nodeStartWithoutCertsMs,
-    }),
-  );
+  const measured: Measurements = {
+    began,
+    load,
+    tools,
+    workloads,
+    selected,
+    results,
+    perfTools,
+    toolProblem,
+    latency,
+    unavailable,
+    krillSkipped,
+    krillFailure,
+    kafkaFailure,
+    mockBuildError,
+    details0,
+    probe,
+    krillStarts,
+    plainStarts,
+    kafkaStarts,
+    mockStarts,
+    embedded,
+    nodeStartMs,
+    nodeStartWithoutCertsMs,
+  };
+  const { rows, details } = buildRows(measured);
+  process.stdout.write(renderReport(measured, rows, details));
 }
 
 main().catch((err) => {
