@@ -30,7 +30,8 @@ kcat is built on).
       request round trip each.
 
   rdkafka_client.py latency BOOTSTRAP TOPIC RECORDS RATE RECORD_SIZE
-      End-to-end latency at a fixed rate: a producer (linger.ms=0, acks=all)
+      End-to-end latency at a fixed rate: a producer (linger.ms=0, acks=all,
+      max.in.flight.requests.per.connection=5)
       sends RECORDS records of RECORD_SIZE bytes, one every 1/RATE s on a
       fixed schedule (not one at a time: a slow answer does not slow the
       sender), and a consumer in the same process, reading from the end of the
@@ -215,7 +216,12 @@ def fetch(bootstrap, topic, expected, size, max_window, trailing=0):
 def latency(bootstrap, topic, records, rate, size):
     import threading
     errors = []
+    # At most 5 requests in flight (the Java producer's default; librdkafka's is 1,000,000): a broker
+    # answers one request per connection at a time, so with one record per request and no limit, a
+    # moment's backlog (a cold JVM's first second) would stay queued in the broker's socket for the rest
+    # of the run; with the limit, records that wait are batched into the next request instead.
     producer = Producer(conf({"bootstrap.servers": bootstrap, "linger.ms": 0, "acks": "all",
+                              "max.in.flight.requests.per.connection": 5,
                               "error_cb": lambda e: errors.append(str(e))}))
     consumer = Consumer(conf({
         "bootstrap.servers": bootstrap, "group.id": "krill-bench-latency", "enable.auto.commit": False,

@@ -156,7 +156,7 @@ function toolRows(m: Measurements, details: string[], rows: Row[]): void {
     }
     details.push(
       `latency: rdkafka_client.py latency, ${fmtInt(LATENCY_RECORDS)} records at a fixed ${LATENCY_RATE} rec/s after 2 s uncounted, ` +
-        'producer linger.ms=0 acks=all, consumer (fetch.wait.max.ms=100) in the same process; send -> arrival on one clock. ' +
+        'producer linger.ms=0 acks=all max.in.flight.requests.per.connection=5, consumer (fetch.wait.max.ms=100) in the same process; send -> arrival on one clock. ' +
         'The mock answers a Fetch at the end of the log only when fetch.wait.max.ms has passed, new records or not, ' +
         'hence its ~50 ms average',
     );
