@@ -31,6 +31,15 @@ kcat is built on).
       return) is not timed, so passes cost the mock no more than one extra
       request round trip each.
 
+  rdkafka_client.py latency BOOTSTRAP TOPIC RECORDS RATE RECORD_SIZE
+      End-to-end latency at a fixed rate: a producer (linger.ms=0, acks=all,
+      max.in.flight.requests.per.connection=5)
+      sends RECORDS records of RECORD_SIZE bytes, one every 1/RATE s on a
+      fixed schedule (not one at a time: a slow answer does not slow the
+      sender), and a consumer in the same process, reading from the end of the
+      partition, notes when each arrives (after 2 s of the same, uncounted). Latency = arrival - send, both on
+      the same monotonic clock. Prints avg, p50, p99 and p99.9 in ms.
+
 Every command prints a single JSON object on stdout: {"ok": true, ...} or
 {"ok": false, "error": "..."}; the exit code is 0 either way unless Python
 itself fails.
@@ -237,6 +246,74 @@ def fetch(bootstrap, topic, expected, size, max_window, trailing=0):
         consumer.close()
 
 
+def latency(bootstrap, topic, records, rate, size):
+    import threading
+    errors = []
+    # At most 5 requests in flight (the Java producer's default; librdkafka's is 1,000,000): a broker
+    # answers one request per connection at a time, so with one record per request and no limit, a
+    # moment's backlog (a cold JVM's first second) would stay queued in the broker's socket for the rest
+    # of the run; with the limit, records that wait are batched into the next request instead.
+    producer = Producer(conf({"bootstrap.servers": bootstrap, "linger.ms": 0, "acks": "all",
+                              "max.in.flight.requests.per.connection": 5,
+                              "error_cb": lambda e: errors.append(str(e))}))
+    consumer = Consumer(conf({
+        "bootstrap.servers": bootstrap, "group.id": "krill-bench-latency", "enable.auto.commit": False,
+        "enable.partition.eof": False, "fetch.wait.max.ms": 100, "error_cb": lambda e: errors.append(str(e)),
+    }))
+    filler = b"x" * max(0, size - 10)
+    # The first 2 s of records warm both sides up at the same rate (a JVM's JIT compiler, for one) and
+    # are not counted.
+    warm = int(rate * 2)
+    total = warm + records
+    sent = [0] * total
+    arrived = [0] * total
+    try:
+        # Warm-up, untimed: both connections up, the consumer positioned after the warm-up record.
+        producer.produce(topic, b"w" * size, partition=0)
+        if producer.flush(10) != 0:
+            raise BenchFailure("latency warm-up record not acknowledged %s" % "; ".join(errors[-3:]))
+        _, hi = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10, cached=False)
+        consumer.assign([TopicPartition(topic, 0, hi)])
+        consumer.consume(1, 0.5)
+        done = threading.Event()
+        received = [0]
+
+        def read():
+            while received[0] < total and not done.is_set():
+                m = consumer.poll(0.1)  # returns at the first record (consume() waits to fill its batch)
+                now = time.perf_counter_ns()
+                if m is not None and m.error() is None and len(m.value()) == size:
+                    seq = int(m.value()[:10])
+                    if arrived[seq] == 0:
+                        arrived[seq] = now
+                        received[0] += 1
+
+        reader = threading.Thread(target=read)
+        reader.start()
+        time.sleep(0.2)  # the reader's first fetch is at the broker before the first record
+        t0 = time.perf_counter()
+        for i in range(total):
+            wait = t0 + i / rate - time.perf_counter()
+            if wait > 0:
+                time.sleep(wait)
+            sent[i] = time.perf_counter_ns()
+            producer.produce(topic, b"%010d" % i + filler, partition=0)
+            producer.poll(0)
+        producer.flush(30)
+        reader.join(30)
+        done.set()
+        reader.join()
+        if received[0] != total:
+            raise BenchFailure("latency: %d of %d records arrived %s" % (received[0], total, "; ".join(errors[-3:])))
+        lat = sorted((a - s) / 1e6 for a, s in zip(arrived[warm:], sent[warm:]))
+        pick = lambda q: lat[min(len(lat) - 1, int(len(lat) * q))]
+        return {"ok": True, "records": records, "rate": rate, "avg": sum(lat) / len(lat),
+                "p50": pick(0.5), "p99": pick(0.99), "p999": pick(0.999),
+                "seconds": time.perf_counter() - t0 - warm / rate}
+    finally:
+        consumer.close()
+
+
 def main(argv):
     try:
         if len(argv) >= 5 and argv[1] == "prepare" and argv[2] == "--replicas":
@@ -245,9 +322,12 @@ def main(argv):
             emit(prepare(argv[2], argv[3:]))
         elif len(argv) in (7, 8) and argv[1] == "fetch":
             emit(fetch(argv[2], argv[3], int(argv[4]), int(argv[5]), int(argv[6]), int(argv[7]) if len(argv) == 8 else 0))
+        elif len(argv) == 7 and argv[1] == "latency":
+            emit(latency(argv[2], argv[3], int(argv[4]), float(argv[5]), int(argv[6])))
         else:
             emit({"ok": False, "error": "usage: rdkafka_client.py prepare [--replicas N] BOOTSTRAP TOPIC... | "
-                                        "fetch BOOTSTRAP TOPIC EXPECTED_RECORDS RECORD_SIZE MAX_WINDOW [TRAILING_MARKERS]"})
+                                        "fetch BOOTSTRAP TOPIC EXPECTED_RECORDS RECORD_SIZE MAX_WINDOW [TRAILING_MARKERS] | "
+                                        "latency BOOTSTRAP TOPIC RECORDS RATE RECORD_SIZE"})
     except BenchFailure as e:
         emit({"ok": False, "error": str(e)})
     except KafkaException as e:

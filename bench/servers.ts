@@ -1,9 +1,10 @@
 // The servers the benchmark compares, krill's CLI (on its durable log, and with --storage memory) and
-// librdkafka's mock cluster (compiled on demand):
+// Apache Kafka (KRaft, bench/kafka.ts) and librdkafka's mock cluster (compiled on demand):
 // started fresh for a workload, and timed from spawn to their first Metadata answer; and krill embedded
 // (embedded-start.ts, in a process of its own). For the replicated workloads, a krill cluster: a fresh
 // ZooKeeper (Debian's, src/cluster/zookeeper-server.ts) and N krill CLI processes joined through it, each
-// its own process, so their CPU time is theirs and not the benchmark's; and the mock with N brokers.
+// its own process, so their CPU time is theirs and not the benchmark's; N Kafka nodes (each broker and
+// controller, RF N, min.insync.replicas 2); and the mock with N brokers.
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,11 +13,14 @@ import { waitForMetadata, type MetadataAnswer } from './metadata-probe.js';
 import { CLI, EMBEDDED, HOST, MOCK_BIN, MOCK_SRC, ROOT } from './settings.js';
 import { describeExit, freePort, lastLines, launch, makeTempDir, removeTempDir, runToEnd, sleep, stopProc, waitForStdoutLine, type Proc } from './processes.js';
 import { readRssKb } from './machine.js';
+import { startKafka } from './kafka.js';
+import { benchTls } from './tls-certs.js';
 import { median } from './report.js';
 import { startZooKeeper, zookeeperInstalled } from '../src/cluster/zookeeper-server.js';
 
-/** The servers compared: krill on its durable log, krill with krill.storage=memory, librdkafka's mock. */
-export type ServerKind = 'krill' | 'krill-memory' | 'mock';
+/** The servers compared: krill on its durable log, krill with krill.storage=memory, Apache Kafka, librdkafka's mock. */
+export const SERVER_KINDS = ['krill', 'krill-memory', 'kafka', 'mock'] as const;
+export type ServerKind = (typeof SERVER_KINDS)[number];
 
 export interface Server {
   kind: ServerKind;
@@ -95,6 +99,25 @@ export async function startKrillCluster(brokers: number, memory = false): Promis
   } catch (err) {
     await stop();
     throw err;
+  }
+}
+
+/** Kafka with `brokers` nodes; topics it auto-creates get one partition, `brokers` replicas, min.insync.replicas 2. */
+export async function startKafkaServer(brokers: number, tls: boolean): Promise<Server> {
+  const replicated: Record<string, string> = brokers > 1 ? { 'default.replication.factor': String(brokers), 'min.insync.replicas': '2' } : {};
+  const k = await startKafka({ nodes: brokers, overrides: replicated, pemKeystore: tls ? benchTls().broker['ssl.keystore.location'] : undefined });
+  return { kind: 'kafka', bootstrap: k.bootstrap, procs: k.procs, stop: k.stop };
+}
+
+/** One Kafka start (spawn -> first Metadata naming itself, the format before it untimed), and its RSS 1 s later. */
+export async function measureKafkaStart(): Promise<StartSample> {
+  const k = await startKafka();
+  try {
+    await sleep(1000);
+    const rssKb = k.procs[0].exitInfo ? null : readRssKb(k.procs[0].child.pid!);
+    return { startMs: k.startMs, readyLineMs: null, rssKb };
+  } finally {
+    await k.stop();
   }
 }
 

@@ -4,8 +4,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const HERE = path.dirname(fileURLToPath(import.meta.url)); // <root>/dist/bench
-export const ROOT = path.resolve(HERE, '..', '..');
+export const HERE = path.dirname(fileURLToPath(import.meta.url)); // <root>/dist/bench, or <root>/bench run from sources
+export const ROOT = path.basename(path.dirname(HERE)) === 'dist' ? path.resolve(HERE, '..', '..') : path.resolve(HERE, '..');
 export const BENCH_SRC = path.join(ROOT, 'bench');
 export const CLI = path.join(ROOT, 'dist', 'src', 'bin', 'krill.cjs');
 export const INDEX = path.join(ROOT, 'dist', 'krill.mjs'); // the package's entry
@@ -16,6 +16,8 @@ export const PY_CLIENT = path.join(BENCH_SRC, 'rdkafka_client.py');
 export const PYTHON = process.env.KRILL_BENCH_PYTHON ?? '/usr/bin/python3';
 export const KCAT = process.env.KRILL_BENCH_KCAT ?? 'kcat';
 export const HOST = '127.0.0.1';
+/** Apache Kafka's jars, written by compat/kafka-tools/install.sh. */
+export const KAFKA_CLASSPATH = path.join(ROOT, 'compat', 'kafka-tools', 'target', 'classpath.txt');
 export const WARMUP_TOPIC = 'bench-warmup';
 
 export const TARGETS = {
@@ -46,6 +48,11 @@ export const PROBE_RUNS = 3;
 export const ONLY_WORKLOADS = (process.env.KRILL_BENCH_WORKLOADS ?? '')
   .split(',')
   .map((w) => w.trim())
+  .filter(Boolean);
+/** KRILL_BENCH_SERVERS: which servers run (krill, krill-memory, kafka, mock), comma-separated; unset: all. */
+export const ONLY_SERVERS = (process.env.KRILL_BENCH_SERVERS ?? '')
+  .split(',')
+  .map((s) => s.trim())
   .filter(Boolean);
 export const CODECS = (process.env.KRILL_BENCH_CODECS ?? 'gzip,snappy,lz4,zstd')
   .split(',')

@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CODECS, KCAT, KCAT_PRODUCER_SETTINGS, PYTHON, PY_CLIENT, SCALE, WARMUP_TOPIC } from './settings.js';
 import { describeExit, runToEnd } from './processes.js';
-import { busyShare, machineCpuTicks, processCpuSeconds } from './machine.js';
-import { startKrill, startKrillCluster, startMock, type Server, type ServerKind } from './servers.js';
+import { busyShare, machineCpuTicks, processCpuSeconds, readRssKb } from './machine.js';
+import { startKafkaServer, startKrill, startKrillCluster, startMock, type Server, type ServerKind } from './servers.js';
 import { median } from './report.js';
 import { benchTls } from './tls-certs.js';
 
@@ -100,6 +100,8 @@ export type Outcome =
       machineBusy?: number;
       /** produce on a cluster: each broker's share of serverCpuSeconds, broker 1 first */
       brokerCpuSeconds?: number[];
+      /** produce: the server's RSS right after it (all brokers' together), kB */
+      serverRssKb?: number;
       /** fetch: passes over the retained range, and its size in records */
       passes?: number;
       window?: number;
@@ -164,6 +166,7 @@ export async function runWorkload(kind: ServerKind, w: Workload): Promise<Worklo
   try {
     const brokers = w.brokers ?? 1;
     if (kind === 'mock') server = await startMock([w.topic, WARMUP_TOPIC], brokers);
+    else if (kind === 'kafka') server = await startKafkaServer(brokers, w.tls === true);
     else if (brokers > 1) server = await startKrillCluster(brokers, kind === 'krill-memory');
     else server = await startKrill(kind === 'krill-memory', w.tls ? benchTls().broker : {});
   } catch (err) {
@@ -198,7 +201,8 @@ export async function runWorkload(kind: ServerKind, w: Workload): Promise<Worklo
     const prod = await kcatProduce(server.bootstrap, w.topic, w.file, w, timeoutMs, clientConf);
     if ('error' in prod) return fail(crashed() ?? prod.error);
     const cpu1 = { server: serverCpu(), machine: machineCpuTicks() };
-    const produceSeconds = Math.max(prod.seconds - overhead, 1e-6);
+    const rss = server.procs.map((p) => readRssKb(p.child.pid!));
+    const produceSeconds = prod.seconds - overhead;
 
     const trailing = w.transactional ? '1' : '0'; // the transaction's commit marker follows the records
     const f = await pyClient(
@@ -206,15 +210,21 @@ export async function runWorkload(kind: ServerKind, w: Workload): Promise<Worklo
       timeoutMs,
       clientConf,
     );
-    const produced: Outcome = {
-      ok: true,
-      records: w.records,
-      bytes: w.records * w.size,
-      seconds: produceSeconds,
-      fixedMs: overhead * 1000,
-      ...cpuUsed(cpu0.server, cpu1.server),
-      machineBusy: cpu0.machine && cpu1.machine ? busyShare(cpu0.machine, cpu1.machine) : undefined,
-    };
+    // A run too small to time (at a small KRILL_BENCH_SCALE): the produce took no longer than kcat's fixed cost.
+    const tooShort: Outcome = { ok: false, error: `n/a (< kcat's ${(overhead * 1000).toFixed(0)} ms fixed cost)` };
+    const produced: Outcome =
+      produceSeconds <= 0
+        ? tooShort
+        : {
+            ok: true,
+            records: w.records,
+            bytes: w.records * w.size,
+            seconds: produceSeconds,
+            fixedMs: overhead * 1000,
+            ...cpuUsed(cpu0.server, cpu1.server),
+            machineBusy: cpu0.machine && cpu1.machine ? busyShare(cpu0.machine, cpu1.machine) : undefined,
+            serverRssKb: rss.some((x) => x === null) ? undefined : (rss as number[]).reduce((a, b) => a + b, 0),
+          };
     if (!f.ok) {
       const error = crashed() ?? String(f.error);
       if (/^count mismatch: produced/.test(String(f.error))) return fail(error, true);

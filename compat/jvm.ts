@@ -3,7 +3,7 @@
 // sharing. None of this changes what a client sends. Each suite's install.sh writes the classpath file.
 import fs from 'node:fs';
 
-const CLIENT_JVM_FLAGS = ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Xshare:auto'];
+export const CLIENT_JVM_FLAGS = ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Xshare:auto'];
 
 const classpaths = new Map<string, string>();
 
