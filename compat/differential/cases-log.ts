@@ -88,6 +88,45 @@ export const LOG_CASES: Case[] = [
     },
   },
   {
+    name: 'Produce: record errors',
+    api: 0,
+    async setup({ side, name }) {
+      await side.createTopics([
+        { name: name('compacted'), configs: { 'cleanup.policy': 'compact' } },
+        { name: name('recent'), configs: { 'message.timestamp.before.max.ms': '60000' } },
+      ]);
+    },
+    async run({ send, v, name }) {
+      const keyless = buildBatch([
+        { key: 'k', value: 'a', timestamp: NOW },
+        { key: null, value: 'b', timestamp: NOW },
+        { key: null, value: 'c', timestamp: NOW },
+      ]);
+      await send('null keys on a compacted topic', 0, v, produceBody(name('compacted'), 0, keyless));
+      const old = buildBatch([
+        { value: 'a', timestamp: NOW },
+        { value: 'b', timestamp: NOW - 3_600_000 },
+      ]);
+      await send('too old', 0, v, produceBody(name('recent'), 0, old));
+    },
+  },
+  {
+    name: 'Produce with acks=0',
+    api: 0,
+    async setup({ side, name }) {
+      await side.createTopics([{ name: name('t') }]);
+    },
+    async run(ctx) {
+      const { side, v, name } = ctx;
+      side.fireAndForget(0, v, produceBody(name('t'), 0, buildBatch(records(1)), 0));
+      // Answered in order: what the next request sees is what the acks=0 one did.
+      await ctx.send('then list offsets', 2, 7, listOffsetsBody(name('t'), [{ partitionIndex: 0, timestamp: -1n }]));
+      side.fireAndForget(0, v, produceBody(name('t'), 5, buildBatch(records(1)), 0));
+      // Kafka closes the connection of an acks=0 producer whose write failed, so that it refreshes its metadata.
+      await ctx.send('after a failed one', 2, 7, listOffsetsBody(name('t'), [{ partitionIndex: 0, timestamp: -1n }]));
+    },
+  },
+  {
     name: 'Produce: idempotent sequences',
     api: 0,
     async setup({ side, name }) {

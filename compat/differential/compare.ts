@@ -41,7 +41,7 @@ const ALLOWED: Record<string, Allowance> = {
  * hash maps, not the request's; no client reads meaning into it. Lists of entries named by one of these
  * fields are compared sorted by it.
  */
-const ENTRY_KEYS = ['name', 'topic', 'topicName', 'groupId', 'transactionalId', 'partitionIndex', 'partition', 'index', 'resourceName'];
+const ENTRY_KEYS = ['name', 'topic', 'topicName', 'groupId', 'transactionalId', 'user', 'partitionIndex', 'partition', 'index', 'resourceName'];
 
 function sortedEntries(list: unknown[]): unknown[] {
   const first = list[0];
@@ -67,8 +67,9 @@ function decodeRecords(buf: Buffer): Message {
       lastOffsetDelta: b.lastOffsetDelta,
       partitionLeaderEpoch: b.partitionLeaderEpoch,
       attributes: b.attributes,
-      baseTimestamp: b.baseTimestamp,
-      maxTimestamp: b.maxTimestamp,
+      // A transaction marker is stamped with its broker's clock when the transaction ends.
+      baseTimestamp: b.isControl ? 'marker time' : b.baseTimestamp,
+      maxTimestamp: b.isControl ? 'marker time' : b.maxTimestamp,
       producerIdSet: b.producerId >= 0,
       producerEpoch: b.producerEpoch,
       baseSequence: b.baseSequence,

@@ -75,6 +75,10 @@ describeWithToolchain('differential: krill against Apache Kafka 4.4, request by 
   }
 
   it('every known difference still occurs', () => {
+    if (SHOW) {
+      const apis = new Set(kafka.transcript.map((e) => e.apiKey));
+      console.log(`${ran.size} cases, ${apis.size} APIs, ${kafka.transcript.length} exchanges`);
+    }
     const stale = KNOWN_DIFFERENCES.filter((k) => ran.has(k.case) && !used.has(k.name)).map((k) => k.name);
     expect(stale).toEqual([]);
   });

@@ -16,6 +16,7 @@ export type SideName = 'kafka' | 'krill';
 
 export interface Exchange {
   label: string;
+  apiKey: number;
   response: Message;
 }
 
@@ -53,7 +54,7 @@ export class Side {
       if (!this.client.closed) throw err;
       response = { connectionClosed: true };
     }
-    this.transcript.push({ label, response });
+    this.transcript.push({ label, apiKey, response });
     return response;
   }
 
@@ -79,13 +80,8 @@ export class Side {
     if (!answer) throw new Error(`${this.name} closed the connection`);
     const r = new Reader(answer, 4);
     const response = decodeMessage(MESSAGES_BY_KEY.get(apiKey)!, 'response', decodeVersion, r);
-    this.transcript.push({ label, response });
+    this.transcript.push({ label, apiKey, response });
     return response;
-  }
-
-  /** Records a value that is not a response (whether the connection stayed open, say). */
-  note(label: string, value: Message): void {
-    this.transcript.push({ label, response: value });
   }
 
   /** Creates topics and waits until this broker's metadata names a leader for each partition. */
@@ -151,7 +147,7 @@ export class Side {
    * A producer id (and epoch) as a client gets one, retrying while the broker cannot give one yet (a fresh
    * Kafka answers COORDINATOR_NOT_AVAILABLE until its producer id blocks are there).
    */
-  async initProducerId(transactionalId: string | null = null, transactionTimeoutMs = 60_000): Promise<{ producerId: bigint; producerEpoch: number }> {
+  async initProducerId(transactionalId: string | null = null, transactionTimeoutMs = 60_000): Promise<{ producerId: number; producerEpoch: number }> {
     if (transactionalId !== null) await this.awaitCoordinator(transactionalId, 1);
     return eventually(`${this.name}: a producer id`, async () => {
       const res = await this.quiet(22, 4, { transactionalId, transactionTimeoutMs, producerId: -1n, producerEpoch: -1 });
