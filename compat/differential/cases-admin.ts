@@ -55,7 +55,8 @@ export const ADMIN_CASES: Case[] = [
       await send('bad value', 44, v, alter(name('t'), [{ name: 'retention.ms', configOperation: 0, value: 'soon' }]));
       await send('unknown config', 44, v, alter(name('t'), [{ name: 'no.such.config', configOperation: 0, value: '1' }]));
       await send('bad operation', 44, v, alter(name('t'), [{ name: 'retention.ms', configOperation: 9, value: '1' }]));
-      await send('append to a non-list', 44, v, alter(name('t'), [{ name: 'retention.ms', configOperation: 2, value: '1' }]));
+      // Kafka takes over a second to refuse this one: once is enough.
+      if (v === 1) await send('append to a non-list', 44, v, alter(name('t'), [{ name: 'retention.ms', configOperation: 2, value: '1' }]));
       await send('unknown topic', 44, v, alter(name('missing'), [{ name: 'retention.ms', configOperation: 0, value: '1' }]));
       await send('validate only', 44, v, alter(name('t'), [{ name: 'retention.ms', configOperation: 0, value: '1' }], true));
       const legacy = (resourceName: string, configs: { name: string; value: string }[]) => ({
@@ -161,10 +162,29 @@ export const ADMIN_CASES: Case[] = [
     },
   },
   {
-    name: 'SaslHandshake on a PLAINTEXT listener',
+    name: 'SaslHandshake and SaslAuthenticate on a PLAINTEXT listener',
     api: 17,
     async run({ send, v }) {
       await send('PLAIN', 17, v, { mechanism: 'PLAIN' });
+      await send('authenticate', 36, Math.min(v + 1, 2), { authBytes: Buffer.from('\0user\0secret') });
+    },
+  },
+  {
+    name: 'WriteTxnMarkers for a producer without a transaction',
+    api: 27,
+    async setup({ side, name }) {
+      await side.createTopics([{ name: name('t') }]);
+    },
+    async run({ send, v, name }) {
+      const marker = (topic: string, partitionIndexes: number[]) => ({
+        producerId: 1_000_000_009,
+        producerEpoch: 0,
+        transactionResult: false,
+        topics: [{ name: topic, partitionIndexes }],
+        coordinatorEpoch: 0,
+      });
+      await send('abort marker', 27, v, { markers: [marker(name('t'), [0])] });
+      await send('unknown partitions', 27, v, { markers: [marker(name('t'), [4]), marker(name('missing'), [0])] });
     },
   },
 ];

@@ -11,13 +11,13 @@ export const NOW = Date.now();
 
 const records = (n: number, prefix = 'r') => Array.from({ length: n }, (_, i) => ({ key: `k${i}`, value: `${prefix}${i}`, timestamp: NOW }));
 
-function fetchBody(ctx: CaseContext, topic: string, partitions: { partition: number; fetchOffset: number }[], isolationLevel = 0): Message {
+function fetchBody(ctx: CaseContext, topic: string, partitions: { partition: number; fetchOffset: number }[], isolationLevel = 0, maxBytes = 1 << 20): Message {
   return {
     replicaId: -1,
     replicaState: { replicaId: -1, replicaEpoch: -1n },
     maxWaitMs: 0,
     minBytes: 0,
-    maxBytes: 1 << 20,
+    maxBytes,
     isolationLevel,
     sessionId: 0,
     sessionEpoch: -1,
@@ -25,7 +25,7 @@ function fetchBody(ctx: CaseContext, topic: string, partitions: { partition: num
       {
         topic,
         topicId: ctx.v >= 13 ? ctx.side.topicId(topic) : null,
-        partitions: partitions.map((p) => ({ ...p, currentLeaderEpoch: -1, lastFetchedEpoch: -1, logStartOffset: -1, partitionMaxBytes: 1 << 20 })),
+        partitions: partitions.map((p) => ({ ...p, currentLeaderEpoch: -1, lastFetchedEpoch: -1, logStartOffset: -1, partitionMaxBytes: maxBytes })),
       },
     ],
     forgottenTopicsData: [],
@@ -192,6 +192,21 @@ export const LOG_CASES: Case[] = [
         );
         await ctx.send(step, 1, ctx.v, body);
       }
+    },
+  },
+  {
+    name: 'Fetch across segments',
+    api: 1,
+    async setup({ side, name }) {
+      // Kafka's smallest segment.bytes is 1 MiB: four batches of 400 kB make two segments of two.
+      await side.createTopics([{ name: name('t'), configs: { 'segment.bytes': '1048576' } }]);
+      for (let i = 0; i < 4; i++) await side.produce(name('t'), 0, [{ key: `k${i}`, value: Buffer.alloc(400_000, i), timestamp: NOW }]);
+    },
+    async run(ctx) {
+      for (const fetchOffset of [0, 1, 2, 3]) {
+        await ctx.send(`from ${fetchOffset}`, 1, ctx.v, fetchBody(ctx, ctx.name('t'), [{ partition: 0, fetchOffset }], 0, 4 << 20));
+      }
+      await ctx.send('a small limit', 1, ctx.v, fetchBody(ctx, ctx.name('t'), [{ partition: 0, fetchOffset: 0 }], 0, 1000));
     },
   },
   {

@@ -77,7 +77,9 @@ describeWithToolchain('differential: krill against Apache Kafka 4.4, request by 
   it('every known difference still occurs', () => {
     if (SHOW) {
       const apis = new Set(kafka.transcript.map((e) => e.apiKey));
-      console.log(`${ran.size} cases, ${apis.size} APIs, ${kafka.transcript.length} exchanges`);
+      const untried = [...krill.ranges.keys()].filter((k) => kafka.ranges.has(k) && !apis.has(k));
+      for (const e of [...kafka.transcript, ...krill.transcript]) if ((e.ms ?? 0) > 200) console.log(`slow: ${e.label}: ${e.ms} ms`);
+      console.log(`${ran.size} cases, ${apis.size} APIs, ${kafka.transcript.length} exchanges; not sent: ${untried.join(', ')}`);
     }
     const stale = KNOWN_DIFFERENCES.filter((k) => ran.has(k.case) && !used.has(k.name)).map((k) => k.name);
     expect(stale).toEqual([]);

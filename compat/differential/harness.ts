@@ -18,6 +18,8 @@ export interface Exchange {
   label: string;
   apiKey: number;
   response: Message;
+  /** How long the answer took (KRILL_DIFF_SHOW lists the slow ones). */
+  ms?: number;
 }
 
 /** The API versions a broker advertised: key → [min, max]. */
@@ -48,13 +50,14 @@ export class Side {
    */
   async send(label: string, apiKey: number, version: number, body: Message): Promise<Message> {
     let response: Message;
+    const start = Date.now();
     try {
       response = await this.quiet(apiKey, version, body);
     } catch (err) {
       if (!this.client.closed) throw err;
       response = { connectionClosed: true };
     }
-    this.transcript.push({ label, apiKey, response });
+    this.transcript.push({ label, apiKey, response, ms: Date.now() - start });
     return response;
   }
 
