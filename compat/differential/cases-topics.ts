@@ -17,6 +17,28 @@ export const TOPIC_CASES: Case[] = [
     },
   },
   {
+    name: 'ApiVersions',
+    api: 18,
+    async run({ send, v }) {
+      await send('ordinary', 18, v, { clientSoftwareName: 'krill-differential', clientSoftwareVersion: '1.0' });
+    },
+  },
+  {
+    name: 'Requests at versions a broker does not serve',
+    api: 18,
+    versions: '0',
+    async run({ sendRaw }) {
+      // Below KIP-896's baseline and above any version: Kafka closes the connection for both.
+      await sendRaw('Fetch v3', frameAtVersion(1, 3, 4, { replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 1, isolationLevel: 0, topics: [] }, 998), 1, 4);
+      await sendRaw(
+        'Metadata v99',
+        frameAtVersion(3, 99, 12, { topics: [], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false }, 997),
+        3,
+        12,
+      );
+    },
+  },
+  {
     name: 'ApiVersions with a bad client software name',
     api: 18,
     versions: '3+',
@@ -98,6 +120,7 @@ export const TOPIC_CASES: Case[] = [
       await send('unknown config', 19, v, body([topic('unknown-config', 1, 1, { 'no.such.config': '1' })]));
       await send('bad name', 19, v, body([{ ...topic('x', 1, 1), name: 'bad/name' }]));
       await send('duplicate in request', 19, v, body([topic('dup', 1, 1), topic('dup', 1, 1)]));
+      await send('validate only', 19, v, body([topic('validated', 3, 1, { 'cleanup.policy': 'compact' })], true));
     },
   },
   {

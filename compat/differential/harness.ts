@@ -80,7 +80,10 @@ export class Side {
   async sendRaw(label: string, frame: Buffer, apiKey: number, decodeVersion: number): Promise<Message> {
     if (this.client.closed) this.client = await TestClient.connect(this.port);
     const answer = await this.answered(`a hand-made frame`, this.client.sendRaw(frame));
-    if (!answer) throw new Error(`${this.name} closed the connection`);
+    if (!answer) {
+      this.transcript.push({ label, apiKey, response: { connectionClosed: true } });
+      return { connectionClosed: true };
+    }
     const r = new Reader(answer, 4);
     const response = decodeMessage(MESSAGES_BY_KEY.get(apiKey)!, 'response', decodeVersion, r);
     this.transcript.push({ label, apiKey, response });

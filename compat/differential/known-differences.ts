@@ -34,9 +34,18 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
       "Kafka 4.4 serves v5, krill v4. Clients take the minimum of theirs and the broker's.",
   },
   {
+    name: 'krill lists fewer APIs and no features',
+    case: 'ApiVersions',
+    label: / ordinary$/,
+    path: /^(apiKeys|supportedFeatures|finalizedFeatures|finalizedFeaturesEpoch)\b/,
+    reason:
+      'krill advertises the APIs it serves (no KRaft, KIP-848, share-group or telemetry ones, and for some APIs ' +
+      "older maximum versions), and no feature versions (metadata.version and the like are KRaft's).",
+  },
+  {
     name: "topic configs are Kafka 3.x's",
     case: 'CreateTopics: ordinary, duplicate, invalid',
-    label: /^v(5|6|7) create$/,
+    label: /^v(5|6|7) (create|validate only)$/,
     path: /^topics\[0\]\.configs\.length$/,
     reason:
       'krill describes the topic configs of Kafka 3.x (message.format.version, message.downconversion.enable, ' +

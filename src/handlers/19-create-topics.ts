@@ -74,7 +74,9 @@ export default defineHandler({
             },
             assigned,
           );
-          if (!req.validateOnly) {
+          // validateOnly: Kafka's controller makes the id it would have used, and answers it.
+          if (req.validateOnly) result.topicId = admin.proposedTopicId();
+          else {
             result.topicId = await admin.createTopic(t.name, checked, req.timeoutMs);
             log.info(
               { topic: t.name, partitions: checked.partitions, replicationFactor: checked.replicationFactor, configs: checked.configs },
