@@ -127,7 +127,7 @@ export const TOPIC_CASES: Case[] = [
     name: 'DeleteTopics: existing and unknown',
     api: 20,
     async setup({ side, name }) {
-      await side.createTopics([1, 2, 3, 4, 5, 6].map((v) => ({ name: name(`del-v${v}`) })));
+      await side.createTopics([1, 2, 3, 4, 5, 6].map((v) => ({ name: name(`del-v${v}`) })).concat({ name: name('by-id') }));
     },
     async run({ send, v, name, side }) {
       if (v >= 6) {
@@ -139,7 +139,7 @@ export const TOPIC_CASES: Case[] = [
           timeoutMs: 30_000,
         });
         await send('unknown id', 20, v, { topics: [{ name: null, topicId: Buffer.alloc(16, 9) }], timeoutMs: 30_000 });
-        void side;
+        await send('by id', 20, v, { topics: [{ name: null, topicId: side.topicId(name('by-id')) }], timeoutMs: 30_000 });
       } else {
         await send('by name', 20, v, { topicNames: [name(`del-v${v}`), name('missing')], timeoutMs: 30_000 });
       }

@@ -174,10 +174,6 @@ export class Side {
     this.client.fireAndForget(apiKey, version, body);
   }
 
-  get closed(): boolean {
-    return this.client.closed;
-  }
-
   close(): void {
     this.client.close();
   }
