@@ -12,6 +12,8 @@ import {
   BATCH_LENGTH_OFFSET,
   HEADER_SIZE_UP_TO_MAGIC,
   LOG_OVERHEAD,
+  MAGIC,
+  MAGIC_OFFSET,
   batchRecords,
   readBatchHeader,
   rebuildBatch,
@@ -142,6 +144,9 @@ export function validateRecords(records: Buffer | null, cfg: TopicAppendConfig, 
   // Kafka reads only whole batches out of a produced buffer, so one that is cut short holds no batch at all.
   if (records.length < HEADER_SIZE_UP_TO_MAGIC || LOG_OVERHEAD + Math.max(0, records.readInt32BE(BATCH_LENGTH_OFFSET)) > records.length) {
     throw new MalformedProduceError('Produce request carries no complete record batch');
+  }
+  if (records.readInt8(MAGIC_OFFSET) !== MAGIC) {
+    throw new MalformedProduceError(`Produce requests with version 3 and above must contain record batches of magic ${MAGIC}`);
   }
   let buf = records;
   let batches = scanBatches(buf);

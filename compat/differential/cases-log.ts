@@ -2,7 +2,7 @@
 // DescribeProducers. Record timestamps are the current time: older ones would make Kafka roll segments
 // by time (log.roll.ms counts from the first record's timestamp).
 import type { Message } from '../../protocol/codec.js';
-import { buildBatch, CRC_OFFSET } from '../../protocol/record-batch.js';
+import { buildBatch, CRC_OFFSET, MAGIC_OFFSET } from '../../protocol/record-batch.js';
 import type { Case, CaseContext } from './case.js';
 import { produceBody } from './harness.js';
 
@@ -11,7 +11,13 @@ export const NOW = Date.now();
 
 const records = (n: number, prefix = 'r') => Array.from({ length: n }, (_, i) => ({ key: `k${i}`, value: `${prefix}${i}`, timestamp: NOW }));
 
-function fetchBody(ctx: CaseContext, topic: string, partitions: { partition: number; fetchOffset: number }[], isolationLevel = 0, maxBytes = 1 << 20): Message {
+function fetchBody(
+  ctx: CaseContext,
+  topic: string,
+  partitions: { partition: number; fetchOffset: number; currentLeaderEpoch?: number }[],
+  isolationLevel = 0,
+  maxBytes = 1 << 20,
+): Message {
   return {
     replicaId: -1,
     replicaState: { replicaId: -1, replicaEpoch: -1n },
@@ -25,7 +31,7 @@ function fetchBody(ctx: CaseContext, topic: string, partitions: { partition: num
       {
         topic,
         topicId: ctx.v >= 13 ? ctx.side.topicId(topic) : null,
-        partitions: partitions.map((p) => ({ ...p, currentLeaderEpoch: -1, lastFetchedEpoch: -1, logStartOffset: -1, partitionMaxBytes: maxBytes })),
+        partitions: partitions.map((p) => ({ currentLeaderEpoch: -1, ...p, lastFetchedEpoch: -1, logStartOffset: -1, partitionMaxBytes: maxBytes })),
       },
     ],
     forgottenTopicsData: [],
@@ -85,6 +91,11 @@ export const LOG_CASES: Case[] = [
       await send('truncated', 0, v, produceBody(name('t'), 0, whole.subarray(0, whole.length - 3)));
       await send('oversize', 0, v, produceBody(name('t'), 0, buildBatch([{ key: 'k', value: Buffer.alloc(4000, 1) }])));
       await send('empty records', 0, v, produceBody(name('t'), 0, Buffer.alloc(0)));
+      const magic1 = buildBatch(records(1));
+      magic1[MAGIC_OFFSET] = 1;
+      await send('magic 1', 0, v, produceBody(name('t'), 0, magic1));
+      const zstd = buildBatch(records(1), { compression: 4 });
+      await send('zstd', 0, v, produceBody(name('t'), 0, zstd));
     },
   },
   {
@@ -157,7 +168,8 @@ export const LOG_CASES: Case[] = [
       await side.quiet(21, 2, { topics: [{ name: name('deleted'), partitions: [{ partitionIndex: 0, offset: 2n }] }], timeoutMs: 30_000 });
     },
     async run(ctx) {
-      const steps: [string, string, [number, number][]][] = [
+      // [step, topic, [partition, fetch offset, current leader epoch?][]]
+      const steps: [string, string, [number, number, number?][]][] = [
         [
           'in range',
           't',
@@ -181,6 +193,7 @@ export const LOG_CASES: Case[] = [
         ['wrong partition', 't', [[9, 0]]],
         ['below log start', 'deleted', [[0, 1]]],
         ['at log start', 'deleted', [[0, 2]]],
+        ['future leader epoch', 't', [[0, 0, 5]]],
       ];
       // By topic id (v13+) an unknown topic has no id to name.
       if (ctx.v < 13) steps.push(['unknown topic', 'missing', [[0, 0]]]);
@@ -188,7 +201,7 @@ export const LOG_CASES: Case[] = [
         const body = fetchBody(
           ctx,
           ctx.name(topic),
-          partitions.map(([partition, fetchOffset]) => ({ partition, fetchOffset })),
+          partitions.map(([partition, fetchOffset, currentLeaderEpoch = -1]) => ({ partition, fetchOffset, currentLeaderEpoch })),
         );
         await ctx.send(step, 1, ctx.v, body);
       }

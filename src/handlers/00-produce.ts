@@ -17,7 +17,15 @@ import { defineHandler } from './registry.js';
 import { lastOfEach } from './repeated-entries.js';
 import { MalformedProduceError, RecordValidationError, topicAppendConfig } from '../log-validator.js';
 import type { ProduceRequest, ProduceResponse } from '../../protocol/messages/00-produce.js';
-import { ATTRIBUTES_OFFSET, PRODUCER_EPOCH_OFFSET, PRODUCER_ID_OFFSET, RECORD_BATCH_OVERHEAD, TRANSACTIONAL_FLAG_MASK } from '../../protocol/record-batch.js';
+import { CODEC_ZSTD } from '../../protocol/compression/index.js';
+import {
+  ATTRIBUTES_OFFSET,
+  COMPRESSION_CODEC_MASK,
+  PRODUCER_EPOCH_OFFSET,
+  PRODUCER_ID_OFFSET,
+  RECORD_BATCH_OVERHEAD,
+  TRANSACTIONAL_FLAG_MASK,
+} from '../../protocol/record-batch.js';
 import { readInt64At } from '../../protocol/primitives.js';
 import type { TransactionCoordinator } from '../txn/coordinator.js';
 
@@ -37,6 +45,16 @@ const NO_LOG_START_OFFSET = new Set<number>([
   ErrorCode.KAFKA_STORAGE_ERROR,
   ErrorCode.UNKNOWN_TOPIC_ID,
 ]);
+
+/** zstd came with Produce v7 (KIP-110): Kafka refuses it below, before the log sees the batch. */
+function zstdTooEarly(records: Buffer | null, version: number): boolean {
+  return (
+    version < 7 &&
+    records !== null &&
+    records.length >= ATTRIBUTES_OFFSET + 2 &&
+    (records.readInt16BE(ATTRIBUTES_OFFSET) & COMPRESSION_CODEC_MASK) === CODEC_ZSTD
+  );
+}
 
 function partitionResult(index: number, errorCode: number, errorMessage: string | null = null): PartitionResponse {
   return { index, errorCode, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, recordErrors: [], errorMessage };
@@ -129,6 +147,10 @@ export default defineHandler({
           partitionResponses.push(
             partitionResult(p.index, txnError, "The partition was not added to the transaction, or the producer is not the transaction's."),
           );
+          continue;
+        }
+        if (zstdTooEarly(p.records, apiVersion)) {
+          partitionResponses.push(partitionResult(p.index, ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, 'Produce requests below v7 cannot carry zstd batches'));
           continue;
         }
         try {

@@ -105,10 +105,10 @@ function readAll(targets: Target[], maxBytes: number, readCommitted: boolean, fo
       records: EMPTY,
     };
     if (!replica) {
-      // Kafka's answer for a partition it does not serve has an empty list here, not the null of a read
-      // without aborted transactions.
+      // Kafka answers a partition it does not know before reading, with an empty list here; a refused read
+      // (a fenced leader epoch) has the null of a read without aborted transactions.
       errors = true;
-      base.abortedTransactions = [];
+      if (errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION || errorCode === ErrorCode.UNKNOWN_TOPIC_ID) base.abortedTransactions = [];
       return base;
     }
     base.highWatermark = replica.highWatermark;
