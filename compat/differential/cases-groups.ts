@@ -89,6 +89,16 @@ export const GROUP_CASES: Case[] = [
       await send('heartbeat stale generation', 12, hbV, { groupId, generationId: res.generationId - 1, memberId: member, groupInstanceId: null });
       await send('heartbeat unknown member', 12, hbV, { groupId, generationId: res.generationId, memberId: 'nobody', groupInstanceId: null });
       await send('join bad session timeout', 11, v, { ...joinBody(groupId, ''), sessionTimeoutMs: 1 });
+      await send('join another protocol type', 11, v, { ...joinBody(groupId, member), protocolType: 'connect' });
+      await send('sync stale generation', 14, syncV, {
+        groupId,
+        generationId: res.generationId + 5,
+        memberId: member,
+        groupInstanceId: null,
+        protocolType: 'consumer',
+        protocolName: 'range',
+        assignments: [],
+      });
       const leaveV = Math.min(v, 5);
       const leave = (memberId: string) => (leaveV >= 3 ? { groupId, members: [{ memberId, groupInstanceId: null, reason: null }] } : { groupId, memberId });
       await send('leave unknown member', 13, leaveV, leave('nobody'));

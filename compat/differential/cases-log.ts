@@ -241,6 +241,14 @@ export const LOG_CASES: Case[] = [
       await send('wrong partition', 2, v, listOffsetsBody(t, [{ partitionIndex: 5, timestamp: -1n }]));
       await send('unknown topic', 2, v, listOffsetsBody(name('missing'), at(-1n)));
       await send('duplicate partition', 2, v, listOffsetsBody(t, at(-1n, -2n)));
+      if (v >= 4) {
+        const epoch = (currentLeaderEpoch: number) => ({
+          ...listOffsetsBody(t, at(-1n)),
+          topics: [{ name: t, partitions: [{ partitionIndex: 0, timestamp: -1n, currentLeaderEpoch }] }],
+        });
+        await send('current leader epoch', 2, v, epoch(0));
+        await send('future leader epoch', 2, v, epoch(3));
+      }
     },
   },
   {

@@ -72,6 +72,9 @@ export default defineHandler({
             if (repeated.has(p.partitionIndex)) return failed(ErrorCode.INVALID_REQUEST);
             const partition = replicas.leaderPartition(t.name, p.partitionIndex);
             if (typeof partition === 'number') return failed(partition);
+            // v4+ (KIP-320): a client's leader epoch other than the leader's is refused, as Fetch refuses it.
+            const fenced = partition.checkLeaderEpoch(p.currentLeaderEpoch);
+            if (fenced) return failed(ErrorCode[fenced]);
             if (apiVersion < (SINCE_VERSION.get(p.timestamp) ?? 0)) return failed(ErrorCode.UNSUPPORTED_VERSION);
             try {
               return {
