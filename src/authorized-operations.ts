@@ -19,7 +19,8 @@ const IDEMPOTENT_WRITE = 12;
 /** The operations each resource type supports (Kafka's AclEntry.supportedOperations). */
 const SUPPORTED = {
   topic: [READ, WRITE, CREATE, DESCRIBE, DELETE, ALTER, DESCRIBE_CONFIGS, ALTER_CONFIGS],
-  group: [READ, DESCRIBE, DELETE],
+  // Kafka 4 has group configs (KIP-848's group.* topic-like configs), and with them their two operations.
+  group: [READ, DESCRIBE, DELETE, DESCRIBE_CONFIGS, ALTER_CONFIGS],
   cluster: [CREATE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE, ALTER, DESCRIBE],
 } as const;
 

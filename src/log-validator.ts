@@ -9,6 +9,11 @@
 
 import { KafkaError } from '../protocol/errors.js';
 import {
+  BATCH_LENGTH_OFFSET,
+  HEADER_SIZE_UP_TO_MAGIC,
+  LOG_OVERHEAD,
+  MAGIC,
+  MAGIC_OFFSET,
   batchRecords,
   readBatchHeader,
   rebuildBatch,
@@ -46,6 +51,16 @@ export interface TopicAppendConfig {
 const NO_BOUND = Number(LONG_MAX);
 
 /** A batch refused for some of its records (Kafka's RecordValidationException): the per-record errors of Produce v8+. */
+/**
+ * A produced partition without exactly one whole batch: Kafka refuses it before the log sees it
+ * (ProduceRequest.validateRecords), so its answer carries no log start offset.
+ */
+export class MalformedProduceError extends KafkaError {
+  constructor(message: string) {
+    super('INVALID_RECORD', message);
+  }
+}
+
 export class RecordValidationError extends KafkaError {
   constructor(
     name: 'INVALID_RECORD' | 'INVALID_TIMESTAMP',
@@ -125,11 +140,18 @@ export interface ValidatedRecords {
  * malformed batch, a RecordValidationError for one with refused records.
  */
 export function validateRecords(records: Buffer | null, cfg: TopicAppendConfig, now: number, leaderEpoch: number, target: AppendTarget): ValidatedRecords {
-  if (!records || records.length === 0) throw new KafkaError('INVALID_RECORD', 'Produce request carries no record batch');
+  if (!records || records.length === 0) throw new MalformedProduceError('Produce request carries no record batch');
+  // Kafka reads only whole batches out of a produced buffer, so one that is cut short holds no batch at all.
+  if (records.length < HEADER_SIZE_UP_TO_MAGIC || LOG_OVERHEAD + Math.max(0, records.readInt32BE(BATCH_LENGTH_OFFSET)) > records.length) {
+    throw new MalformedProduceError('Produce request carries no complete record batch');
+  }
+  if (records.readInt8(MAGIC_OFFSET) !== MAGIC) {
+    throw new MalformedProduceError(`Produce requests with version 3 and above must contain record batches of magic ${MAGIC}`);
+  }
   let buf = records;
   let batches = scanBatches(buf);
   if (batches.length !== 1) {
-    throw new KafkaError('INVALID_RECORD', 'Produce requests with version 3 and above must contain exactly one record batch per partition');
+    throw new MalformedProduceError('Produce requests with version 3 and above must contain exactly one record batch per partition');
   }
   let batch = batches[0];
   if (batch.size > cfg.maxMessageBytes) {

@@ -9,6 +9,7 @@ import { KafkaError } from '../protocol/errors.js';
 import { ConfigError } from './config-value.js';
 import { checkTopicConfig } from './log-config.js';
 import storageFs from './storage/storage-fs.js';
+import { randomKafkaUuid } from './storage/meta-properties.js';
 import type { BrokerConfig } from './config.js';
 import { MAX_PARTITIONS_PER_TOPIC, type LogManager, type TopicInfo } from './storage/log-manager.js';
 import type { ReplicaManager } from './partition/replica-manager.js';
@@ -95,6 +96,11 @@ export class TopicAdmin {
       if (t.name !== name && t.name.replace(/\./g, '_') === unified) return t.name;
     }
     return undefined;
+  }
+
+  /** An id as a new topic would get one: what a validateOnly creation answers, as Kafka's controller does. */
+  proposedTopicId(): Buffer {
+    return randomKafkaUuid().bytes;
   }
 
   /** Checks a topic creation request as Kafka's controller does; returns the effective partition count and configs. */

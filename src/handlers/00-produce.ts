@@ -14,13 +14,47 @@
 // bounds) lists them in recordErrors (v8+, KIP-467), with the log start offset, as Kafka's ReplicaManager.
 import { ErrorCode, KafkaError, errorCodeOf } from '../../protocol/errors.js';
 import { defineHandler } from './registry.js';
-import { RecordValidationError, topicAppendConfig } from '../log-validator.js';
+import { lastOfEach } from './repeated-entries.js';
+import { MalformedProduceError, RecordValidationError, topicAppendConfig } from '../log-validator.js';
 import type { ProduceRequest, ProduceResponse } from '../../protocol/messages/00-produce.js';
-import { ATTRIBUTES_OFFSET, PRODUCER_EPOCH_OFFSET, PRODUCER_ID_OFFSET, RECORD_BATCH_OVERHEAD, TRANSACTIONAL_FLAG_MASK } from '../../protocol/record-batch.js';
+import { CODEC_ZSTD } from '../../protocol/compression/index.js';
+import {
+  ATTRIBUTES_OFFSET,
+  COMPRESSION_CODEC_MASK,
+  PRODUCER_EPOCH_OFFSET,
+  PRODUCER_ID_OFFSET,
+  RECORD_BATCH_OVERHEAD,
+  TRANSACTIONAL_FLAG_MASK,
+} from '../../protocol/record-batch.js';
 import { readInt64At } from '../../protocol/primitives.js';
 import type { TransactionCoordinator } from '../txn/coordinator.js';
 
 type PartitionResponse = ProduceResponse['responses'][number]['partitionResponses'][number];
+
+/**
+ * The append failures Kafka's ReplicaManager answers without the log start offset (UNKNOWN_LOG_APPEND_INFO);
+ * every other one, the producer-state errors among them (OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH),
+ * carries it.
+ */
+const NO_LOG_START_OFFSET = new Set<number>([
+  ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  ErrorCode.NOT_LEADER_OR_FOLLOWER,
+  ErrorCode.MESSAGE_TOO_LARGE,
+  ErrorCode.RECORD_LIST_TOO_LARGE,
+  ErrorCode.CORRUPT_MESSAGE,
+  ErrorCode.KAFKA_STORAGE_ERROR,
+  ErrorCode.UNKNOWN_TOPIC_ID,
+]);
+
+/** zstd came with Produce v7 (KIP-110): Kafka refuses it below, before the log sees the batch. */
+function zstdTooEarly(records: Buffer | null, version: number): boolean {
+  return (
+    version < 7 &&
+    records !== null &&
+    records.length >= ATTRIBUTES_OFFSET + 2 &&
+    (records.readInt16BE(ATTRIBUTES_OFFSET) & COMPRESSION_CODEC_MASK) === CODEC_ZSTD
+  );
+}
 
 function partitionResult(index: number, errorCode: number, errorMessage: string | null = null): PartitionResponse {
   return { index, errorCode, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, recordErrors: [], errorMessage };
@@ -95,7 +129,7 @@ export default defineHandler({
       const topic = topics.getTopic(t.name);
       const cfg = topic ? topicAppendConfig(topic.logConfig) : null;
       const partitionResponses: PartitionResponse[] = [];
-      for (const p of t.partitionData) {
+      for (const p of lastOfEach(t.partitionData, (d) => d.index)) {
         const partition = topic && cfg ? replicas.leaderPartition(t.name, p.index) : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
         if (typeof partition === 'number' || !cfg) {
           partitionResponses.push(
@@ -115,14 +149,20 @@ export default defineHandler({
           );
           continue;
         }
+        if (zstdTooEarly(p.records, apiVersion)) {
+          partitionResponses.push(partitionResult(p.index, ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, 'Produce requests below v7 cannot carry zstd batches'));
+          continue;
+        }
         try {
-          const { baseOffset, lastOffset, logStartOffset } = replicas.appendRecords(partition, p.records, cfg, now, req.acks);
+          const { baseOffset, lastOffset, logStartOffset, duplicateTimestamp } = replicas.appendRecords(partition, p.records, cfg, now, req.acks);
           metrics?.produced(t.name, lastOffset - baseOffset + 1, p.records?.length ?? 0);
           const result: PartitionResponse = {
             index: p.index,
             errorCode: ErrorCode.NONE,
             baseOffset,
-            logAppendTimeMs: cfg.logAppendTime ? now : -1,
+            // As Kafka's UnifiedLog, a retry is answered with the timestamp its producer-state entry kept, even on a
+            // CreateTime topic.
+            logAppendTimeMs: duplicateTimestamp ?? (cfg.logAppendTime ? now : -1),
             logStartOffset,
             recordErrors: [],
             errorMessage: null,
@@ -152,10 +192,8 @@ export default defineHandler({
           if (err instanceof KafkaError) log.info({ topic: t.name, partition: p.index, code }, err.message);
           else log.error({ err, topic: t.name, partition: p.index }, 'append failed');
           const failed = partitionResult(p.index, code, (err as Error).message);
-          if (err instanceof RecordValidationError) {
-            failed.recordErrors = err.recordErrors;
-            failed.logStartOffset = partition.logStartOffset;
-          }
+          if (err instanceof RecordValidationError) failed.recordErrors = err.recordErrors;
+          if (!NO_LOG_START_OFFSET.has(code) && !(err instanceof MalformedProduceError)) failed.logStartOffset = partition.logStartOffset;
           partitionResponses.push(failed);
         }
       }

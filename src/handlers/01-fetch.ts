@@ -17,6 +17,7 @@
 import { ErrorCode } from '../../protocol/errors.js';
 import { asKafkaError } from './error-result.js';
 import { defineHandler } from './registry.js';
+import { lastOfEach } from './repeated-entries.js';
 import type { FetchRequest, FetchResponse } from '../../protocol/messages/01-fetch.js';
 import type { Partition } from '../partition/partition.js';
 import type { ReplicaManager } from '../partition/replica-manager.js';
@@ -104,7 +105,10 @@ function readAll(targets: Target[], maxBytes: number, readCommitted: boolean, fo
       records: EMPTY,
     };
     if (!replica) {
+      // Kafka answers a partition it does not know before reading, with an empty list here; a refused read
+      // (a fenced leader epoch) has the null of a read without aborted transactions.
       errors = true;
+      if (errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION || errorCode === ErrorCode.UNKNOWN_TOPIC_ID) base.abortedTransactions = [];
       return base;
     }
     base.highWatermark = replica.highWatermark;
@@ -123,7 +127,9 @@ function readAll(targets: Target[], maxBytes: number, readCommitted: boolean, fo
       base.logStartOffset = read.logStartOffset;
       base.abortedTransactions = read.abortedTransactions;
     } catch (err) {
+      // A failed read (OFFSET_OUT_OF_RANGE) tells nothing of the log, as Kafka's: every offset is -1.
       base.errorCode = asKafkaError(err).code;
+      base.highWatermark = base.lastStableOffset = base.logStartOffset = -1;
       errors = true;
     }
     return base;
@@ -166,6 +172,7 @@ export default defineHandler({
     if (req.sessionId !== 0) {
       return { throttleTimeMs: 0, errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND, sessionId: 0, responses: [] };
     }
+    req = { ...req, topics: req.topics.map((t) => ({ ...t, partitions: lastOfEach(t.partitions, (p) => p.partition) })) };
     const byId = apiVersion >= 13;
     const replicaId = apiVersion >= 15 ? (req.replicaState?.replicaId ?? -1) : req.replicaId;
     const follower = replicaId >= 0;

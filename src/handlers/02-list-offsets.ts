@@ -10,6 +10,7 @@
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { asKafkaError } from './error-result.js';
 import { defineHandler } from './registry.js';
+import { lastOfEach, repeatedKeys } from './repeated-entries.js';
 import type { Partition } from '../partition/partition.js';
 import type { ListOffsetsResponse } from '../../protocol/messages/02-list-offsets.js';
 
@@ -20,6 +21,16 @@ const EARLIEST = -2;
 const MAX_TIMESTAMP = -3;
 const EARLIEST_LOCAL = -4;
 const LATEST_TIERED = -5;
+
+/** The version each special timestamp came with: Kafka answers UNSUPPORTED_VERSION for it below that. */
+const SINCE_VERSION = new Map<number, number>([
+  [MAX_TIMESTAMP, 7],
+  [EARLIEST_LOCAL, 8],
+  [LATEST_TIERED, 9],
+]);
+
+/** No offset answers the timestamp: Kafka gives no leader epoch either. */
+const NOT_FOUND = { timestamp: -1, offset: -1, leaderEpoch: -1 };
 
 function lookup(
   partition: Partition,
@@ -34,13 +45,14 @@ function lookup(
     case EARLIEST_LOCAL:
       return { timestamp: -1, offset: partition.logStartOffset };
     case MAX_TIMESTAMP:
-      return partition.maxTimestampOffset() ?? { timestamp: -1, offset: -1 };
+      return partition.maxTimestampOffset() ?? NOT_FOUND;
     case LATEST_TIERED:
       // Nothing is in remote storage: Kafka answers -1 with leader epoch -1.
       return { timestamp: -1, offset: -1, leaderEpoch: -1 };
     default:
-      if (timestamp < 0) throw new KafkaError('INVALID_REQUEST', `unknown special timestamp ${timestamp}`);
-      return partition.offsetForTimestamp(timestamp) ?? { timestamp: -1, offset: -1 };
+      // A special timestamp of a later version than the request's, as Kafka sees any it does not know.
+      if (timestamp < 0) throw new KafkaError('UNSUPPORTED_VERSION', `unknown special timestamp ${timestamp}`);
+      return partition.offsetForTimestamp(timestamp) ?? NOT_FOUND;
   }
 }
 
@@ -48,22 +60,35 @@ export default defineHandler({
   apiKey: 2,
   minVersion: 1,
   maxVersion: 10,
-  handle({ replicas }, req): ListOffsetsResponse {
+  handle({ replicas, apiVersion }, req): ListOffsetsResponse {
     return {
       throttleTimeMs: 0,
-      topics: req.topics.map((t) => ({
-        name: t.name,
-        partitions: t.partitions.map((p): PartitionResponse => {
-          const partition = replicas.leaderPartition(t.name, p.partitionIndex);
-          if (typeof partition === 'number') return { partitionIndex: p.partitionIndex, errorCode: partition, timestamp: -1, offset: -1, leaderEpoch: -1 };
-          const base = { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE, timestamp: -1, offset: -1, leaderEpoch: partition.leaderEpoch };
-          try {
-            return { ...base, ...lookup(partition, p.timestamp, req.isolationLevel === 1, req.replicaId >= 0) };
-          } catch (err) {
-            return { ...base, errorCode: asKafkaError(err).code };
-          }
-        }),
-      })),
+      topics: req.topics.map((t) => {
+        const repeated = repeatedKeys(t.partitions, (p) => p.partitionIndex);
+        return {
+          name: t.name,
+          partitions: lastOfEach(t.partitions, (p) => p.partitionIndex).map((p): PartitionResponse => {
+            const failed = (errorCode: number) => ({ partitionIndex: p.partitionIndex, errorCode, ...NOT_FOUND });
+            if (repeated.has(p.partitionIndex)) return failed(ErrorCode.INVALID_REQUEST);
+            const partition = replicas.leaderPartition(t.name, p.partitionIndex);
+            if (typeof partition === 'number') return failed(partition);
+            // v4+ (KIP-320): a client's leader epoch other than the leader's is refused, as Fetch refuses it.
+            const fenced = partition.checkLeaderEpoch(p.currentLeaderEpoch);
+            if (fenced) return failed(ErrorCode[fenced]);
+            if (apiVersion < (SINCE_VERSION.get(p.timestamp) ?? 0)) return failed(ErrorCode.UNSUPPORTED_VERSION);
+            try {
+              return {
+                partitionIndex: p.partitionIndex,
+                errorCode: ErrorCode.NONE,
+                leaderEpoch: partition.leaderEpoch,
+                ...lookup(partition, p.timestamp, req.isolationLevel === 1, req.replicaId >= 0),
+              };
+            } catch (err) {
+              return failed(asKafkaError(err).code);
+            }
+          }),
+        };
+      }),
     };
   },
 });

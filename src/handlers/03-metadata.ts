@@ -54,6 +54,18 @@ export default defineHandler({
     const all = requested === null || (apiVersion === 0 && requested.length === 0);
     const allowCreate = config.bool('auto.create.topics.enable') && req.allowAutoTopicCreation !== false;
     const byId = all ? [] : requested!.map((t) => t.topicId).filter((id) => id !== undefined && id !== null && !id.equals(ZERO_UUID));
+    if (byId.length > 0 && apiVersion < 12) {
+      // Lookups by id came with v12; Kafka refuses them earlier as its generic error response, every topic
+      // INVALID_REQUEST and no brokers.
+      return {
+        throttleTimeMs: 0,
+        brokers: [],
+        clusterId: null,
+        controllerId: -1,
+        topics: requested!.map((t) => errorTopic(t.name ?? '', t.topicId, ErrorCode.INVALID_REQUEST)),
+        clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+      };
+    }
     const topics: TopicResponse[] = [];
     const topicOperations = authorizedOperations('topic', req.includeTopicAuthorizedOperations === true);
     if (all) {

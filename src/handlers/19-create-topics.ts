@@ -7,6 +7,7 @@
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { errorResult } from './error-result.js';
 import { defineHandler } from './registry.js';
+import { lastOfEach } from './repeated-entries.js';
 import type { CreateTopicsRequest, CreateTopicsResponse } from '../../protocol/messages/19-create-topics.js';
 import type { ElementOf } from '../../protocol/schema.js';
 import { ZERO_UUID } from '../../protocol/sentinels.js';
@@ -56,7 +57,8 @@ export default defineHandler({
           errorMessage: null,
           numPartitions: -1,
           replicationFactor: -1,
-          configs: null,
+          // A failed topic's list is empty, as Kafka's, not null.
+          configs: [],
         };
         try {
           if (counts.get(t.name)! > 1) throw new KafkaError('INVALID_REQUEST', `Create topics request from client contains a duplicate topic: ${t.name}`);
@@ -72,7 +74,9 @@ export default defineHandler({
             },
             assigned,
           );
-          if (!req.validateOnly) {
+          // validateOnly: Kafka's controller makes the id it would have used, and answers it.
+          if (req.validateOnly) result.topicId = admin.proposedTopicId();
+          else {
             result.topicId = await admin.createTopic(t.name, checked, req.timeoutMs);
             log.info(
               { topic: t.name, partitions: checked.partitions, replicationFactor: checked.replicationFactor, configs: checked.configs },
@@ -88,6 +92,7 @@ export default defineHandler({
         return result;
       }),
     );
-    return { throttleTimeMs: 0, topics };
+    // A topic named twice is answered once, as Kafka's response (a collection keyed by name) does.
+    return { throttleTimeMs: 0, topics: lastOfEach(topics, (t) => t.name) };
   },
 });

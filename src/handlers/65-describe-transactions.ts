@@ -17,13 +17,14 @@ export default defineHandler({
     return {
       throttleTimeMs: 0,
       transactionStates: req.transactionalIds.map((transactionalId): State => {
+        // A failed entry is zero-filled, as Kafka leaves the fields of its response's data class.
         const none = {
           transactionalId,
           transactionState: '',
           transactionTimeoutMs: 0,
-          transactionStartTimeMs: -1,
-          producerId: -1,
-          producerEpoch: -1,
+          transactionStartTimeMs: 0,
+          producerId: 0,
+          producerEpoch: 0,
           topics: [],
         };
         if (!transactionalId) return { ...none, errorCode: ErrorCode.INVALID_REQUEST };

@@ -62,6 +62,8 @@ export interface AppendResult {
   baseOffset: number;
   lastOffset: number;
   logStartOffset: number;
+  /** Set for a producer's retry of a batch already in the log: that batch's max timestamp. */
+  duplicateTimestamp?: number;
 }
 
 /**
@@ -153,10 +155,10 @@ export class ReplicaManager {
       if (buf.readInt32BE(b.position + PARTITION_LEADER_EPOCH_OFFSET) !== partition.leaderEpoch)
         setPartitionLeaderEpoch(buf, b.position, partition.leaderEpoch);
     }
-    const { baseOffset, lastOffset } = partition.log.append(buf, batches, fromCoordinator);
+    const appended = partition.log.append(buf, batches, fromCoordinator);
     if (partition.maybeIncrementHighWatermark()) this.producePurgatory.checkAndComplete(partition);
     this.fetchPurgatory.checkAndComplete(partition);
-    return { baseOffset, lastOffset, logStartOffset: partition.logStartOffset };
+    return { ...appended, logStartOffset: partition.logStartOffset };
   }
 
   /**

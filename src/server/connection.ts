@@ -299,11 +299,12 @@ export class Connection implements TrackedConnection {
     const version = header.apiVersion;
     if (version < handler.minVersion || version > handler.maxVersion) {
       if (header.apiKey === API_KEYS.ApiVersions) {
-        // KIP-511: answer at v0 with the supported list so the client can pick a version.
+        // KIP-511: answer at v0 with ApiVersions' own range (all Kafka lists) so the client can retry at a
+        // version it shares, and learn the rest from that answer.
         const slot = this.enqueue(header.correlationId);
         this.complete(slot, handler, 0, header, {
           errorCode: ErrorCode.UNSUPPORTED_VERSION,
-          apiKeys: this.host.registry.apiVersions(),
+          apiKeys: this.host.registry.apiVersions().filter((k) => k.apiKey === API_KEYS.ApiVersions),
         });
         return false;
       }
@@ -318,7 +319,7 @@ export class Connection implements TrackedConnection {
       // ApiVersions is special: a newer client may send a request version whose body we cannot read.
       if (header.apiKey === API_KEYS.ApiVersions && err instanceof ProtocolError) {
         const slot = this.enqueue(header.correlationId);
-        this.complete(slot, handler, 0, header, { errorCode: ErrorCode.INVALID_REQUEST, apiKeys: this.host.registry.apiVersions() });
+        this.complete(slot, handler, 0, header, { errorCode: ErrorCode.INVALID_REQUEST, apiKeys: [] });
         return false;
       }
       this.fail(`malformed ${handler.def.name} v${version} request`, { err: (err as Error).message });

@@ -63,6 +63,8 @@ export interface AppendResult {
   lastOffset: number;
   /** The batch was a retry of one already in the log: nothing was written. */
   duplicate?: boolean;
+  /** A retry's: the max timestamp of the batch it repeats, which Kafka answers as the retry's log append time. */
+  duplicateTimestamp?: number;
 }
 
 /** What appendAsFollower() appended: the first and last offsets of the batches written. */
@@ -231,7 +233,7 @@ export class PartitionLog {
       }
       if (fromCoordinator) continue;
       const duplicate = this.producers.check(b as ProducerBatch, path.basename(this.dir));
-      if (duplicate) return { baseOffset: duplicate.firstOffset, lastOffset: duplicate.lastOffset, duplicate: true };
+      if (duplicate) return { baseOffset: duplicate.firstOffset, lastOffset: duplicate.lastOffset, duplicate: true, duplicateTimestamp: duplicate.timestamp };
     }
     const write = leaderWrite(buf, batches, baseOffset);
     const lastOffset = write.lastOffset;

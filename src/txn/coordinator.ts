@@ -226,8 +226,8 @@ export class TransactionCoordinator {
       for (const t of topics) result.set(t.name, new Map(t.partitions.map((p) => [p, code])));
       return result;
     };
-    const error = this.check(meta, producerId, producerEpoch);
-    if (error !== null) return all(error);
+    // As Kafka's KafkaApis, unknown partitions are answered before the coordinator checks the producer at all:
+    // a fenced producer naming a deleted topic hears of the topic.
     const unknown = topics.some((t) => t.partitions.some((p) => !this.host.partitionExists(t.name, p)));
     if (unknown) {
       for (const t of topics) {
@@ -240,6 +240,8 @@ export class TransactionCoordinator {
       }
       return result;
     }
+    const error = this.check(meta, producerId, producerEpoch);
+    if (error !== null) return all(error);
     const m = meta!;
     // Already all in the open transaction: nothing to write, as Kafka.
     if (m.state === 'Ongoing' && topics.every((t) => t.partitions.every((p) => m.partitions.get(t.name)?.has(p)))) return all(ErrorCode.NONE);

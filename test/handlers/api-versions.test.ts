@@ -28,6 +28,17 @@ function checkList(apiKeys: { apiKey: number; minVersion: number; maxVersion: nu
 }
 
 describe('ApiVersions', () => {
+  it("refuses a client software name or version outside KIP-511's pattern (v3+) with INVALID_REQUEST and no list", async () => {
+    for (const body of [
+      { clientSoftwareName: '-starts-with-dash', clientSoftwareVersion: '1.0' },
+      { clientSoftwareName: 'ok', clientSoftwareVersion: '1.0 beta' },
+      { clientSoftwareName: '', clientSoftwareVersion: '1' },
+    ]) {
+      const res = await live.client.request(API.ApiVersions, 3, body);
+      expect(res, JSON.stringify(body)).toMatchObject({ errorCode: 42, apiKeys: [] });
+    }
+  });
+
   for (const v of [0, 1, 2, 3, 4]) {
     it(`v${v} lists the served ranges`, async () => {
       const body = v >= 3 ? { clientSoftwareName: 'krill-test', clientSoftwareVersion: '1.0' } : {};
@@ -38,13 +49,13 @@ describe('ApiVersions', () => {
     });
   }
 
-  it('answers an unknown version (v99) at v0 with UNSUPPORTED_VERSION and the list (KIP-511)', async () => {
+  it("answers an unknown version (v99) at v0 with UNSUPPORTED_VERSION and ApiVersions' own range (KIP-511)", async () => {
     const frame = await live.client.sendRaw(encodeRequest(API.ApiVersions, 99, { clientSoftwareName: 'future', clientSoftwareVersion: '9' }, 4242));
     expect(frame).not.toBeNull();
     const { correlationId, body } = decodeResponse(API.ApiVersions, 0, frame!);
     expect(correlationId).toBe(4242);
     expect(body.errorCode).toBe(35);
-    checkList(body.apiKeys);
+    expect(body.apiKeys).toEqual([{ apiKey: 18, minVersion: 0, maxVersion: 4 }]);
     // the connection stays usable
     const again = await live.client.request(API.ApiVersions, 3, { clientSoftwareName: 'krill-test', clientSoftwareVersion: '1.0' });
     expect(again.errorCode).toBe(0);

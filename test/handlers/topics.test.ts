@@ -31,7 +31,8 @@ async function create(specs: Spec[], opts: { version?: number; validateOnly?: bo
     timeoutMs: 5000,
     validateOnly: opts.validateOnly ?? false,
   });
-  expect(res.topics).toHaveLength(specs.length);
+  // A name given twice is answered once.
+  expect(res.topics).toHaveLength(new Set(specs.map((s) => s.name)).size);
   return res.topics;
 }
 
@@ -102,7 +103,7 @@ describe('CreateTopics', () => {
     for (const n of [0, -5]) {
       const name = uniqueTopic('ip');
       const [t] = await create([{ name, numPartitions: n }]);
-      expect(t).toMatchObject({ errorCode: 37, numPartitions: -1, replicationFactor: -1, configs: null });
+      expect(t).toMatchObject({ errorCode: 37, numPartitions: -1, replicationFactor: -1, configs: [] });
       expect(await exists(name)).toBe(false);
     }
   });
@@ -142,14 +143,13 @@ describe('CreateTopics', () => {
     }
   });
 
-  it('a name given twice in one request fails both with INVALID_REQUEST; the other topics are created', async () => {
+  it('a name given twice in one request fails with INVALID_REQUEST, answered once; the other topics are created', async () => {
     const twice = uniqueTopic('twice');
     const other = uniqueTopic('other');
     const res = await create([{ name: twice }, { name: other }, { name: twice }]);
     expect(res.map((t: Message) => [t.name, t.errorCode])).toEqual([
       [twice, 42],
       [other, 0],
-      [twice, 42],
     ]);
     expect(await exists(twice)).toBe(false);
     expect(await exists(other)).toBe(true);

@@ -63,8 +63,8 @@ describe('producer state of a partition', () => {
     const log = openLog();
     const firsts = [0, 2, 4, 6, 8, 10].map((seq) => send(log, seq));
     expect(firsts.map((r) => r.baseOffset)).toEqual([0, 2, 4, 6, 8, 10]);
-    expect(send(log, 4)).toEqual({ baseOffset: 4, lastOffset: 5, duplicate: true });
-    expect(send(log, 10)).toEqual({ baseOffset: 10, lastOffset: 11, duplicate: true });
+    expect(send(log, 4)).toEqual({ baseOffset: 4, lastOffset: 5, duplicate: true, duplicateTimestamp: expect.any(Number) });
+    expect(send(log, 10)).toEqual({ baseOffset: 10, lastOffset: 11, duplicate: true, duplicateTimestamp: expect.any(Number) });
     expect(log.logEndOffset).toBe(12);
     // The oldest batch is no longer remembered: its retry is out of sequence.
     expect(errorCodeOf(() => send(log, 0))).toBe(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
@@ -90,11 +90,11 @@ describe('producer state of a partition', () => {
     log.close();
     expect(snapshots()).toEqual(['00000000000000000004.snapshot']);
     log = openLog({ cleanShutdown: true });
-    expect(send(log, 2)).toEqual({ baseOffset: 2, lastOffset: 3, duplicate: true });
+    expect(send(log, 2)).toEqual({ baseOffset: 2, lastOffset: 3, duplicate: true, duplicateTimestamp: expect.any(Number) });
     send(log, 4);
     // A crash: no close, so no snapshot at the new log end; reopening replays what follows the snapshot.
     log = openLog({ cleanShutdown: false });
-    expect(send(log, 4)).toEqual({ baseOffset: 4, lastOffset: 5, duplicate: true });
+    expect(send(log, 4)).toEqual({ baseOffset: 4, lastOffset: 5, duplicate: true, duplicateTimestamp: expect.any(Number) });
     expect(errorCodeOf(() => send(log, 9))).toBe(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
     expect(send(log, 6).baseOffset).toBe(6);
   });
@@ -103,7 +103,7 @@ describe('producer state of a partition', () => {
     let log = openLog();
     send(log, 0, 3);
     log = openLog({ cleanShutdown: false }); // crashed: the first log was never closed
-    expect(send(log, 0, 3)).toEqual({ baseOffset: 0, lastOffset: 2, duplicate: true });
+    expect(send(log, 0, 3)).toEqual({ baseOffset: 0, lastOffset: 2, duplicate: true, duplicateTimestamp: expect.any(Number) });
     const plainDir = dir;
     dir = path.join(root, 'plain-0');
     const plain = openLog();
@@ -127,7 +127,7 @@ describe('producer state of a partition', () => {
     log = openLog({ cleanShutdown: true, segmentBytes: 200 });
     expect(snapshots()).not.toContain('00000000000000000099.snapshot');
     expect(snapshots()).not.toContain(newest);
-    expect(send(log, 8)).toEqual({ baseOffset: 8, lastOffset: 9, duplicate: true });
+    expect(send(log, 8)).toEqual({ baseOffset: 8, lastOffset: 9, duplicate: true, duplicateTimestamp: expect.any(Number) });
     expect(send(log, 10).baseOffset).toBe(10);
   });
 
