@@ -128,13 +128,20 @@ def wait_for_group_coordinator(bootstrap, producer, topic):
     # creation: the offsets of the group are read (which waits for its coordinator), then, where the
     # server lists the topic, its partitions are awaited until each has its leader and a full ISR.
     consumer = Consumer(conf({"bootstrap.servers": bootstrap, "group.id": GROUP, "enable.auto.commit": False}))
+    deadline = time.monotonic() + 30
     try:
-        consumer.committed([TopicPartition(topic, 0)], timeout=30)
-    except KafkaException as e:
-        raise BenchFailure("group coordinator not available after 30 s: %s" % e)
+        while True:
+            try:
+                consumer.committed([TopicPartition(topic, 0)], timeout=10)
+                break
+            except KafkaException as e:
+                # Kafka names a coordinator before it has loaded the partition: the offsets lookup then
+                # fails with NOT_COORDINATOR (or "loading") rather than waiting, so it is asked again.
+                if time.monotonic() > deadline:
+                    raise BenchFailure("group coordinator not available after 30 s: %s" % e)
+                time.sleep(0.1)
     finally:
         consumer.close()
-    deadline = time.monotonic() + 30
     while True:
         tm = producer.list_topics(OFFSETS_TOPIC, timeout=5).topics.get(OFFSETS_TOPIC)
         if tm is None or tm.error is not None:
