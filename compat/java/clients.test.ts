@@ -286,11 +286,12 @@ describeWithToolchain('Java client (kafka-clients) against a krill broker', java
         // fenceProducers bumps the epoch (the open transaction aborted); the old producer is fenced.
         expect(res.fenceProducers).toBe('Empty');
         expect(res.fencedProducerCommits.error).toMatch(/^ProducerFencedException/);
-        // Without an authorizer, as Kafka: every operation each resource type supports, and nothing unasked.
+        // Without an authorizer, as Kafka: every operation each resource type supports (a group's configs
+        // among them since Kafka 4), and nothing unasked.
         expect(res.authorizedOperations).toEqual({
           cluster: ['ALTER', 'ALTER_CONFIGS', 'CLUSTER_ACTION', 'CREATE', 'DESCRIBE', 'DESCRIBE_CONFIGS', 'IDEMPOTENT_WRITE'],
           topic: ['ALTER', 'ALTER_CONFIGS', 'CREATE', 'DELETE', 'DESCRIBE', 'DESCRIBE_CONFIGS', 'READ', 'WRITE'],
-          group: ['DELETE', 'DESCRIBE', 'READ'],
+          group: ['ALTER_CONFIGS', 'DELETE', 'DESCRIBE', 'DESCRIBE_CONFIGS', 'READ'],
           notAsked: 'null',
         });
         expect(res.deleteById).toBe('gone');
