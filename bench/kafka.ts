@@ -113,7 +113,6 @@ export async function startKafka(opts: KafkaOptions = {}): Promise<KafkaCluster>
       'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL',
       'inter.broker.listener.name': 'PLAINTEXT', // no truststore needed between nodes
       'log.dirs': path.join(dir, `logs-${n}`),
-      'num.partitions': '1',
       'offsets.topic.replication.factor': String(Math.min(3, nodes)),
       'transaction.state.log.replication.factor': String(Math.min(3, nodes)),
       'transaction.state.log.min.isr': String(Math.min(2, nodes)),
