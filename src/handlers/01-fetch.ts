@@ -172,7 +172,12 @@ export default defineHandler({
     if (req.sessionId !== 0) {
       return { throttleTimeMs: 0, errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND, sessionId: 0, responses: [] };
     }
-    req = { ...req, topics: req.topics.map((t) => ({ ...t, partitions: lastOfEach(t.partitions, (p) => p.partition) })) };
+    // Only a request that names a partition twice is copied: every other fetch keeps its decoded objects.
+    const deduped = req.topics.map((t) => {
+      const partitions = lastOfEach(t.partitions, (p) => p.partition);
+      return partitions === t.partitions ? t : { ...t, partitions };
+    });
+    if (deduped.some((t, i) => t !== req.topics[i])) req = { ...req, topics: deduped };
     const byId = apiVersion >= 13;
     const replicaId = apiVersion >= 15 ? (req.replicaState?.replicaId ?? -1) : req.replicaId;
     const follower = replicaId >= 0;
